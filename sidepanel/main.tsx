@@ -1,0 +1,2 @@
+import { render } from 'preact';
+render(<div>Keel</div>, document.getElementById('app')!);

@@ -1,0 +1,1 @@
+chrome.runtime.onConnect.addListener((port) => { port.postMessage({ hello: 1 }); });

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { Decision, Id, SiteRule, UserInput } from './common';
+import { SettingsPatch } from './settings';
+
+/**
+ * Ops (UI → engine), PROTOCOL.md. Every op carries `clientId` (stable per UI instance) and
+ * `submissionId` (unique per submission, reused on retry).
+ */
+
+const envelope = { clientId: Id, submissionId: Id };
+
+export const Overrides = z.object({ providerId: Id.optional(), model: z.string().max(200).optional() });
+
+export const OpSchemas = {
+  initialize: z.object({ ...envelope, type: z.literal('initialize'), subscribe: z.array(z.string()).max(1000).optional() }),
+  'thread.create': z.object({ ...envelope, type: z.literal('thread.create'), title: z.string().max(500).optional() }),
+  'thread.delete': z.object({ ...envelope, type: z.literal('thread.delete'), threadId: Id }),
+  'thread.fork': z.object({ ...envelope, type: z.literal('thread.fork'), threadId: Id, nodeId: Id }),
+  'thread.selectBranch': z.object({ ...envelope, type: z.literal('thread.selectBranch'), threadId: Id, leafId: Id }),
+  'thread.subscribe': z.object({ ...envelope, type: z.literal('thread.subscribe'), threadId: Id }),
+  'thread.unsubscribe': z.object({ ...envelope, type: z.literal('thread.unsubscribe'), threadId: Id }),
+  'thread.setOptions': z.object({
+    ...envelope,
+    type: z.literal('thread.setOptions'),
+    threadId: Id,
+    options: z.object({
+      planFirst: z.boolean().optional(),
+      enabledSkills: z.array(z.string().max(200)).max(100).optional(),
+    }),
+  }),
+  'turn.submit': z.object({
+    ...envelope,
+    type: z.literal('turn.submit'),
+    threadId: Id,
+    input: UserInput,
+    overrides: Overrides.optional(),
+  }),
+  'turn.steer': z.object({ ...envelope, type: z.literal('turn.steer'), threadId: Id, expectedTurnId: Id, input: UserInput }),
+  'turn.enqueue': z.object({ ...envelope, type: z.literal('turn.enqueue'), threadId: Id, input: UserInput }),
+  'queue.update': z.object({ ...envelope, type: z.literal('queue.update'), threadId: Id, queueItemId: Id, input: UserInput }),
+  'queue.remove': z.object({ ...envelope, type: z.literal('queue.remove'), threadId: Id, queueItemId: Id }),
+  'turn.interrupt': z.object({ ...envelope, type: z.literal('turn.interrupt'), threadId: Id }),
+  'approval.response': z.object({
+    ...envelope,
+    type: z.literal('approval.response'),
+    approvalId: Id,
+    decision: Decision,
+    reason: z.string().max(2000).optional(),
+  }),
+  'interaction.response': z.object({
+    ...envelope,
+    type: z.literal('interaction.response'),
+    interactionId: Id,
+    response: z.unknown(),
+  }),
+  'run.resume': z.object({ ...envelope, type: z.literal('run.resume'), runId: Id }),
+  'run.resolveUncertain': z.object({
+    ...envelope,
+    type: z.literal('run.resolveUncertain'),
+    runId: Id,
+    resolution: z.enum(['retry', 'mark_done', 'fail']),
+  }),
+  'settings.update': z.object({ ...envelope, type: z.literal('settings.update'), patch: SettingsPatch }),
+  'siteRules.set': z.object({
+    ...envelope,
+    type: z.literal('siteRules.set'),
+    origin: z.string().min(1).max(2000),
+    rule: SiteRule,
+  }),
+  'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
+} as const;
+
+export type OpType = keyof typeof OpSchemas;
+export const OP_TYPES = Object.keys(OpSchemas) as OpType[];
+
+export const Op = z.discriminatedUnion('type', [
+  OpSchemas.initialize,
+  OpSchemas['thread.create'],
+  OpSchemas['thread.delete'],
+  OpSchemas['thread.fork'],
+  OpSchemas['thread.selectBranch'],
+  OpSchemas['thread.subscribe'],
+  OpSchemas['thread.unsubscribe'],
+  OpSchemas['thread.setOptions'],
+  OpSchemas['turn.submit'],
+  OpSchemas['turn.steer'],
+  OpSchemas['turn.enqueue'],
+  OpSchemas['queue.update'],
+  OpSchemas['queue.remove'],
+  OpSchemas['turn.interrupt'],
+  OpSchemas['approval.response'],
+  OpSchemas['interaction.response'],
+  OpSchemas['run.resume'],
+  OpSchemas['run.resolveUncertain'],
+  OpSchemas['settings.update'],
+  OpSchemas['siteRules.set'],
+  OpSchemas['thread.export'],
+]);
+export type Op = z.infer<typeof Op>;
+export type OpOf<T extends OpType> = Extract<Op, { type: T }>;
+
+/** Distributive Omit over the union, so each op keeps its own payload fields. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An op as a UI writes it before the client stamps clientId / submissionId. */
+export type OpInput = DistributiveOmit<Op, 'clientId' | 'submissionId'>;
+
+export const RejectCode = z.enum([
+  'invalid_command',
+  'not_found',
+  'busy',
+  'no_provider',
+  'no_active_turn',
+  'turn_mismatch',
+  'not_steerable',
+  'queue_full',
+  'already_resolved',
+  'not_resumable',
+  'not_uncertain',
+  'internal',
+]);
+export type RejectCode = z.infer<typeof RejectCode>;

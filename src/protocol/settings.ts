@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { ApprovalMode, Id, Locale, ProviderKind } from './common';
+
+/** A provider entry in a settings patch. An omitted apiKey keeps the stored secret. */
+export const ProviderPatch = z.union([
+  z.object({ id: Id, remove: z.literal(true) }),
+  z.object({
+    id: Id,
+    kind: ProviderKind,
+    baseURL: z.string().url().max(2000).optional(),
+    apiKey: z.string().max(4000).optional(),
+    label: z.string().max(200).optional(),
+    /** Capability overrides for custom endpoints (models missing from the catalog). */
+    models: z
+      .array(
+        z.object({
+          id: z.string().min(1).max(200),
+          toolUse: z.boolean().optional(),
+          vision: z.boolean().optional(),
+          contextWindow: z.number().int().positive().optional(),
+          maxOutputTokens: z.number().int().positive().optional(),
+        }),
+      )
+      .max(100)
+      .optional(),
+  }),
+]);
+
+export const McpServerPatch = z.union([
+  z.object({ id: Id, remove: z.literal(true) }),
+  z.object({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'server id: letters, digits, _ and - (≤ 40)'),
+    url: z.string().url().max(2000),
+    token: z.string().max(4000).optional(),
+    enabled: z.boolean(),
+    allowedTools: z.array(z.string().max(200)).max(500).optional(),
+    label: z.string().max(200).optional(),
+  }),
+]);
+
+export const ModelRef = z.object({ providerId: Id, model: z.string().min(1).max(200) });
+export type ModelRef = z.infer<typeof ModelRef>;
+
+export const SettingsPatch = z.object({
+  providers: z.array(ProviderPatch).max(50).optional(),
+  defaultModel: ModelRef.optional(),
+  taskModel: ModelRef.nullable().optional(),
+  tokenBudget: z.number().int().positive().nullable().optional(),
+  approvalMode: ApprovalMode.optional(),
+  locale: Locale.nullable().optional(),
+  mcpServers: z.array(McpServerPatch).max(50).optional(),
+});
+export type SettingsPatch = z.infer<typeof SettingsPatch>;
+
+export const PublicProvider = z.object({
+  id: z.string(),
+  kind: ProviderKind,
+  baseURL: z.string().optional(),
+  label: z.string().optional(),
+  hasApiKey: z.boolean(),
+  models: z
+    .array(
+      z.object({
+        id: z.string(),
+        toolUse: z.boolean().optional(),
+        vision: z.boolean().optional(),
+        contextWindow: z.number().optional(),
+        maxOutputTokens: z.number().optional(),
+      }),
+    )
+    .optional(),
+});
+export type PublicProvider = z.infer<typeof PublicProvider>;
+
+export const PublicMcpServer = z.object({
+  id: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  hasToken: z.boolean(),
+  allowedTools: z.array(z.string()).optional(),
+  label: z.string().optional(),
+});
+
+/** Settings as every UI sees them: no secret, only `hasApiKey` / `hasToken`. */
+export const PublicSettings = z.object({
+  providers: z.array(PublicProvider),
+  defaultModel: ModelRef.nullable(),
+  taskModel: ModelRef.nullable(),
+  tokenBudget: z.number().nullable(),
+  approvalMode: ApprovalMode,
+  locale: Locale.nullable(),
+  mcpServers: z.array(PublicMcpServer),
+  siteRules: z.array(z.object({ origin: z.string(), rule: z.enum(['ask', 'allow', 'block']), updatedAt: z.number() })),
+});
+export type PublicSettings = z.infer<typeof PublicSettings>;
