@@ -9,5 +9,5 @@ export default defineConfig({
     testTimeout: 20_000,
     pool: 'threads',
   },
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
 });

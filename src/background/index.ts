@@ -1,1 +1,50 @@
-chrome.runtime.onConnect.addListener((port) => { port.postMessage({ hello: 1 }); });
+import { Engine, registerBuiltins, SettingsProviderResolver } from '../engine';
+import { ENGINE_PORT_NAME, portConnection } from '../protocol';
+import { Store } from '../store/store';
+import { ToolRegistry } from '../tools/registry';
+import { installBrowserTools } from './browser-wiring';
+import { isTrustedEnginePort } from './port-guard';
+import { startKeepalive } from './keepalive';
+
+/**
+ * The service worker: chrome.* wiring only. It builds the engine over IndexedDB, recovers
+ * unfinished runs at every start (ARCHITECTURE.md recovery table), and serves the protocol on
+ * the `engine` Port to the extension's own pages.
+ */
+const store = Store.open('keel');
+const registry = new ToolRegistry();
+const engine = new Engine({
+  store,
+  registry,
+  providers: new SettingsProviderResolver(store, { fetch: (...args) => fetch(...args) }),
+  browser: {
+    async activeTabId() {
+      const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+      return tab?.id;
+    },
+  },
+});
+registerBuiltins(engine);
+installBrowserTools(registry);
+
+// Listeners are registered synchronously at top level so a Port connect or alarm that woke the
+// worker is delivered to them (MV3 rule).
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== ENGINE_PORT_NAME) return;
+  if (!isTrustedEnginePort(port.sender, chrome.runtime.id)) {
+    port.disconnect();
+    return;
+  }
+  engine.connect(portConnection(port));
+});
+
+// An alarm wakes a stopped worker so unfinished runs resume even with the panel closed.
+chrome.alarms.onAlarm.addListener(() => undefined);
+void chrome.alarms.create('keel-wake', { periodInMinutes: 1 });
+
+chrome.runtime.onInstalled.addListener(() => {
+  void chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
+});
+
+startKeepalive(() => engine.hasLiveRuns());
+void engine.start();

@@ -113,6 +113,8 @@ export const EventSchemas = {
       toolProgress: z.string().optional(),
     }),
   }),
+  /** A streamed item that will never be persisted (the attempt failed or was interrupted). */
+  'item.discarded': z.object({ type: z.literal('item.discarded'), threadId: z.string(), itemId: z.string() }),
   'item.updated': z.object({ type: z.literal('item.updated'), threadId: z.string(), item: Item }),
   'item.complete': z.object({ type: z.literal('item.complete'), threadId: z.string(), item: Item }),
   'token.usage': z.object({
@@ -170,6 +172,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
   EventSchemas['turn.start'],
   EventSchemas['item.start'],
   EventSchemas['item.delta'],
+  EventSchemas['item.discarded'],
   EventSchemas['item.updated'],
   EventSchemas['item.complete'],
   EventSchemas['token.usage'],

@@ -49,6 +49,14 @@ export const AssistantMessageItem = z.object({
   model: z.string().optional(),
   providerId: z.string().optional(),
   costUsd: z.number().optional(),
+  /** The tool calls this message requested, with ids already repaired (unique in the thread). */
+  toolCalls: z
+    .array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), rawArgs: z.string().optional() }))
+    .optional(),
+  /** True while the message streams (only on `item.start`; persisted messages never have it). */
+  streaming: z.boolean().optional(),
+  /** Set when the message comes from a planning round (its intent tag is already stripped). */
+  round: z.enum(['plan', 'continuation']).optional(),
 });
 
 export const ToolCallItem = z.object({
@@ -78,6 +86,8 @@ export const ToolResultItem = z.object({
   details: z.unknown().optional(),
   /** Why the call has no real result: the user denied it, it was interrupted, etc. */
   outcome: z.enum(['ok', 'error', 'denied', 'interrupted', 'invalid', 'lost', 'marked_done']).optional(),
+  /** Copied from the tool: 'internal' results (todo) are not shown as items. */
+  visibility: z.string().optional(),
   /** Page / MCP content is untrusted: it reaches the model inside an untrusted-data block. */
   untrusted: z.boolean().optional(),
 });

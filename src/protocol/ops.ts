@@ -34,6 +34,8 @@ export const OpSchemas = {
     threadId: Id,
     input: UserInput,
     overrides: Overrides.optional(),
+    /** Branch from an earlier message (edit & resend): the new message goes under this node. */
+    parentNodeId: Id.optional(),
   }),
   'turn.steer': z.object({ ...envelope, type: z.literal('turn.steer'), threadId: Id, expectedTurnId: Id, input: UserInput }),
   'turn.enqueue': z.object({ ...envelope, type: z.literal('turn.enqueue'), threadId: Id, input: UserInput }),

@@ -44,6 +44,11 @@ export interface ProviderRequest {
   messages: ProviderMessage[];
   /** Empty when the model has no tool use, or a round runs without tools. */
   tools: ToolSpec[];
+  /**
+   * 'none' forbids tool calls while still declaring the tools (some APIs reject a history with
+   * tool calls when no tools are declared). Used for the breaker's final reply. Default 'auto'.
+   */
+  toolChoice?: 'auto' | 'none';
   maxOutputTokens?: number;
   temperature?: number;
   /** Extended thinking / reasoning effort, when the model supports it. */
@@ -117,6 +122,14 @@ export interface ModelInfo {
   /** USD per million tokens. Unknown models have no pricing (cost is then not shown). */
   pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   thinking?: boolean;
+  /**
+   * How thinking is requested when `ProviderRequest.thinking` is set: Anthropic `budget`
+   * (`thinking.budget_tokens`) or `adaptive` (newer Claude models reject a budget); OpenAI `effort`
+   * (`reasoning_effort` / `reasoning.effort`). Absent: the kind's default (budget / effort).
+   */
+  thinkingMode?: 'budget' | 'adaptive' | 'effort';
+  /** False when the API rejects a non-default temperature (OpenAI reasoning models, newer Claude models). */
+  temperature?: boolean;
 }
 
 /** How the engine obtains a live Provider for a provider id from settings (secrets resolved inside). */

@@ -1,0 +1,22 @@
+import { createAskUserTool } from '../tools/builtin/ask-user';
+import { createTodoTool } from '../tools/builtin/todo';
+import type { Engine } from './engine-core';
+
+/** Register the builtin tools, wiring todo's list to the thread record and `todo.updated`. */
+export function registerBuiltins(engine: Engine): void {
+  const { store, clock } = engine.ctx;
+  engine.registry.register(
+    createTodoTool({
+      async saveTodos(threadId, todos) {
+        await engine.ctx.commit('todos', () =>
+          store.threads.update(threadId, (t) => {
+            t.todos = todos;
+            t.updatedAt = clock.now();
+          }),
+        );
+        engine.ctx.emit({ type: 'todo.updated', threadId, todos });
+      },
+    }),
+  );
+  engine.registry.register(createAskUserTool());
+}

@@ -1,0 +1,212 @@
+import { AgentEvent, Op, eventThreadId, type EngineConnection, type EngineEndpoint, type OpOf, type OpType } from '../protocol';
+import { Store } from '../store/store';
+import { ReceiptsRepo } from '../store/receipts-repo';
+import type { ToolRegistry } from '../tools/registry';
+import { EngineKilled, type EngineContext } from './context';
+import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './receipts';
+import { RunDriver } from './run-driver';
+import { ActorPool } from './thread-actor';
+import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './types';
+import { handlers, type HandlerResult, type OpContext } from './ops';
+import { recoverRuns, startNextQueued } from './turn-lifecycle';
+
+interface Client {
+  conn: EngineConnection;
+  /** Thread ids this client follows; '*' = all. */
+  subs: Set<string>;
+}
+
+/**
+ * EngineCore (ARCHITECTURE.md "Engine"): validates ops at the boundary, applies command receipts,
+ * routes each op to its handler, and routes events to the clients subscribed to their thread.
+ * Invalid input is rejected with `invalid_command` and never wedges the engine.
+ */
+export class Engine implements EngineEndpoint {
+  readonly ctx: EngineContext;
+  readonly driver: RunDriver;
+  readonly actors = new ActorPool();
+  private readonly clients = new Set<Client>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private ready: Promise<void> = Promise.resolve();
+  private killed = false;
+
+  constructor(deps: EngineDeps) {
+    const options = { ...DEFAULT_OPTIONS, ...deps.options };
+    const faults = deps.faults;
+    const ctx: EngineContext = {
+      store: deps.store,
+      registry: deps.registry,
+      providers: deps.providers,
+      clock: deps.clock ?? systemClock,
+      ids: deps.ids ?? randomIds,
+      ...(deps.browser ? { browser: deps.browser } : {}),
+      log: deps.log ?? consoleLogger,
+      options,
+      emit: (ev) => this.emit(ev),
+      boundary: async (name) => {
+        if (this.killed) throw new EngineKilled(name);
+        if (faults) await faults.at(name);
+        if (this.killed) throw new EngineKilled(name);
+      },
+      commit: async (name, fn) => {
+        await ctx.boundary(`tx:${name}:before`);
+        const out = await deps.store.transaction(fn);
+        await ctx.boundary(`tx:${name}:after`);
+        return out;
+      },
+    };
+    this.ctx = ctx;
+    this.driver = new RunDriver(ctx, {
+      runEnded: async (run) => {
+        if (run.state === 'completed' || run.state === 'failed') void startNextQueued(this, run.threadId).catch((e) => this.onBackgroundError(e));
+      },
+    });
+  }
+
+  get store(): Store {
+    return this.ctx.store;
+  }
+
+  get registry(): ToolRegistry {
+    return this.ctx.registry;
+  }
+
+  /**
+   * Recover every unfinished run (ARCHITECTURE.md recovery table) before any op is served. Call
+   * once when the service worker starts.
+   */
+  start(): Promise<void> {
+    this.ready = recoverRuns(this).catch((e) => this.ctx.log.error('recovery failed', { error: String(e) }));
+    return this.ready;
+  }
+
+  /** Whether any run is being driven right now (keeps the worker alive). */
+  hasLiveRuns(): boolean {
+    return this.driver.liveCount > 0;
+  }
+
+  /** Stop everything (the crash harness's "worker died"): no further effects or events. */
+  kill(): void {
+    this.killed = true;
+  }
+
+  get isKilled(): boolean {
+    return this.killed;
+  }
+
+  connect(conn: EngineConnection): void {
+    const client: Client = { conn, subs: new Set(['*']) };
+    this.clients.add(client);
+    conn.onOp((raw) => void this.onOp(client, raw));
+    conn.onClose(() => this.clients.delete(client));
+  }
+
+  /** Deliver an event: thread events to subscribers, others to everyone. */
+  emit(ev: AgentEvent): void {
+    if (this.killed) return;
+    const threadId = eventThreadId(ev);
+    for (const c of this.clients) {
+      if (threadId === undefined || c.subs.has('*') || c.subs.has(threadId)) c.conn.deliver(ev);
+    }
+  }
+
+  sendTo(client: Client, ev: AgentEvent): void {
+    if (!this.killed) client.conn.deliver(ev);
+  }
+
+  setSubscriptions(client: Client, subs: string[] | undefined, mode: 'replace' | 'add' | 'remove'): void {
+    if (mode === 'replace') client.subs = new Set(subs ?? ['*']);
+    else if (mode === 'add') for (const s of subs ?? []) client.subs.add(s);
+    else for (const s of subs ?? []) client.subs.delete(s);
+  }
+
+  /** Background work (drives, titles, queue starts) reports here instead of throwing into the void. */
+  onBackgroundError(e: unknown): void {
+    if (e instanceof EngineKilled || this.killed) return;
+    this.ctx.log.error('background task failed', { error: e instanceof Error ? e.message : String(e) });
+  }
+
+  /** Schedule a run's drive on its thread's actor. */
+  schedule(threadId: string, runId: string): void {
+    void this.actors
+      .for(threadId)
+      .run(() => this.driver.drive(runId))
+      .catch((e) => this.onBackgroundError(e));
+  }
+
+  private async onOp(client: Client, raw: unknown): Promise<void> {
+    const submissionId =
+      raw && typeof raw === 'object' && typeof (raw as { submissionId?: unknown }).submissionId === 'string' ? (raw as { submissionId: string }).submissionId : '';
+    const send = (o: Outcome) =>
+      this.sendTo(
+        client,
+        o.kind === 'ack'
+          ? { type: 'command.ack', submissionId, ...(o.result !== undefined ? { result: o.result } : {}) }
+          : { type: 'command.reject', submissionId, code: o.code as 'invalid_command', message: o.message },
+      );
+    let size = 0;
+    try {
+      size = JSON.stringify(raw)?.length ?? 0;
+    } catch {
+      return send(reject('invalid_command', 'The op is not serializable JSON.'));
+    }
+    if (size > this.ctx.options.maxOpBytes) {
+      return send(reject('invalid_command', `The op is too large (${size} bytes; limit ${this.ctx.options.maxOpBytes}).`));
+    }
+    const parsed = Op.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+      return send(reject('invalid_command', `Invalid op${where}: ${issue?.message ?? 'malformed'}`));
+    }
+    const op = parsed.data;
+    try {
+      await this.ready;
+      if (READ_ONLY_OPS.has(op.type)) {
+        const res = await this.runHandler(client, op, null);
+        send(res.outcome);
+        res.after?.();
+        return;
+      }
+      const key = ReceiptsRepo.key(op.clientId, op.submissionId);
+      // The same submission twice at once: the second waits, then replays the first's receipt.
+      while (this.inflight.has(key)) await this.inflight.get(key);
+      let release!: () => void;
+      this.inflight.set(key, new Promise<void>((r) => (release = r)));
+      try {
+        const fingerprint = await opFingerprint(op);
+        const existing = await this.store.receipts.get(key);
+        if (existing) {
+          if (existing.fingerprint === fingerprint && existing.type === op.type) return send(existing.outcome);
+          return send(reject('invalid_command', 'This submissionId was already used for a different command.'));
+        }
+        const opCtx: OpContext = {
+          written: false,
+          writeReceipt: async (outcome) => {
+            opCtx.written = true;
+            await this.store.receipts.put({ key, type: op.type, fingerprint, outcome, now: this.ctx.clock.now() });
+          },
+        };
+        const res = await this.runHandler(client, op, opCtx);
+        if (!opCtx.written) await this.ctx.commit('receipt', () => opCtx.writeReceipt(res.outcome));
+        send(res.outcome);
+        res.after?.();
+      } finally {
+        this.inflight.delete(key);
+        release();
+      }
+    } catch (e) {
+      if (e instanceof EngineKilled || this.killed) return;
+      this.ctx.log.error('op failed', { type: op.type, error: e instanceof Error ? e.message : String(e) });
+      send(reject('internal', `Internal error while handling ${op.type}: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  }
+
+  private runHandler(client: Client, op: Op, opCtx: OpContext | null): Promise<HandlerResult> {
+    const handler = handlers[op.type as OpType] as (engine: Engine, client: Client, op: OpOf<OpType>, ctx: OpContext) => Promise<HandlerResult>;
+    const noReceipt: OpContext = { written: true, writeReceipt: async () => undefined };
+    return handler(this, client, op, opCtx ?? noReceipt);
+  }
+}
+
+export type { Client };

@@ -1,0 +1,42 @@
+import { normalizeOrigin } from '../gatekeeper/origins';
+import { ack, reject } from './receipts';
+import { done, type Handler } from './ops';
+import { applySettingsPatch, publicSettings, readPublicSettings, validateSettings } from './settings-service';
+
+const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
+  const { store, clock } = engine.ctx;
+  const current = await store.settings.get();
+  const { next, secrets } = applySettingsPatch(current, op.patch);
+  const invalid = validateSettings(next);
+  if (invalid) return done(reject('invalid_command', invalid));
+  // Secrets first (WebCrypto cannot run inside an IndexedDB transaction). A crash between the
+  // two leaves at worst an unreferenced secret, never a reference to a missing one... except a
+  // removal, which deletes the reference in the same commit below.
+  for (const s of secrets) {
+    if (s.value !== null) await store.credentials.setSecret(s.credentialId, s.value, clock.now());
+  }
+  const settings = await engine.ctx.commit('settings', async () => {
+    await store.settings.put(next);
+    for (const s of secrets) if (s.value === null) await store.credentials.delete(s.credentialId);
+    const pub = publicSettings(next, await store.siteRules.list());
+    await ctx.writeReceipt(ack({ settings: pub }));
+    return pub;
+  });
+  return done(ack({ settings }), () => engine.ctx.emit({ type: 'settings.updated', settings }));
+};
+
+const setRule: Handler<'siteRules.set'> = async (engine, _client, op, ctx) => {
+  const origin = normalizeOrigin(op.origin);
+  if (!origin) return done(reject('invalid_command', `"${op.origin}" is not a web site origin (https://example.com) or an MCP server (mcp:<id>).`));
+  const outcome = ack({ origin, rule: op.rule });
+  await engine.ctx.commit('site_rule', async () => {
+    await engine.ctx.store.siteRules.set(origin, op.rule, engine.ctx.clock.now());
+    await ctx.writeReceipt(outcome);
+  });
+  return done(outcome, () => void readPublicSettings(engine.ctx.store).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+};
+
+export const settingsOps = {
+  'settings.update': update,
+  'siteRules.set': setRule,
+};

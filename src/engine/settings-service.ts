@@ -1,0 +1,120 @@
+import type { PublicSettings, SettingsPatch } from '../protocol';
+import type { SettingsRecord, SiteRuleRecord, StoredMcpServer, StoredProvider } from '../store/records';
+import type { Store } from '../store/store';
+
+/** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
+export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
+export const mcpCredentialId = (serverId: string) => `mcp:${serverId}`;
+
+export interface SecretWrite {
+  credentialId: string;
+  /** null deletes the secret. */
+  value: string | null;
+}
+
+/**
+ * Apply a SettingsPatch (PROTOCOL.md): arrays merge by id, `{id, remove: true}` deletes, an
+ * omitted apiKey/token keeps the stored secret. Returns the new record and the secrets to write;
+ * secrets never enter the settings record itself.
+ */
+export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch): { next: SettingsRecord; secrets: SecretWrite[] } {
+  const next: SettingsRecord = structuredClone(current);
+  const secrets: SecretWrite[] = [];
+  for (const p of patch.providers ?? []) {
+    const idx = next.providers.findIndex((x) => x.id === p.id);
+    if ('remove' in p) {
+      if (idx >= 0) next.providers.splice(idx, 1);
+      secrets.push({ credentialId: providerCredentialId(p.id), value: null });
+      if (next.defaultModel?.providerId === p.id) next.defaultModel = null;
+      if (next.taskModel?.providerId === p.id) next.taskModel = null;
+      continue;
+    }
+    const prev = idx >= 0 ? next.providers[idx] : undefined;
+    const entry: StoredProvider = {
+      id: p.id,
+      kind: p.kind,
+      ...(p.baseURL !== undefined ? { baseURL: p.baseURL } : prev?.baseURL !== undefined && prev.kind === p.kind ? { baseURL: prev.baseURL } : {}),
+      ...(p.label !== undefined ? { label: p.label } : prev?.label ? { label: prev.label } : {}),
+      ...(p.models !== undefined ? { models: p.models } : prev?.models ? { models: prev.models } : {}),
+      ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
+    };
+    if (p.apiKey !== undefined) {
+      const key = p.apiKey.trim();
+      secrets.push({ credentialId: providerCredentialId(p.id), value: key || null });
+      if (key) entry.credentialId = providerCredentialId(p.id);
+      else delete entry.credentialId;
+    }
+    if (idx >= 0) next.providers[idx] = entry;
+    else next.providers.push(entry);
+  }
+  for (const m of patch.mcpServers ?? []) {
+    const idx = next.mcpServers.findIndex((x) => x.id === m.id);
+    if ('remove' in m) {
+      if (idx >= 0) next.mcpServers.splice(idx, 1);
+      secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
+      continue;
+    }
+    const prev = idx >= 0 ? next.mcpServers[idx] : undefined;
+    const entry: StoredMcpServer = {
+      id: m.id,
+      url: m.url,
+      enabled: m.enabled,
+      ...(m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
+      ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
+      ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
+    };
+    if (m.token !== undefined) {
+      const token = m.token.trim();
+      secrets.push({ credentialId: mcpCredentialId(m.id), value: token || null });
+      if (token) entry.credentialId = mcpCredentialId(m.id);
+      else delete entry.credentialId;
+    }
+    if (idx >= 0) next.mcpServers[idx] = entry;
+    else next.mcpServers.push(entry);
+  }
+  if (patch.defaultModel !== undefined) next.defaultModel = patch.defaultModel;
+  if (patch.taskModel !== undefined) next.taskModel = patch.taskModel;
+  if (patch.tokenBudget !== undefined) next.tokenBudget = patch.tokenBudget;
+  if (patch.approvalMode !== undefined) next.approvalMode = patch.approvalMode;
+  if (patch.locale !== undefined) next.locale = patch.locale;
+  return { next, secrets };
+}
+
+/** Check references a patch may leave dangling; returns a message for `invalid_command`. */
+export function validateSettings(s: SettingsRecord): string | null {
+  const ids = new Set(s.providers.map((p) => p.id));
+  if (s.defaultModel && !ids.has(s.defaultModel.providerId)) return `defaultModel refers to unknown provider "${s.defaultModel.providerId}"`;
+  if (s.taskModel && !ids.has(s.taskModel.providerId)) return `taskModel refers to unknown provider "${s.taskModel.providerId}"`;
+  return null;
+}
+
+export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[]): PublicSettings {
+  return {
+    providers: s.providers.map((p) => ({
+      id: p.id,
+      kind: p.kind,
+      ...(p.baseURL ? { baseURL: p.baseURL } : {}),
+      ...(p.label ? { label: p.label } : {}),
+      hasApiKey: Boolean(p.credentialId),
+      ...(p.models ? { models: p.models } : {}),
+    })),
+    defaultModel: s.defaultModel,
+    taskModel: s.taskModel,
+    tokenBudget: s.tokenBudget,
+    approvalMode: s.approvalMode,
+    locale: s.locale,
+    mcpServers: s.mcpServers.map((m) => ({
+      id: m.id,
+      url: m.url,
+      enabled: m.enabled,
+      hasToken: Boolean(m.credentialId),
+      ...(m.allowedTools ? { allowedTools: m.allowedTools } : {}),
+      ...(m.label ? { label: m.label } : {}),
+    })),
+    siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
+  };
+}
+
+export async function readPublicSettings(store: Store): Promise<PublicSettings> {
+  return publicSettings(await store.settings.get(), await store.siteRules.list());
+}

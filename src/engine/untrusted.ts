@@ -1,0 +1,13 @@
+/**
+ * Page, tool and MCP output reaches the model inside a delimited block the system prompt tells it
+ * never to obey. Any closing tag inside the content is neutralized so a page cannot end the block
+ * early and smuggle text outside it.
+ */
+export const UNTRUSTED_TAG = 'untrusted_data';
+
+export function wrapUntrusted(text: string, source: string): string {
+  if (text.startsWith(`<${UNTRUSTED_TAG} `)) return text;
+  const safe = text.replace(/<\/?\s*untrusted_data/gi, (m) => m.replace('<', '&lt;'));
+  const src = source.replace(/["<>\n]/g, '');
+  return `<${UNTRUSTED_TAG} source="${src}">\n${safe}\n</${UNTRUSTED_TAG}>`;
+}

@@ -1,0 +1,61 @@
+import type { ApprovalMode, Decision, SiteRule } from '../protocol';
+import type { ToolDescriptor, ToolTarget } from '../tools/types';
+import { mcpOrigin, restrictedReason } from './origins';
+
+export type Verdict =
+  | { kind: 'allow'; reason: string }
+  | { kind: 'ask'; reason: string; options: Decision[] }
+  | { kind: 'deny'; reason: string };
+
+export const ALL_DECISIONS: Decision[] = ['allow_once', 'allow_site', 'deny', 'deny_stop'];
+/** Calls that must always ask cannot be allowed for a whole site. */
+const ONCE_ONLY: Decision[] = ['allow_once', 'deny', 'deny_stop'];
+
+export interface VerdictInput {
+  descriptor: ToolDescriptor;
+  target: ToolTarget;
+  /** The rule for the target's permission key (its origin, or mcp:<server>). */
+  rule: SiteRule | undefined;
+  approvalMode: ApprovalMode;
+}
+
+/** The permission key a call is judged on. */
+export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): string | undefined {
+  if (descriptor.level === 'mcp') {
+    const server = target.serverId ?? (descriptor.binding.kind === 'mcp' ? descriptor.binding.serverId : undefined);
+    return server ? mcpOrigin(server) : undefined;
+  }
+  return target.origin;
+}
+
+/**
+ * The Gatekeeper's decision for one call (ARCHITECTURE.md "Gatekeeper"):
+ * - never: forbidden targets, browser-internal pages, blocked sites;
+ * - always ask: targets flagged alwaysAsk (uploads, downloads, payment-like submits, navigation
+ *   carrying page data) — even in 'act' mode and on allowed sites;
+ * - reads are allowed; builtin tools that are their own confirmation (ask_user) skip approval;
+ * - writes ask unless the site has an allow rule. In 'ask' mode an allow rule covers DOM-level
+ *   (L1) writes; trusted input through the debugger (L2) still asks each time. 'act' mode lets
+ *   the allow rule cover L2 too. MCP tools ask per server unless the server is allowed.
+ */
+export function decideVerdict({ descriptor, target, rule, approvalMode }: VerdictInput): Verdict {
+  if (target.forbidden) return { kind: 'deny', reason: target.forbidden };
+  const restricted = restrictedReason(target.url);
+  if (restricted && descriptor.level !== 'builtin' && descriptor.level !== 'mcp') {
+    return { kind: 'deny', reason: `Keel never acts on this page: ${restricted}.` };
+  }
+  if (rule === 'block') {
+    return { kind: 'deny', reason: `The user blocked Keel on ${permissionKey(descriptor, target)}.` };
+  }
+  if (target.alwaysAsk) return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
+  if (descriptor.skipApproval) return { kind: 'allow', reason: 'skip_approval' };
+  if (descriptor.level === 'builtin') return { kind: 'allow', reason: 'builtin' };
+  if (descriptor.level === 'mcp') {
+    return rule === 'allow' ? { kind: 'allow', reason: 'server_allowed' } : { kind: 'ask', reason: 'mcp', options: ALL_DECISIONS };
+  }
+  if (descriptor.effects === 'read') return { kind: 'allow', reason: 'read' };
+  if (rule === 'allow' && (descriptor.level !== 'L2' || approvalMode === 'act')) {
+    return { kind: 'allow', reason: 'site_allowed' };
+  }
+  return { kind: 'ask', reason: rule === 'allow' ? 'trusted_input' : 'write', options: target.origin ? ALL_DECISIONS : ONCE_ONLY };
+}

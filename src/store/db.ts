@@ -1,0 +1,63 @@
+import Dexie, { type Table } from 'dexie';
+import type {
+  ApprovalRecord,
+  CredentialRecord,
+  InteractionRecord,
+  KeyRecord,
+  NodeRecord,
+  ReceiptRecord,
+  RunRecord,
+  SettingsRecord,
+  SiteRuleRecord,
+  ThreadRecord,
+} from './records';
+
+/**
+ * Dexie schema v1. Indexes exist only for queries the engine makes:
+ * - nodes by thread (building a path, forking, deleting) and by parent (branch points);
+ * - runs by thread and by state (recovery scans every non-terminal run at start-up);
+ * - approvals / interactions by run and status (re-showing what a recovered run waits for).
+ */
+export class KeelDB extends Dexie {
+  threads!: Table<ThreadRecord, string>;
+  nodes!: Table<NodeRecord, string>;
+  runs!: Table<RunRecord, string>;
+  approvals!: Table<ApprovalRecord, string>;
+  interactions!: Table<InteractionRecord, string>;
+  receipts!: Table<ReceiptRecord, string>;
+  siteRules!: Table<SiteRuleRecord, string>;
+  settings!: Table<SettingsRecord, string>;
+  credentials!: Table<CredentialRecord, string>;
+  keys!: Table<KeyRecord, string>;
+
+  constructor(name = 'keel', options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
+    super(name, options);
+    this.version(1).stores({
+      threads: 'threadId, updatedAt',
+      nodes: 'id, threadId, parentId, [threadId+seq]',
+      runs: 'runId, threadId, state, [threadId+state]',
+      approvals: 'approvalId, runId, threadId, status',
+      interactions: 'interactionId, runId, threadId, status',
+      receipts: 'key, createdAt',
+      siteRules: 'origin',
+      settings: 'key',
+      credentials: 'id',
+      keys: 'id',
+    });
+  }
+
+  /** Every table: engine steps take them all so a step's scope can never be too small. */
+  get allTables(): Table[] {
+    return [
+      this.threads,
+      this.nodes,
+      this.runs,
+      this.approvals,
+      this.interactions,
+      this.receipts,
+      this.siteRules,
+      this.settings,
+      this.credentials,
+    ];
+  }
+}

@@ -1,0 +1,293 @@
+import type {
+  Decision,
+  ImageInput,
+  Item,
+  ModelRef,
+  ProviderKind,
+  RunState,
+  SiteRule,
+  StopReason,
+  Todo,
+  ToolEffects,
+  ToolLevel,
+  UserInput,
+  Usage,
+  ApprovalMode,
+  Locale,
+} from '../protocol';
+import type { ToolBinding, ToolDescriptor, ToolTarget } from '../tools/types';
+
+/**
+ * Persisted records (Dexie schema v1). Every record carries `v`, its schema version, so a later
+ * version can migrate records one by one. Golden fixtures in test/unit/store freeze these shapes.
+ */
+export const RECORD_VERSION = 1 as const;
+
+export interface ThreadRecord {
+  v: typeof RECORD_VERSION;
+  threadId: string;
+  title: string;
+  /** Where the title came from: a model-generated title replaces only a first-line fallback. */
+  titleSource: 'default' | 'user' | 'first_line' | 'model';
+  createdAt: number;
+  updatedAt: number;
+  leafId: string | null;
+  parentThreadId?: string;
+  forkedFromNodeId?: string;
+  planFirst?: boolean;
+  enabledSkills?: string[];
+  usage: Usage;
+  costUsd: number;
+  todos: Todo[];
+  /** Bumped by every change to the thread record (optimistic checks and audit). */
+  revision: number;
+}
+
+export interface NodeRecord {
+  v: typeof RECORD_VERSION;
+  id: string;
+  threadId: string;
+  /** The tree: null for a root. A thread's history is the path leaf → root. */
+  parentId: string | null;
+  /** Monotonic per thread: orders siblings and makes "newest branch" well defined. */
+  seq: number;
+  runId?: string;
+  turnId?: string;
+  createdAt: number;
+  item: Item;
+}
+
+export interface PendingSteer {
+  steerId: string;
+  /** Admission sequence: steers are materialized in this order, whatever order their transactions completed in. */
+  seq: number;
+  input: UserInput;
+  admittedAt: number;
+}
+
+export interface ToolCatalogEntry {
+  name: string;
+  digest: string;
+  descriptor: ToolDescriptor;
+}
+
+/**
+ * Everything a run needs to continue identically after a restart (spec/001 §5): the full prompt,
+ * model and parameters, the tool catalog with one digest per descriptor, and the transport's
+ * secret-free identity (the key itself is behind `credentialRef` and may rotate).
+ */
+export interface RunEnvironmentSnapshot {
+  v: typeof RECORD_VERSION;
+  systemPrompt: string;
+  providerId: string;
+  model: string;
+  modelInfo: {
+    toolUse: boolean;
+    vision: boolean;
+    contextWindow: number;
+    maxOutputTokens: number;
+    pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  };
+  transport: { kind: string; baseURL?: string; credentialRef?: string };
+  toolCatalog: ToolCatalogEntry[];
+  skills: { name: string; description: string }[];
+  tokenBudget: number | null;
+  approvalMode: ApprovalMode;
+  planFirst: boolean;
+}
+
+/** A tool call the model asked for, as committed with its assistant message. */
+export interface PlannedToolCall {
+  id: string;
+  /** The tool_call node's id, fixed when the call streamed so the UI's card keeps its identity. */
+  nodeId: string;
+  name: string;
+  args: unknown;
+  rawArgs?: string;
+}
+
+/**
+ * The tool call a run is working on. `phase` is what recovery reads to decide whether the call
+ * may have had an effect (executing) or not (everything before).
+ */
+export interface PreparedToolCall {
+  toolCallId: string;
+  nodeId: string;
+  name: string;
+  params: unknown;
+  phase:
+    | 'awaiting_approval'
+    | 'approved'
+    | 'denied'
+    | 'denied_stop'
+    | 'awaiting_interaction'
+    | 'answered'
+    | 'executing'
+    | 'resolved_done'
+    | 'resolved_failed';
+  /** The user's reason when denying, passed to the model. */
+  denyReason?: string;
+  approvalId?: string;
+  interactionId?: string;
+  target?: ToolTarget;
+  /** Digest of (descriptor, canonical params, target origin) the approval was given for. */
+  approvalDigest?: string;
+  /** Site-rule version seen when the decision was made (re-checked at dispatch). */
+  ruleVersion?: number;
+  descriptorDigest?: string;
+  /** How many times this call has been started (crash loops cannot reset it). */
+  attempts: number;
+}
+
+export interface RunRecord {
+  v: typeof RECORD_VERSION;
+  runId: string;
+  threadId: string;
+  turnId: string;
+  state: RunState;
+  createdAt: number;
+  updatedAt: number;
+  revision: number;
+  /** Input of a run that has not started yet (queued) — materialized as its user message at start. */
+  input?: UserInput;
+  /** Queue order for runs waiting behind the thread's current run. */
+  queueSeq?: number;
+  overrides?: { providerId?: string; model?: string };
+  /** Branch point for a submit from an earlier node (edit & resend). */
+  parentNodeId?: string | null;
+  env?: RunEnvironmentSnapshot;
+  /** The thread's tab for this turn: the active tab when the turn started. */
+  tabId?: number;
+  stepCursor: {
+    modelCalls: number;
+    /** The assistant message whose tool calls are being worked through. */
+    assistantNodeId?: string;
+    toolCalls: PlannedToolCall[];
+    /** Index into toolCalls of the next call to dispatch. */
+    nextToolIndex: number;
+    /** 'plan' while a planning round is due; 'continuation' after a <no_tool> plan. */
+    round?: 'plan' | 'continuation' | 'final_no_tools';
+  };
+  counters: {
+    consecutiveToolFailures: number;
+    /** Set by the breaker at 5 failures: the next model call has no tools and ends the turn. */
+    toolsDisabled: boolean;
+    /** Model-call attempts for the current step (reset by a committed assistant message). */
+    modelAttempts: number;
+    /** Token usage counted against the budget since the turn started or was last resumed. */
+    budgetBaseline: number;
+  };
+  pendingSteers: PendingSteer[];
+  nextSteerSeq: number;
+  pendingTool?: PreparedToolCall;
+  usage: Usage;
+  costUsd: number;
+  stopReason?: StopReason;
+  error?: { code: string; message: string };
+}
+
+export interface ApprovalRecord {
+  v: typeof RECORD_VERSION;
+  approvalId: string;
+  threadId: string;
+  runId: string;
+  toolCallId: string;
+  nodeId: string;
+  tool: { name: string; label: string; level: ToolLevel; effects: ToolEffects };
+  params: unknown;
+  target: ToolTarget;
+  options: Decision[];
+  reason?: string;
+  digest: string;
+  status: 'pending' | 'resolved' | 'cancelled';
+  decision?: Decision;
+  decisionReason?: string;
+  createdAt: number;
+  resolvedAt?: number;
+}
+
+export interface InteractionRecord {
+  v: typeof RECORD_VERSION;
+  interactionId: string;
+  threadId: string;
+  runId: string;
+  toolCallId: string;
+  nodeId: string;
+  kind: 'ask_user' | 'elicitation';
+  payload: unknown;
+  status: 'pending' | 'answered' | 'claimed' | 'cancelled';
+  response?: unknown;
+  createdAt: number;
+  resolvedAt?: number;
+}
+
+export type ReceiptOutcome =
+  | { kind: 'ack'; result?: unknown }
+  | { kind: 'reject'; code: string; message: string };
+
+export interface ReceiptRecord {
+  v: typeof RECORD_VERSION;
+  /** `${clientId}\u0000${submissionId}` */
+  key: string;
+  type: string;
+  fingerprint: string;
+  outcome: ReceiptOutcome;
+  createdAt: number;
+}
+
+export interface SiteRuleRecord {
+  v: typeof RECORD_VERSION;
+  origin: string;
+  rule: SiteRule;
+  /** Bumped on every change; an approval made under one version is re-checked under another. */
+  version: number;
+  updatedAt: number;
+}
+
+export interface StoredProvider {
+  id: string;
+  kind: ProviderKind;
+  baseURL?: string;
+  label?: string;
+  credentialId?: string;
+  models?: { id: string; toolUse?: boolean; vision?: boolean; contextWindow?: number; maxOutputTokens?: number }[];
+}
+
+export interface StoredMcpServer {
+  id: string;
+  url: string;
+  enabled: boolean;
+  allowedTools?: string[];
+  label?: string;
+  credentialId?: string;
+}
+
+export interface SettingsRecord {
+  v: typeof RECORD_VERSION;
+  key: 'main';
+  providers: StoredProvider[];
+  defaultModel: ModelRef | null;
+  taskModel: ModelRef | null;
+  tokenBudget: number | null;
+  approvalMode: ApprovalMode;
+  locale: Locale | null;
+  mcpServers: StoredMcpServer[];
+  revision: number;
+}
+
+/** An encrypted secret (AES-GCM). The key never leaves the credentials repository. */
+export interface CredentialRecord {
+  v: typeof RECORD_VERSION;
+  id: string;
+  iv: Uint8Array<ArrayBuffer>;
+  ciphertext: ArrayBuffer;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface KeyRecord {
+  id: 'credentials';
+  key: CryptoKey;
+}
+
+export type { ImageInput, ToolBinding };

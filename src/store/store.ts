@@ -1,0 +1,59 @@
+import { KeelDB } from './db';
+import { ApprovalsRepo, InteractionsRepo } from './approvals-repo';
+import { CredentialsRepo } from './credentials-repo';
+import { ReceiptsRepo } from './receipts-repo';
+import { RunsRepo } from './runs-repo';
+import { SettingsRepo } from './settings-repo';
+import { SiteRulesRepo } from './site-rules-repo';
+import { ThreadsRepo } from './threads-repo';
+
+/**
+ * The store: one repository per aggregate over one Dexie database, and `transaction` to make a
+ * multi-record step atomic (spec/001 §2). Inside `transaction`, call only repository methods —
+ * any other await (fetch, crypto, timers) would commit the IndexedDB transaction early.
+ */
+export class Store {
+  readonly threads: ThreadsRepo;
+  readonly runs: RunsRepo;
+  readonly approvals: ApprovalsRepo;
+  readonly interactions: InteractionsRepo;
+  readonly receipts: ReceiptsRepo;
+  readonly siteRules: SiteRulesRepo;
+  readonly settings: SettingsRepo;
+  readonly credentials: CredentialsRepo;
+
+  constructor(readonly db: KeelDB) {
+    this.threads = new ThreadsRepo(db);
+    this.runs = new RunsRepo(db);
+    this.approvals = new ApprovalsRepo(db);
+    this.interactions = new InteractionsRepo(db);
+    this.receipts = new ReceiptsRepo(db);
+    this.siteRules = new SiteRulesRepo(db);
+    this.settings = new SettingsRepo(db);
+    this.credentials = new CredentialsRepo(db);
+  }
+
+  static open(name = 'keel', options?: ConstructorParameters<typeof KeelDB>[1]): Store {
+    return new Store(new KeelDB(name, options));
+  }
+
+  /** Run `fn` as one read-write IndexedDB transaction over every engine table. */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction('rw', this.db.allTables, fn);
+  }
+
+  /** A read-only consistent view (snapshots for `initialize`). */
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction('r', this.db.allTables, fn);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export { KeelDB };
+export * from './records';
+export { CURRENT_RUN_STATES } from './runs-repo';
+export { pathFrom, ZERO_USAGE } from './threads-repo';
+export { defaultSettings } from './settings-repo';

@@ -1,0 +1,128 @@
+import type { KeelDB } from './db';
+import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from './records';
+import type { Item } from '../protocol';
+
+export const ZERO_USAGE = { inputTokens: 0, outputTokens: 0 };
+
+/**
+ * Threads and their node tree (one aggregate: a node never outlives its thread).
+ * Methods that write must be called inside `Store.transaction` when they are part of a
+ * multi-record step; on their own each is atomic.
+ */
+export class ThreadsRepo {
+  constructor(private readonly db: KeelDB) {}
+
+  get(threadId: string): Promise<ThreadRecord | undefined> {
+    return this.db.threads.get(threadId);
+  }
+
+  list(): Promise<ThreadRecord[]> {
+    return this.db.threads.orderBy('updatedAt').reverse().toArray();
+  }
+
+  newThread(fields: { threadId: string; title?: string; now: number; parentThreadId?: string; forkedFromNodeId?: string }): ThreadRecord {
+    return {
+      v: RECORD_VERSION,
+      threadId: fields.threadId,
+      title: fields.title ?? '',
+      titleSource: fields.title ? 'user' : 'default',
+      createdAt: fields.now,
+      updatedAt: fields.now,
+      leafId: null,
+      parentThreadId: fields.parentThreadId,
+      forkedFromNodeId: fields.forkedFromNodeId,
+      usage: { ...ZERO_USAGE },
+      costUsd: 0,
+      todos: [],
+      revision: 1,
+    };
+  }
+
+  async put(t: ThreadRecord): Promise<void> {
+    await this.db.threads.put(t);
+  }
+
+  /** Read-modify-write; throws if the thread is gone. Returns the new record. */
+  async update(threadId: string, mutate: (t: ThreadRecord) => void): Promise<ThreadRecord> {
+    const t = await this.db.threads.get(threadId);
+    if (!t) throw new Error(`thread ${threadId} not found`);
+    mutate(t);
+    t.revision += 1;
+    await this.db.threads.put(t);
+    return t;
+  }
+
+  async delete(threadId: string): Promise<void> {
+    await this.db.nodes.where('threadId').equals(threadId).delete();
+    await this.db.threads.delete(threadId);
+  }
+
+  getNode(id: string): Promise<NodeRecord | undefined> {
+    return this.db.nodes.get(id);
+  }
+
+  async nextSeq(threadId: string): Promise<number> {
+    const last = await this.db.nodes
+      .where('[threadId+seq]')
+      .between([threadId, -Infinity], [threadId, Infinity])
+      .last();
+    return (last?.seq ?? 0) + 1;
+  }
+
+  /** Append an item under `parentId` (does not move the leaf: callers do that in the same transaction). */
+  async appendNode(fields: { threadId: string; parentId: string | null; item: Item; runId?: string; turnId?: string }): Promise<NodeRecord> {
+    const rec: NodeRecord = {
+      v: RECORD_VERSION,
+      id: fields.item.id,
+      threadId: fields.threadId,
+      parentId: fields.parentId,
+      seq: await this.nextSeq(fields.threadId),
+      runId: fields.runId,
+      turnId: fields.turnId,
+      createdAt: fields.item.createdAt,
+      item: fields.item,
+    };
+    await this.db.nodes.add(rec);
+    return rec;
+  }
+
+  async putNode(rec: NodeRecord): Promise<void> {
+    await this.db.nodes.put(rec);
+  }
+
+  async updateNodeItem(id: string, mutate: (item: Item) => void): Promise<NodeRecord> {
+    const rec = await this.db.nodes.get(id);
+    if (!rec) throw new Error(`node ${id} not found`);
+    mutate(rec.item);
+    await this.db.nodes.put(rec);
+    return rec;
+  }
+
+  allNodes(threadId: string): Promise<NodeRecord[]> {
+    return this.db.nodes.where('threadId').equals(threadId).toArray();
+  }
+
+  /**
+   * The history root → leaf, walking parentId from the leaf. Reads the thread's nodes with one
+   * indexed query (cheaper than one get per ancestor for long threads).
+   */
+  async path(threadId: string, leafId: string | null): Promise<NodeRecord[]> {
+    if (!leafId) return [];
+    const nodes = await this.allNodes(threadId);
+    return pathFrom(nodes, leafId);
+  }
+}
+
+/** Walk leaf → root over an in-memory node set; returns root → leaf. Stops on cycles. */
+export function pathFrom(nodes: NodeRecord[], leafId: string): NodeRecord[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const out: NodeRecord[] = [];
+  const seen = new Set<string>();
+  let cur = byId.get(leafId);
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    out.push(cur);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+  return out.reverse();
+}
