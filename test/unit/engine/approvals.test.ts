@@ -160,8 +160,8 @@ describe('approvals and site permissions', () => {
 
   it('alwaysAsk targets ask even on an allowed site in act mode, and cannot be allowed site-wide', async () => {
     const up = testTool('upload', { effects: 'write' });
-    const base = up.resolveTarget.bind(up);
-    up.resolveTarget = async () => ({ ...(await base()), alwaysAsk: 'file_upload' });
+    const base = up.resolveTarget!.bind(up);
+    up.resolveTarget = async (p, c) => ({ ...(await base(p, c)), alwaysAsk: 'file_upload' });
     const rig = await makeRig({ script: [{ toolCalls: [call('upload')] }, { text: 'x' }], tools: [up], settings: { approvalMode: 'act' } });
     await rig.client.ack({ type: 'siteRules.set', origin: 'https://shop.example', rule: 'allow' });
     await rig.submit('go');
