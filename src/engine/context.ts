@@ -17,6 +17,8 @@ export interface EngineContext {
   emit(ev: AgentEvent): void;
   /** Crash-harness boundary (no-op in production). */
   boundary(name: string): Promise<void>;
+  /** In-memory waiters of interactions requested by running tools (elicitation). */
+  waiters: InteractionWaiters;
   /** Commit `fn` atomically with before/after boundaries named `tx:<name>`. */
   commit<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -33,5 +35,38 @@ export class RunAborted extends Error {
   /** Progress text a tool had reported before it was stopped (kept in its result). */
   constructor(readonly partial?: string) {
     super('interrupted');
+  }
+}
+
+/** Tools waiting on a user's answer mid-call, by interaction id. Lost on a restart (by design). */
+export class InteractionWaiters {
+  private readonly map = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+
+  wait(id: string, signal: AbortSignal): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(new RunAborted());
+      const onAbort = () => {
+        this.map.delete(id);
+        reject(new RunAborted());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.map.set(id, {
+        resolve: (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        reject,
+      });
+    });
+  }
+
+  has(id: string): boolean {
+    return this.map.has(id);
+  }
+
+  resolve(id: string, value: unknown): void {
+    const w = this.map.get(id);
+    this.map.delete(id);
+    w?.resolve(value);
   }
 }

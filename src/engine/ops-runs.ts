@@ -82,20 +82,24 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
     const invalid = tool?.interaction?.validateResponse?.(i.payload, op.response);
     if (invalid) return { outcome: reject('invalid_command', `Invalid answer: ${invalid}`) };
     const now = clock.now();
-    await store.interactions.put({ ...i, status: 'answered', response: op.response, resolvedAt: now });
+    // A tool still running in this worker waits for the answer in memory (elicitation); after a
+    // restart nobody waits, and the tool step turns the answer into the call's result instead.
+    const live = run.pendingTool.phase === 'executing' && engine.ctx.waiters.has(i.interactionId);
+    await store.interactions.put({ ...i, status: live ? 'claimed' : 'answered', response: op.response, resolvedAt: now });
     await store.runs.update(run.runId, (r) => {
       r.state = 'executing_tool';
-      r.pendingTool = { ...r.pendingTool!, phase: 'answered' };
+      if (!live) r.pendingTool = { ...r.pendingTool!, phase: 'answered' };
     }, now);
     await ctx.writeReceipt(outcome);
-    return { outcome, interaction: i };
+    return { outcome, interaction: i, live };
   });
   if (res.outcome.kind === 'reject' || !res.interaction) return done(res.outcome);
   const i = res.interaction;
   return done(outcome, () => {
     engine.ctx.emit({ type: 'interaction.resolved', threadId: i.threadId, interactionId: i.interactionId });
     engine.ctx.emit({ type: 'run.updated', threadId: i.threadId, runId: i.runId, state: 'executing_tool' });
-    engine.schedule(i.threadId, i.runId);
+    if (res.live) engine.ctx.waiters.resolve(i.interactionId, op.response);
+    else engine.schedule(i.threadId, i.runId);
   });
 };
 

@@ -88,6 +88,16 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
       case 'answered': {
         const interaction = pending.interactionId ? await ctx.store.interactions.get(pending.interactionId) : undefined;
         const prep = reg.tool.interaction;
+        if (interaction?.kind === 'elicitation' && !prep) {
+          // The remote call that asked could not survive the restart (spec/001 §5).
+          return finishCall(ctx, run, call, reg, {
+            callState: 'result',
+            ok: false,
+            outcome: 'error',
+            content: text(`The server asked the user a question and they answered ${JSON.stringify(interaction.response)}, but Keel restarted meanwhile, so the original call could not continue and its outcome is unknown. Re-issue the call only if doing it twice is safe; otherwise check its effect first.`),
+            failure: 'neutral',
+          }, { interactionId: interaction.interactionId });
+        }
         if (!interaction || !prep) {
           return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'lost', content: text('The answer to this question was lost.'), failure: 'neutral' });
         }
@@ -342,6 +352,25 @@ async function execute(
   await ctx.boundary('tool:running');
 
   let progress = '';
+  const liveCtx: ToolCallContext = {
+    ...tctx,
+    requestInteraction: async (kind, payload) => {
+      const interactionId = ctx.ids.next('int');
+      const rec = await ctx.commit('interaction_live', async () => {
+        const now = ctx.clock.now();
+        const r = { v: RECORD_VERSION, interactionId, threadId: run.threadId, runId: run.runId, toolCallId: call.id, nodeId: call.nodeId, kind, payload, status: 'pending' as const, createdAt: now };
+        await ctx.store.interactions.put(r);
+        await ctx.store.runs.update(run.runId, (x) => {
+          x.state = 'waiting_interaction';
+          if (x.pendingTool) x.pendingTool.interactionId = interactionId;
+        }, now);
+        return r;
+      });
+      ctx.emit(interactionEvent(rec));
+      ctx.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: 'waiting_interaction' });
+      return ctx.waiters.wait(interactionId, signal);
+    },
+  };
   const callAbort = new AbortController();
   const onRunAbort = () => callAbort.abort(signal.reason);
   signal.addEventListener('abort', onRunAbort, { once: true });
@@ -364,7 +393,7 @@ async function execute(
       reg.tool.execute(call.id, params, callAbort.signal, (u) => {
         progress = u.progressText;
         ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: u.progressText } });
-      }, tctx),
+      }, liveCtx),
       timeout,
       aborted,
     ]);

@@ -43,6 +43,13 @@ export interface ToolCallContext {
   tabId?: number;
   /** Capabilities of the model in use (tools adapt their content, e.g. screenshots need vision). */
   model: { vision: boolean };
+  /**
+   * Ask the user something while the call runs (MCP elicitation). The request is persisted and
+   * shown like any interaction; the promise resolves with the user's response, or rejects when
+   * the run is interrupted. If the worker restarts meanwhile the call cannot continue: the user's
+   * answer is then given to the model with a note to re-issue the call only if that is safe.
+   */
+  requestInteraction?(kind: 'elicitation', payload: unknown): Promise<unknown>;
 }
 
 export interface ToolUpdate<D = unknown> {

@@ -1,0 +1,165 @@
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  TextBlockParam,
+  ThinkingConfigParam,
+  Tool,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ContentBlock } from '../../protocol';
+import {
+  argsObject,
+  objectSchema,
+  supportedImageType,
+  unsupportedImageText,
+  type RequestInput,
+} from '../content';
+import type { ModelInfo, ProviderMessage } from '../types';
+
+/**
+ * ProviderMessage[] → Anthropic Messages request body.
+ *
+ * - Tool results are `tool_result` blocks in a user message; consecutive results (and any user text
+ *   after them) share one user message, results first, as the API requires.
+ * - Thinking is replayed only when Anthropic produced it, with its signature; redacted thinking as is.
+ * - Empty text blocks and empty messages are dropped: the API rejects them.
+ * - Prompt caching: breakpoints on the system prompt and the last two user turns, so each step of a
+ *   tool loop reads the previous step's prefix from the cache (at most 4 breakpoints are allowed).
+ * - Thinking: `adaptive` for models that only support it, else a `budget_tokens` clamped to what the
+ *   API accepts (≥ 1024 and below max_tokens).
+ */
+
+/** Output budget when the engine sets none: generous for an agent step, without reserving 128K. */
+const DEFAULT_MAX_TOKENS = 16_384;
+const DEFAULT_MAX_TOKENS_THINKING = 32_000;
+const MIN_THINKING_BUDGET = 1024;
+
+type AnthropicContentBlock = ContentBlockParam;
+type UserBlock = Extract<AnthropicContentBlock, { type: 'text' | 'image' | 'tool_result' }>;
+
+function userBlocks(content: readonly ContentBlock[]): UserBlock[] {
+  const out: UserBlock[] = [];
+  for (const block of content) {
+    if (block.type === 'text') {
+      if (block.text !== '') out.push({ type: 'text', text: block.text });
+      continue;
+    }
+    const mediaType = supportedImageType(block.mimeType);
+    out.push(
+      mediaType
+        ? { type: 'image', source: { type: 'base64', media_type: mediaType, data: block.dataBase64 } }
+        : { type: 'text', text: unsupportedImageText(block) },
+    );
+  }
+  return out;
+}
+
+function toolResultBlock(message: Extract<ProviderMessage, { role: 'tool' }>): ToolResultBlockParam {
+  const content = userBlocks(message.content).filter(
+    (block): block is Extract<UserBlock, { type: 'text' | 'image' }> => block.type !== 'tool_result',
+  );
+  const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.toolCallId };
+  if (content.length > 0) result.content = content;
+  if (message.isError) result.is_error = true;
+  return result;
+}
+
+type AssistantMessage = Extract<ProviderMessage, { role: 'assistant' }>;
+
+function assistantBlocks(message: AssistantMessage): AnthropicContentBlock[] {
+  const out: AnthropicContentBlock[] = [];
+  for (const part of message.thinking ?? []) {
+    if (part.providerKind !== 'anthropic') continue;
+    if (part.redactedData) out.push({ type: 'redacted_thinking', data: part.redactedData });
+    else if (part.signature) out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+  }
+  if (message.text !== '') out.push({ type: 'text', text: message.text });
+  for (const call of message.toolCalls) {
+    out.push({ type: 'tool_use', id: call.id, name: call.name, input: argsObject(call.args) });
+  }
+  return out;
+}
+
+export function buildAnthropicMessages(messages: readonly ProviderMessage[]): MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: AnthropicContentBlock[] }[] = [];
+  const append = (role: 'user' | 'assistant', blocks: AnthropicContentBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: [...blocks] });
+  };
+  for (const message of messages) {
+    if (message.role === 'user') append('user', userBlocks(message.content));
+    else if (message.role === 'tool') append('user', [toolResultBlock(message)]);
+    else append('assistant', assistantBlocks(message));
+  }
+  // tool_result blocks must lead their user message.
+  for (const message of out) {
+    if (message.role !== 'user') continue;
+    const results = message.content.filter((block) => block.type === 'tool_result');
+    const others = message.content.filter((block) => block.type !== 'tool_result');
+    if (results.length > 0) message.content = [...results, ...others];
+  }
+  return out;
+}
+
+const CACHEABLE = new Set(['text', 'image', 'tool_result', 'tool_use']);
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+function markCacheBreakpoints(messages: MessageParam[]): void {
+  const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
+  for (const index of userIndexes.slice(-2)) {
+    const content = messages[index].content;
+    if (typeof content === 'string') continue;
+    const block = [...content].reverse().find((candidate) => CACHEABLE.has(candidate.type));
+    if (block && !('cache_control' in block)) {
+      Object.assign(block, { cache_control: EPHEMERAL });
+    }
+  }
+}
+
+function thinkingParams(
+  input: RequestInput,
+  model: ModelInfo,
+): { thinking?: ThinkingConfigParam; maxTokens: number } {
+  const wanted = input.thinking && model.thinking !== false ? input.thinking : null;
+  const cap = model.maxOutputTokens;
+  if (!wanted) return { maxTokens: input.maxOutputTokens ?? Math.min(cap, DEFAULT_MAX_TOKENS) };
+  const maxTokens = input.maxOutputTokens ?? Math.min(cap, DEFAULT_MAX_TOKENS_THINKING);
+  if (model.thinkingMode === 'adaptive') return { thinking: { type: 'adaptive' }, maxTokens };
+  // budget_tokens must be at least 1024 and below max_tokens.
+  const budget = Math.min(Math.max(MIN_THINKING_BUDGET, wanted.budgetTokens), maxTokens - 1024);
+  if (budget < MIN_THINKING_BUDGET) return { maxTokens };
+  return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
+}
+
+export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): MessageCreateParamsStreaming {
+  const messages = buildAnthropicMessages(input.messages);
+  markCacheBreakpoints(messages);
+  const { thinking, maxTokens } = thinkingParams(input, model);
+
+  const body: MessageCreateParamsStreaming = {
+    model: input.model,
+    max_tokens: maxTokens,
+    messages,
+    stream: true,
+  };
+  if (input.system !== '') {
+    const system: TextBlockParam = { type: 'text', text: input.system, cache_control: EPHEMERAL };
+    body.system = [system];
+  }
+  if (input.tools.length > 0) {
+    body.tools = input.tools.map(
+      (tool): Tool => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: objectSchema(tool.inputSchema),
+      }),
+    );
+  }
+  if (thinking) body.thinking = thinking;
+  // No `temperature`: the API version this SDK speaks has no sampling parameters (and the models of
+  // the last generations reject non-default ones), so `ProviderRequest.temperature` is not sent.
+  return body;
+}
