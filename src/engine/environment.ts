@@ -54,10 +54,7 @@ export async function resolveEnvironment(args: {
     approvalMode: settings.approvalMode,
     planFirst: args.planFirst,
   };
-  const bytes = JSON.stringify(env).length;
-  if (bytes > args.maxBytes) {
-    throw new EnvironmentError('too_large', `The run environment is ${bytes} bytes (limit ${args.maxBytes}); disable some tools or MCP servers.`);
-  }
+  checkSnapshotBounds(env, args.maxBytes);
   return env;
 }
 
@@ -92,4 +89,28 @@ export async function verifyEnvironment(
 
 export function catalogEntry(env: RunEnvironmentSnapshot, name: string): ToolCatalogEntry | undefined {
   return env.toolCatalog.find((e) => e.name === name);
+}
+
+/** Bounds on what a run snapshot may hold (spec/001 §5): total bytes, catalog entries, nesting depth. */
+export const SNAPSHOT_LIMITS = { maxEntries: 256, maxEntryBytes: 64 * 1024, maxDepth: 24 } as const;
+
+export function checkSnapshotBounds(env: RunEnvironmentSnapshot, maxBytes: number): void {
+  const bytes = JSON.stringify(env).length;
+  if (bytes > maxBytes) throw new EnvironmentError('too_large', `The run environment is ${bytes} bytes (limit ${maxBytes}); disable some tools or MCP servers.`);
+  if (env.toolCatalog.length > SNAPSHOT_LIMITS.maxEntries) {
+    throw new EnvironmentError('too_large', `${env.toolCatalog.length} tools are enabled (limit ${SNAPSHOT_LIMITS.maxEntries}); disable some MCP servers or tools.`);
+  }
+  for (const e of env.toolCatalog) {
+    const size = JSON.stringify(e).length;
+    if (size > SNAPSHOT_LIMITS.maxEntryBytes) throw new EnvironmentError('too_large', `Tool ${e.name} has a ${size}-byte definition (limit ${SNAPSHOT_LIMITS.maxEntryBytes}).`);
+    if (depthOf(e.descriptor.inputSchema) > SNAPSHOT_LIMITS.maxDepth) throw new EnvironmentError('too_large', `Tool ${e.name} has a schema nested deeper than ${SNAPSHOT_LIMITS.maxDepth} levels.`);
+  }
+}
+
+function depthOf(v: unknown, d = 0): number {
+  if (d > SNAPSHOT_LIMITS.maxDepth) return d;
+  if (!v || typeof v !== 'object') return d;
+  let max = d;
+  for (const x of Object.values(v as object)) max = Math.max(max, depthOf(x, d + 1));
+  return max;
 }

@@ -11,6 +11,8 @@ import { appendNotice, emitCommitted, type StepOutcome } from './model-step';
 import { approvalEvent, interactionEvent } from './thread-view';
 
 const WARN_AFTER = 3;
+/** Starts of one call across restarts before recovery gives up on it. */
+const MAX_TOOL_ATTEMPTS = 3;
 const DISABLE_AFTER = 5;
 
 /** How a finished call moves the failure breaker: user and policy denials are neutral. */
@@ -145,6 +147,11 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         // Only reachable after a restart: the call may or may not have run (ARCHITECTURE.md
         // recovery table). Reads and retry-safe tools run again; other writes wait for the user.
         const d = reg.descriptor;
+        if (pending.attempts >= MAX_TOOL_ATTEMPTS) {
+          // The worker died during this call again and again: stop re-running it (a crash loop
+          // must not spin forever, and the persisted counter survives every restart).
+          return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'lost', content: text(`This call was interrupted by ${pending.attempts} restarts in a row and was not run again.`), failure: 'failure' });
+        }
         if (d.effects === 'read' || d.recovery === 'retry-safe') {
           const target = pending.target ?? {};
           return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
@@ -195,7 +202,10 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
     return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not allowed: ${verdict.reason}`), failure: 'neutral' });
   }
   if (verdict.kind === 'ask') return beginApproval(ctx, run, call, reg, params, target, dDigest, verdict.reason, undefined, verdict.options);
-  return execute(ctx, run, call, reg, params, target, tctx, signal, undefined);
+  // Record what the call ran under, so a retry after a restart re-checks against the same rule.
+  const ruleVersion = key ? ((await ctx.store.siteRules.get(key))?.version ?? 0) : 0;
+  const prepared: PreparedToolCall = { toolCallId: call.id, nodeId: call.nodeId, name: call.name, params, phase: 'approved', target, ruleVersion, descriptorDigest: dDigest, attempts: 0 };
+  return execute(ctx, run, call, reg, params, target, tctx, signal, prepared);
 }
 
 function errorText(e: unknown): string {

@@ -28,9 +28,9 @@ export function scriptedResolver(provider: ScriptedProvider, model: TestModel = 
 }
 
 /** Deterministic ids: prefix + counter. */
-export function counterIds() {
+export function counterIds(space = '') {
   let n = 0;
-  return { next: (p: string) => `${p}_${++n}` };
+  return { next: (p: string) => `${p}_${space}${++n}` };
 }
 
 export class TestClient {
@@ -119,6 +119,8 @@ export interface RigOptions {
   provider: ScriptedProvider;
   dbName: string;
   activeTabId: number;
+  /** Distinguishes the ids of a reopened engine from those of the one before it. */
+  idSpace: string;
 }
 
 export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
@@ -131,7 +133,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     registry,
     providers: scriptedResolver(provider, opts.model),
     clock: { now: () => Date.now() },
-    ids: counterIds(),
+    ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
     ...(opts.activeTabId !== undefined ? { browser: { activeTabId: async () => opts.activeTabId } } : {}),
     log: { warn: () => undefined, error: () => undefined },
@@ -143,7 +145,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     await store.settings.put({ ...defaultSettings(), providers: [{ id: 'p1', kind: 'openai' }], defaultModel: { providerId: 'p1', model: 'test-model' }, ...opts.settings });
   }
   await engine.start();
-  const client = new TestClient(new DirectTransport(engine));
+  const client = new TestClient(new DirectTransport(engine), `ui-${opts.idSpace ?? ''}1`);
   await client.ack({ type: 'initialize', subscribe: ['*'] });
   const rig: Rig = {
     engine,
@@ -159,7 +161,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     },
     async reopen(more = {}) {
       engine.kill();
-      return makeRig({ ...opts, ...more, dbName, provider: more.provider ?? provider });
+      return makeRig({ ...opts, ...more, dbName, provider: more.provider ?? provider, idSpace: `${opts.idSpace ?? ''}r` });
     },
   };
   return rig;

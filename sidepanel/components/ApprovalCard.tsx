@@ -1,0 +1,121 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApprovalRequest, Decision } from '../../src/protocol';
+import { prettyJson } from '../format';
+import { t, type MessageKey } from '../i18n';
+import { safeImageSrc } from '../markdown/url-policy';
+import { Icon } from './icons';
+import { usePanel } from './panel-context';
+
+const DECISION_LABEL: Record<Decision, MessageKey> = {
+  allow_once: 'approveAllowOnce',
+  allow_site: 'approveAllowSite',
+  deny: 'approveDeny',
+  deny_stop: 'approveDenyStop',
+};
+
+const ORDER: Decision[] = ['allow_once', 'allow_site', 'deny', 'deny_stop'];
+
+function Favicon({ url }: { url?: string }) {
+  const [broken, setBroken] = useState(false);
+  const src = url && !broken ? (url.startsWith('data:') ? safeImageSrc(url) : safeImageSrc(url.replace(/^http:/, 'https:'))) : null;
+  if (!src) return <Icon name="globe" class="favicon" />;
+  return <img class="favicon" src={src} alt="" width={16} height={16} referrerpolicy="no-referrer" onError={() => setBroken(true)} />;
+}
+
+/**
+ * The approval request (spec/000 §4): what the tool will do, where, with which parameters, and the
+ * four decisions. Focus moves here when it appears, but onto the card, not onto a button: a user
+ * typing Enter in the composer at that moment must not approve by accident. Escape denies.
+ */
+export function ApprovalCard({ request }: { request: ApprovalRequest }) {
+  const panel = usePanel();
+  const ref = useRef<HTMLElement>(null);
+  const [pending, setPending] = useState<Decision | null>(null);
+  const { target, tool } = request;
+  const place = target.serverId ? t('approvalMcpServer', target.serverId) : (target.origin ?? target.url ?? '');
+  const titleId = `approval-title-${request.approvalId}`;
+  const siteHintId = `approval-site-${request.approvalId}`;
+  const options = ORDER.filter((d) => request.options.includes(d));
+
+  useEffect(() => {
+    ref.current?.focus();
+  }, [request.approvalId]);
+
+  const decide = async (decision: Decision) => {
+    if (pending) return;
+    setPending(decision);
+    const ok = await panel.respondApproval(request.approvalId, decision);
+    if (!ok) setPending(null);
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape' && options.includes('deny')) {
+      e.preventDefault();
+      e.stopPropagation();
+      void decide('deny');
+    }
+  };
+
+  return (
+    <section
+      ref={ref}
+      class="approval-card"
+      tabIndex={-1}
+      role="group"
+      aria-labelledby={titleId}
+      onKeyDown={onKeyDown}
+      data-approval-id={request.approvalId}
+    >
+      <h2 class="approval-title" id={titleId}>
+        <Icon name="shield" />
+        {t('approvalTitle', tool.label || tool.name)}
+      </h2>
+      <div class="approval-target">
+        <Favicon url={target.favIconUrl} />
+        <div class="approval-target-text">
+          {target.title && <div class="approval-page-title">{target.title}</div>}
+          <div class="approval-origin">{place}</div>
+        </div>
+      </div>
+      <div class="approval-meta">
+        <span class={`badge effects-${tool.effects}`}>{tool.effects === 'write' ? t('effectsWrite') : t('effectsRead')}</span>
+        <span class="badge">{tool.level}</span>
+        <code class="approval-tool-name">{tool.name}</code>
+      </div>
+      {request.reason && <p class="approval-reason">{reasonText(request.reason)}</p>}
+      <details class="approval-params" open>
+        <summary>{t('toolParams')}</summary>
+        <pre class="tool-pre">{prettyJson(request.params)}</pre>
+      </details>
+      <div class="approval-actions">
+        {options.map((d) => (
+          <button
+            key={d}
+            type="button"
+            class={`btn ${d === 'allow_once' ? 'primary' : d === 'deny_stop' ? 'danger' : ''}`}
+            disabled={pending !== null}
+            aria-describedby={d === 'allow_site' ? siteHintId : undefined}
+            data-decision={d}
+            onClick={() => void decide(d)}
+          >
+            {t(DECISION_LABEL[d])}
+          </button>
+        ))}
+      </div>
+      {options.includes('allow_site') && (
+        <p class="approval-hint" id={siteHintId}>
+          {target.serverId ? t('approveAllowServerHint', target.serverId) : t('approveAllowSiteHint', target.origin ?? place)}
+        </p>
+      )}
+      <p class="approval-keys">{t('approvalKeys')}</p>
+    </section>
+  );
+}
+
+/** Known engine reasons get a sentence; anything else is shown as sent. */
+function reasonText(reason: string): string {
+  if (reason === 'write') return t('reasonWrite');
+  if (reason === 'rule_changed') return t('reasonRuleChanged');
+  if (reason.startsWith('always_ask')) return t('reasonAlwaysAsk');
+  return reason;
+}

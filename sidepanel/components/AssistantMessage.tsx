@@ -1,0 +1,58 @@
+import type { AssistantMessageItem, ProviderStopReason } from '../../src/protocol';
+import { t, type MessageKey } from '../i18n';
+import { useKeyed } from '../state/hooks';
+import { Icon } from './icons';
+import { Markdown } from './Markdown';
+import { usePanel } from './panel-context';
+
+/** Provider stop reasons that mean the text may be cut short. */
+const WARNINGS: Partial<Record<ProviderStopReason, MessageKey>> = {
+  max_tokens: 'stopMaxTokens',
+  content_filter: 'stopContentFilter',
+  refusal: 'stopRefusal',
+};
+
+export function StopWarning({ reason }: { reason: ProviderStopReason }) {
+  const key = WARNINGS[reason];
+  if (!key) return null;
+  return (
+    <p class="stop-warning" role="note">
+      <Icon name="alert" />
+      <span>
+        {t(key)} {t('stopIncomplete')}
+      </span>
+    </p>
+  );
+}
+
+/**
+ * One assistant message. It is the only component subscribed to its item's live overlay, so a
+ * streaming delta re-renders this message and nothing else in the thread.
+ */
+export function AssistantMessage({ item }: { item: AssistantMessageItem }) {
+  const live = useKeyed(usePanel().live.store, item.id);
+  const streaming = live !== undefined;
+  const text = live ? live.text : item.text;
+  const thinking = live ? live.thinking : (item.thinking ?? '');
+  return (
+    <div class="msg assistant" data-item-id={item.id} aria-busy={streaming ? 'true' : undefined}>
+      {thinking && (
+        <details class="thinking">
+          <summary>{streaming && !text ? t('thinkingLive') : t('thinking')}</summary>
+          <div class="thinking-text">{thinking}</div>
+        </details>
+      )}
+      {text ? (
+        <Markdown text={text} streaming={streaming} />
+      ) : streaming && !thinking ? (
+        <p class="typing" role="status">
+          <span class="sr-only">{t('generating')}</span>
+          <span class="dot" aria-hidden="true" />
+          <span class="dot" aria-hidden="true" />
+          <span class="dot" aria-hidden="true" />
+        </p>
+      ) : null}
+      {!streaming && <StopWarning reason={item.providerStopReason} />}
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { Icon } from './icons';
+import { usePanel, useThread } from './panel-context';
+
+/**
+ * A run that waits for the user: interrupted or over budget (Continue = run.resume), or
+ * paused_uncertain after a restart mid-action (Retry / Mark done / Fail = run.resolveUncertain).
+ */
+export function RunBanner({ threadId }: { threadId: string }) {
+  const panel = usePanel();
+  const run = useThread(threadId, (th) => th?.run ?? null);
+  const [busy, setBusy] = useState(false);
+  if (!run) return null;
+  const act = async (fn: () => Promise<boolean>) => {
+    setBusy(true);
+    await fn();
+    setBusy(false);
+  };
+  let text: string;
+  let actions: Array<{ label: string; primary?: boolean; danger?: boolean; run: () => Promise<boolean> }>;
+  switch (run.state) {
+    case 'interrupted':
+      text = t('runInterrupted');
+      actions = [{ label: t('runContinue'), primary: true, run: () => panel.resumeRun(run.runId) }];
+      break;
+    case 'budget_paused':
+      text = t('runBudgetPaused');
+      actions = [{ label: t('runContinue'), primary: true, run: () => panel.resumeRun(run.runId) }];
+      break;
+    case 'paused_uncertain':
+      text = t('runUncertain');
+      actions = [
+        { label: t('runRetry'), primary: true, run: () => panel.resolveUncertain(run.runId, 'retry') },
+        { label: t('runMarkDone'), run: () => panel.resolveUncertain(run.runId, 'mark_done') },
+        { label: t('runFail'), danger: true, run: () => panel.resolveUncertain(run.runId, 'fail') },
+      ];
+      break;
+    default:
+      return null;
+  }
+  return (
+    <section class={`run-banner state-${run.state}`} role="status" aria-label={t('runBannerLabel')}>
+      <p>
+        <Icon name="alert" />
+        <span>{text}</span>
+      </p>
+      <div class="run-actions">
+        {actions.map((a) => (
+          <button
+            key={a.label}
+            type="button"
+            class={`btn small${a.primary ? ' primary' : ''}${a.danger ? ' danger' : ''}`}
+            disabled={busy}
+            onClick={() => void act(a.run)}
+          >
+            {a.label}
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}

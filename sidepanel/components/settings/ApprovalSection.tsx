@@ -1,0 +1,37 @@
+import type { ApprovalMode } from '../../../src/protocol';
+import { t } from '../../i18n';
+import { usePanel } from '../panel-context';
+import { SaveStatusLine } from './SaveStatusLine';
+import { useSave } from './use-save';
+
+/** Ask before every write action, or act without asking where a site is already allowed. */
+export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
+  const panel = usePanel();
+  const [status, save] = useSave();
+  const choose = (approvalMode: ApprovalMode) => {
+    if (approvalMode !== mode) void save(() => panel.updateSettings({ approvalMode }));
+  };
+  return (
+    <section class="settings-section" aria-labelledby="set-approval">
+      <h2 id="set-approval">{t('approvalModeTitle')}</h2>
+      <fieldset class="radio-group">
+        <legend class="sr-only">{t('approvalModeTitle')}</legend>
+        <label class="radio">
+          <input type="radio" name="approval-mode" value="ask" checked={mode === 'ask'} onChange={() => choose('ask')} />
+          <span>
+            <strong>{t('approvalAsk')}</strong>
+            <span class="field-help">{t('approvalAskHelp')}</span>
+          </span>
+        </label>
+        <label class="radio">
+          <input type="radio" name="approval-mode" value="act" checked={mode === 'act'} onChange={() => choose('act')} />
+          <span>
+            <strong>{t('approvalAct')}</strong>
+            <span class="field-help">{t('approvalActHelp')}</span>
+          </span>
+        </label>
+      </fieldset>
+      <SaveStatusLine status={status} />
+    </section>
+  );
+}

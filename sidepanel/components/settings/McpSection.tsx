@@ -1,0 +1,134 @@
+import { useState } from 'preact/hooks';
+import type { PublicSettings } from '../../../src/protocol';
+import { t } from '../../i18n';
+import { Icon } from '../icons';
+import { usePanel } from '../panel-context';
+import { validBaseURL } from './presets';
+import { SaveStatusLine } from './SaveStatusLine';
+import { useSave } from './use-save';
+
+type Server = PublicSettings['mcpServers'][number];
+
+const SERVER_ID = /^[A-Za-z0-9_-]{1,40}$/;
+
+function ServerRow({ server }: { server: Server }) {
+  const panel = usePanel();
+  const [status, save] = useSave();
+  const [token, setToken] = useState('');
+  const [editing, setEditing] = useState(false);
+  const patch = (changes: Partial<{ enabled: boolean; token: string }>) =>
+    save(() => panel.updateSettings({ mcpServers: [{ id: server.id, url: server.url, enabled: server.enabled, ...changes }] }));
+  return (
+    <li class="mcp-row" data-server-id={server.id}>
+      <div class="provider-head">
+        <strong>{server.label || server.id}</strong>
+        <span class={`badge ${server.hasToken ? 'ok' : ''}`}>{server.hasToken ? t('tokenSaved') : t('noToken')}</span>
+      </div>
+      <div class="provider-url">{server.url}</div>
+      <label class="check">
+        <input type="checkbox" checked={server.enabled} onChange={(e) => void patch({ enabled: (e.currentTarget as HTMLInputElement).checked })} />
+        <span>{t('enabled')}</span>
+      </label>
+      {editing ? (
+        <div class="inline-form">
+          <div class="field grow">
+            <label for={`mcp-token-${server.id}`}>{t('mcpToken')}</label>
+            <input id={`mcp-token-${server.id}`} type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <button
+            type="button"
+            class="btn primary small"
+            disabled={!token}
+            onClick={() => void patch({ token }).then((ok) => ok && (setToken(''), setEditing(false)))}
+          >
+            {t('save')}
+          </button>
+          <button type="button" class="btn small" onClick={() => setEditing(false)}>
+            {t('cancel')}
+          </button>
+        </div>
+      ) : (
+        <div class="row-actions">
+          <button type="button" class="btn small" onClick={() => setEditing(true)}>
+            {server.hasToken ? t('replaceToken') : t('setToken')}
+          </button>
+          <button type="button" class="btn small" onClick={() => void save(() => panel.updateSettings({ mcpServers: [{ id: server.id, remove: true }] }))}>
+            {t('remove')}
+          </button>
+        </div>
+      )}
+      <SaveStatusLine status={status} />
+    </li>
+  );
+}
+
+function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
+  const panel = usePanel();
+  const [id, setId] = useState('');
+  const [url, setUrl] = useState('');
+  const [token, setToken] = useState('');
+  const [status, save] = useSave();
+  const idOk = SERVER_ID.test(id) && !taken.includes(id);
+  const urlOk = validBaseURL(url);
+  return (
+    <form
+      class="add-form"
+      aria-label={t('addMcpServer')}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true }] })).then(
+          (ok) => ok && onDone(),
+        );
+      }}
+    >
+      <div class="field">
+        <label for="mcp-id">{t('mcpId')}</label>
+        <input id="mcp-id" value={id} spellcheck={false} aria-invalid={id && !idOk ? 'true' : undefined} aria-describedby="mcp-id-help" onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} />
+        <p class="field-help" id="mcp-id-help">
+          {t('mcpIdHelp')}
+        </p>
+      </div>
+      <div class="field">
+        <label for="mcp-url">{t('mcpUrl')}</label>
+        <input id="mcp-url" type="url" placeholder="https://example.com/mcp" value={url} onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)} />
+      </div>
+      <div class="field">
+        <label for="mcp-token">{t('mcpTokenOptional')}</label>
+        <input id="mcp-token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+      </div>
+      <div class="row-actions">
+        <button type="submit" class="btn primary small" disabled={!idOk || !urlOk}>
+          {t('add')}
+        </button>
+        <button type="button" class="btn small" onClick={onDone}>
+          {t('cancel')}
+        </button>
+      </div>
+      <SaveStatusLine status={status} />
+    </form>
+  );
+}
+
+/** Remote MCP servers (Streamable HTTP). Tokens are write-only like API keys. */
+export function McpSection({ servers }: { servers: Server[] }) {
+  const [adding, setAdding] = useState(false);
+  return (
+    <section class="settings-section" aria-labelledby="set-mcp">
+      <h2 id="set-mcp">{t('mcpTitle')}</h2>
+      <p class="field-help">{t('mcpHelp')}</p>
+      <ul class="provider-list">
+        {servers.map((s) => (
+          <ServerRow key={s.id} server={s} />
+        ))}
+      </ul>
+      {adding ? (
+        <AddServer taken={servers.map((s) => s.id)} onDone={() => setAdding(false)} />
+      ) : (
+        <button type="button" class="btn small" onClick={() => setAdding(true)}>
+          <Icon name="plus" />
+          <span>{t('addMcpServer')}</span>
+        </button>
+      )}
+    </section>
+  );
+}

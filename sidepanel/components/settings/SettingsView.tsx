@@ -1,0 +1,31 @@
+import { t } from '../../i18n';
+import { useEngine } from '../panel-context';
+import { ApprovalSection } from './ApprovalSection';
+import { LanguageSection } from './LanguageSection';
+import { McpSection } from './McpSection';
+import { ModelSection } from './ModelSection';
+import { ProvidersSection } from './ProvidersSection';
+import { SiteRulesSection } from './SiteRulesSection';
+
+export function SettingsView() {
+  const settings = useEngine((s) => s.settings);
+  if (!settings) {
+    return (
+      <main class="settings-view">
+        <p class="loading" role="status">
+          {t('loadingSettings')}
+        </p>
+      </main>
+    );
+  }
+  return (
+    <main class="settings-view" aria-label={t('settingsTitle')}>
+      <ProvidersSection />
+      <ModelSection settings={settings} />
+      <ApprovalSection mode={settings.approvalMode} />
+      <SiteRulesSection rules={settings.siteRules} />
+      <McpSection servers={settings.mcpServers} />
+      <LanguageSection locale={settings.locale} />
+    </main>
+  );
+}

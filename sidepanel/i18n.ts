@@ -1,0 +1,88 @@
+import { ExternalStore } from './state/external-store';
+
+/**
+ * UI strings. chrome.i18n follows the browser language and cannot switch at runtime, so the panel
+ * loads `_locales/<lang>/messages.json` itself (same files, same `$1` substitutions) and falls back
+ * to chrome.i18n, then to the English bundle, then to the key.
+ */
+export type MessageKey = keyof typeof import('../_locales/en/messages.json');
+export type UiLocale = 'en' | 'zh-CN';
+export type Bundle = Record<string, { message: string; description?: string }>;
+
+interface I18nState {
+  locale: UiLocale;
+  active: Bundle | null;
+  english: Bundle | null;
+}
+
+/** Components subscribe to this (useStore) so a language switch re-renders the panel. */
+export const i18nStore = new ExternalStore<I18nState>({ locale: 'en', active: null, english: null });
+
+/** Chrome's folder name for a locale. */
+export function localeDir(locale: UiLocale): string {
+  return locale === 'zh-CN' ? 'zh_CN' : 'en';
+}
+
+/** The browser's language mapped onto the locales we ship. */
+export function browserLocale(): UiLocale {
+  let lang = '';
+  try {
+    lang = globalThis.chrome?.i18n?.getUILanguage?.() ?? '';
+  } catch {
+    /* not in an extension page */
+  }
+  if (!lang && typeof navigator !== 'undefined') lang = navigator.language ?? '';
+  return lang.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
+}
+
+/** `$1`..`$9` as chrome.i18n does; `$$` is a literal dollar sign. */
+export function substitute(message: string, subs: ReadonlyArray<string | number>): string {
+  return message.replace(/\$(\$|[1-9])/g, (_, d: string) => (d === '$' ? '$' : String(subs[Number(d) - 1] ?? '')));
+}
+
+export function t(key: MessageKey, ...subs: Array<string | number>): string {
+  const { active, english } = i18nStore.get();
+  const own = active?.[key]?.message;
+  if (own !== undefined) return substitute(own, subs);
+  try {
+    const viaChrome = globalThis.chrome?.i18n?.getMessage?.(key, subs.map(String));
+    if (viaChrome) return viaChrome;
+  } catch {
+    /* not in an extension page */
+  }
+  const fallback = english?.[key]?.message;
+  return fallback !== undefined ? substitute(fallback, subs) : key;
+}
+
+export function currentLocale(): UiLocale {
+  return i18nStore.get().locale;
+}
+
+/** Install bundles directly (tests, or a caller that already has them). */
+export function installBundles(locale: UiLocale, active: Bundle, english: Bundle = active): void {
+  i18nStore.set({ locale, active, english });
+  document.documentElement.lang = locale;
+}
+
+async function fetchBundle(locale: UiLocale): Promise<Bundle | null> {
+  try {
+    const url = globalThis.chrome?.runtime?.id
+      ? chrome.runtime.getURL(`_locales/${localeDir(locale)}/messages.json`)
+      : `/_locales/${localeDir(locale)}/messages.json`;
+    const res = await fetch(url);
+    return res.ok ? ((await res.json()) as Bundle) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Load the chosen language (null = follow the browser). Never throws; missing files fall back. */
+export async function loadLocale(preference: UiLocale | null): Promise<void> {
+  const locale = preference ?? browserLocale();
+  const prev = i18nStore.get();
+  if (prev.active && prev.locale === locale) return;
+  const english = prev.english ?? (await fetchBundle('en'));
+  const active = locale === 'en' ? english : await fetchBundle(locale);
+  i18nStore.set({ locale, active, english });
+  if (typeof document !== 'undefined') document.documentElement.lang = locale;
+}

@@ -1,0 +1,304 @@
+import type { AgentEvent, Decision, OpInput, SettingsPatch, SiteRule, UserInput } from '../../src/protocol';
+import { t } from '../i18n';
+import { initialEngineState, type EngineState } from './app-state';
+import { Drafts } from './drafts';
+import type { EngineClient, OpOutcome } from './engine-client';
+import { ExternalStore } from './external-store';
+import { LiveItems } from './live-items';
+import { routeEvent } from './event-router';
+import { activeTurnId, emptyThread } from './thread-state';
+import { initialUiState, type Hint, type UiState, type View } from './ui-state';
+
+const SELECTED_KEY = 'keel.selectedThread';
+
+/** Reject codes of a steer that mean "the turn can't take it now": the message goes to the queue. */
+const STEER_FALLBACK = new Set(['not_steerable', 'no_active_turn', 'turn_mismatch']);
+
+export type SendMode = 'auto' | 'enqueue';
+export interface SendResult {
+  ok: boolean;
+  threadId: string | null;
+}
+
+export interface PanelOptions {
+  client: EngineClient;
+  storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | null;
+  /** Called whenever settings arrive, e.g. to switch the UI language. */
+  onSettings?: (settings: NonNullable<EngineState['settings']>) => void;
+}
+
+/**
+ * The panel's state and every user action. Components read the stores through hooks and call these
+ * methods; nothing in the UI talks to the client directly.
+ */
+export class Panel {
+  readonly engine = new ExternalStore<EngineState>(initialEngineState);
+  readonly ui = new ExternalStore<UiState>(initialUiState);
+  readonly live = new LiveItems();
+  readonly drafts: Drafts;
+  readonly client: EngineClient;
+  private readonly storage: PanelOptions['storage'];
+  private hintSeq = 0;
+
+  constructor(private readonly options: PanelOptions) {
+    this.client = options.client;
+    this.storage = options.storage ?? null;
+    this.drafts = new Drafts(this.storage);
+    let selected: string | null = null;
+    try {
+      selected = this.storage?.getItem(SELECTED_KEY) ?? null;
+    } catch {
+      /* no storage */
+    }
+    this.ui.set({ ...initialUiState, selectedThreadId: selected });
+    this.client.onEvent((ev) => this.handleEvent(ev));
+    this.client.onStatus((connection) => this.engine.update((s) => ({ ...s, connection })));
+  }
+
+  start(): void {
+    this.client.start();
+  }
+
+  // ---- events ---------------------------------------------------------------------------------
+
+  private handleEvent(ev: AgentEvent): void {
+    routeEvent(ev, {
+      engine: this.engine,
+      live: this.live,
+      onSettings: (settings) => this.options.onSettings?.(settings),
+      afterInitialized: () => this.afterInitialized(),
+      onThreadDeleted: (threadId) => {
+        if (this.ui.get().selectedThreadId === threadId) this.selectThread(null);
+      },
+    });
+  }
+
+  /** After a (re)connect: drop a selection that no longer exists, load the open thread if needed. */
+  private afterInitialized(): void {
+    const s = this.engine.get();
+    const selected = this.ui.get().selectedThreadId;
+    if (selected && !s.byId[selected]) this.selectThread(null);
+    else if (selected && !s.byId[selected].loaded) void this.client.send({ type: 'thread.subscribe', threadId: selected });
+  }
+
+  // ---- navigation -----------------------------------------------------------------------------
+
+  setView(view: View): void {
+    this.ui.update((u) => ({ ...u, view }));
+  }
+
+  selectThread(threadId: string | null): void {
+    this.ui.update((u) => ({ ...u, selectedThreadId: threadId, view: 'chat', hint: null }));
+    try {
+      if (threadId) this.storage?.setItem(SELECTED_KEY, threadId);
+      else this.storage?.removeItem(SELECTED_KEY);
+    } catch {
+      /* no storage */
+    }
+    const state = threadId ? this.engine.get().byId[threadId] : undefined;
+    if (threadId && !state?.loaded) void this.client.send({ type: 'thread.subscribe', threadId });
+  }
+
+  showHint(tone: 'info' | 'error', text: string, action?: Hint['action']): void {
+    this.ui.update((u) => ({ ...u, hint: { id: ++this.hintSeq, tone, text, ...(action ? { action } : {}) } }));
+  }
+
+  clearHint(): void {
+    this.ui.update((u) => (u.hint ? { ...u, hint: null } : u));
+  }
+
+  // ---- threads --------------------------------------------------------------------------------
+
+  async createThread(): Promise<string | null> {
+    const out = await this.client.send({ type: 'thread.create' });
+    const threadId = out.ok ? resultField(out.result, 'threadId') : null;
+    if (!threadId) {
+      if (!out.ok) this.showHint('error', out.message);
+      return null;
+    }
+    // The thread.updated event may come later: an empty, loaded thread is the truth for a new one.
+    this.engine.update((s) =>
+      s.byId[threadId] ? s : { ...s, byId: { ...s.byId, [threadId]: { ...emptyThread(threadId), loaded: true } } },
+    );
+    return threadId;
+  }
+
+  async newThread(): Promise<void> {
+    // A new chat is just the empty composer; the thread is created with its first message.
+    this.selectThread(null);
+  }
+
+  async deleteThread(threadId: string): Promise<OpOutcome> {
+    const out = await this.client.send({ type: 'thread.delete', threadId });
+    if (!out.ok) this.showHint('error', out.code === 'busy' ? t('errorThreadBusy') : out.message);
+    return out;
+  }
+
+  async forkFrom(threadId: string, nodeId: string): Promise<void> {
+    const out = await this.client.send({ type: 'thread.fork', threadId, nodeId });
+    const newId = out.ok ? resultField(out.result, 'threadId') : null;
+    if (newId) this.selectThread(newId);
+    else if (!out.ok) this.showHint('error', out.code === 'busy' ? t('errorThreadBusy') : out.message);
+  }
+
+  async selectBranch(threadId: string, leafId: string): Promise<void> {
+    const out = await this.client.send({ type: 'thread.selectBranch', threadId, leafId });
+    if (!out.ok) this.showHint('error', out.code === 'busy' ? t('errorThreadBusy') : out.message);
+  }
+
+  // ---- turns ----------------------------------------------------------------------------------
+
+  /**
+   * Send what the user typed. Idle thread → turn.submit; active run → turn.steer into the running
+   * turn (falling back to the queue when the turn can't take it); `enqueue` → straight to the queue.
+   * Without a thread, one is created first. `threadId` in the result says where the message went,
+   * so a caller can put the text back into that thread's draft when it was not accepted.
+   */
+  async sendMessage(threadId: string | null, input: UserInput, mode: SendMode = 'auto'): Promise<SendResult> {
+    let id = threadId;
+    if (!id) {
+      id = await this.createThread();
+      if (!id) return { ok: false, threadId: null };
+      if (this.ui.get().selectedThreadId === null) this.selectThread(id);
+    }
+    const ok = await this.deliver(id, input, mode);
+    return { ok, threadId: id };
+  }
+
+  private async deliver(id: string, input: UserInput, mode: SendMode): Promise<boolean> {
+    const turnId = activeTurnId(this.engine.get().byId[id]);
+    // Queueing behind nothing would leave the message waiting for a turn end that never comes.
+    if (mode === 'enqueue' && turnId) return this.enqueue(id, input, null);
+    if (turnId) {
+      const out = await this.client.send({ type: 'turn.steer', threadId: id, expectedTurnId: turnId, input });
+      if (out.ok) return true;
+      if (STEER_FALLBACK.has(out.code)) return this.enqueue(id, input, t('hintSteerQueued'));
+      return this.failed(out);
+    }
+    const out = await this.client.send({ type: 'turn.submit', threadId: id, input });
+    if (out.ok) return true;
+    if (out.code === 'busy') return this.enqueue(id, input, t('hintBusyQueued'));
+    return this.failed(out);
+  }
+
+  /**
+   * Edit & resend: a new user message under `parentNodeId`, which forks the history there (the old
+   * branch stays reachable through the branch switcher). Only for an idle thread.
+   */
+  async editAndResend(threadId: string, parentNodeId: string, input: UserInput): Promise<boolean> {
+    const out = await this.client.send({ type: 'turn.submit', threadId, input, parentNodeId });
+    if (out.ok) return true;
+    if (out.code === 'busy') {
+      this.showHint('error', t('errorThreadBusy'));
+      return false;
+    }
+    return this.failed(out);
+  }
+
+  private async enqueue(threadId: string, input: UserInput, hint: string | null): Promise<boolean> {
+    const out = await this.client.send({ type: 'turn.enqueue', threadId, input });
+    if (!out.ok) return this.failed(out);
+    if (hint) this.showHint('info', hint);
+    return true;
+  }
+
+  private failed(out: Extract<OpOutcome, { ok: false }>): false {
+    if (out.code === 'no_provider') {
+      this.showHint('error', t('errorNoProvider'), 'openSettings');
+      return false;
+    }
+    const text = out.code === 'queue_full' ? t('errorQueueFull') : out.message || t('errorGeneric', out.code);
+    this.showHint('error', text);
+    return false;
+  }
+
+  interrupt(threadId: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'turn.interrupt', threadId });
+  }
+
+  async updateQueueItem(threadId: string, queueItemId: string, input: UserInput): Promise<boolean> {
+    return this.simple({ type: 'queue.update', threadId, queueItemId, input });
+  }
+
+  async removeQueueItem(threadId: string, queueItemId: string): Promise<boolean> {
+    return this.simple({ type: 'queue.remove', threadId, queueItemId });
+  }
+
+  // ---- approvals, interactions, runs ----------------------------------------------------------
+
+  async respondApproval(approvalId: string, decision: Decision): Promise<boolean> {
+    const out = await this.client.send({ type: 'approval.response', approvalId, decision });
+    if (!out.ok && (out.code === 'not_found' || out.code === 'already_resolved')) {
+      // Answered elsewhere (another panel) or lost in a restart: the card is stale either way.
+      this.dropApproval(approvalId);
+      this.showHint('info', t('hintApprovalStale'));
+      return false;
+    }
+    if (!out.ok) return this.failed(out);
+    return true;
+  }
+
+  private dropApproval(approvalId: string): void {
+    this.engine.update((s) => {
+      const entry = Object.values(s.byId).find((th) => th.approval?.approvalId === approvalId);
+      return entry ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, approval: null } } } : s;
+    });
+  }
+
+  async respondInteraction(interactionId: string, response: unknown): Promise<boolean> {
+    const out = await this.client.send({ type: 'interaction.response', interactionId, response });
+    if (!out.ok && (out.code === 'not_found' || out.code === 'already_resolved')) {
+      this.engine.update((s) => {
+        const entry = Object.values(s.byId).find((th) => th.interaction?.interactionId === interactionId);
+        return entry ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, interaction: null } } } : s;
+      });
+      return false;
+    }
+    if (!out.ok) return this.failed(out);
+    return true;
+  }
+
+  resumeRun(runId: string): Promise<boolean> {
+    return this.simple({ type: 'run.resume', runId });
+  }
+
+  resolveUncertain(runId: string, resolution: 'retry' | 'mark_done' | 'fail'): Promise<boolean> {
+    return this.simple({ type: 'run.resolveUncertain', runId, resolution });
+  }
+
+  // ---- settings -------------------------------------------------------------------------------
+
+  async updateSettings(patch: SettingsPatch): Promise<OpOutcome> {
+    const out = await this.client.send({ type: 'settings.update', patch });
+    const settings = out.ok ? (out.result as { settings?: EngineState['settings'] } | undefined)?.settings : undefined;
+    if (settings) {
+      this.engine.update((s) => ({ ...s, settings }));
+      this.options.onSettings?.(settings);
+    }
+    return out;
+  }
+
+  async setSiteRule(origin: string, rule: SiteRule): Promise<OpOutcome> {
+    const out = await this.client.send({ type: 'siteRules.set', origin, rule });
+    // The ack has no settings in it; show the change now (a settings.updated event may follow).
+    if (out.ok) {
+      this.engine.update((s) => {
+        if (!s.settings) return s;
+        const rest = s.settings.siteRules.filter((r) => r.origin !== origin);
+        const siteRules = [...rest, { origin, rule, updatedAt: Date.now() }];
+        return { ...s, settings: { ...s.settings, siteRules } };
+      });
+    }
+    return out;
+  }
+
+  private async simple(op: OpInput): Promise<boolean> {
+    const out = await this.client.send(op);
+    return out.ok ? true : this.failed(out);
+  }
+}
+
+function resultField(result: unknown, key: string): string | null {
+  const v = result && typeof result === 'object' ? (result as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'string' ? v : null;
+}

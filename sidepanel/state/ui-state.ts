@@ -1,0 +1,19 @@
+/** Panel-only state: which screen is open and the transient hint under the composer. */
+export type View = 'chat' | 'threads' | 'settings';
+
+export interface Hint {
+  /** Increments per hint so the same text twice still re-announces. */
+  id: number;
+  tone: 'info' | 'error';
+  text: string;
+  /** A follow-up the hint offers as a button. */
+  action?: 'openSettings';
+}
+
+export interface UiState {
+  view: View;
+  selectedThreadId: string | null;
+  hint: Hint | null;
+}
+
+export const initialUiState: UiState = { view: 'chat', selectedThreadId: null, hint: null };
