@@ -104,10 +104,11 @@ describe('interrupt (spec/001 §3)', () => {
 
   it('aborts a running tool: the call gets an "interrupted" result with partial progress; acked steers land at a safe leaf', async () => {
     const t = testTool('slow', { delayMs: 5_000 });
-    t.execute = ((orig) => async (id: string, p: { value?: string }, signal: AbortSignal, onUpdate: (u: { progressText: string }) => void, ctx: never) => {
+    const orig = t.execute.bind(t);
+    t.execute = async (id, p, signal, onUpdate, ctx) => {
       onUpdate({ progressText: 'scrolled 3 pages' });
-      return orig(id, p, signal, onUpdate as never, ctx);
-    })(t.execute.bind(t) as never) as never;
+      return orig(id, p, signal, onUpdate, ctx);
+    };
     const rig = await makeRig({ script: [{ toolCalls: [call('slow'), call('slow')] }, { text: 'after resume' }], tools: [t] });
     const { threadId, runId, turnId } = await rig.submit('q');
     await rig.client.waitFor((e) => e.type === 'item.delta' && e.delta.toolProgress !== undefined);
