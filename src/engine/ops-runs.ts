@@ -27,13 +27,16 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
     if (!run || run.state !== 'waiting_approval' || run.pendingTool?.approvalId !== a.approvalId) {
       return { outcome: reject('already_resolved', 'This request is no longer pending.') };
     }
+    if (!a.options.includes(op.decision)) {
+      return { outcome: reject('invalid_command', `"${op.decision}" is not offered for this request (offered: ${a.options.join(', ')}).`) };
+    }
     const now = clock.now();
     let ruleVersion = run.pendingTool.ruleVersion;
     let ruleChanged = false;
     if (op.decision === 'allow_site') {
       const reg = engine.ctx.registry.get(a.tool.name);
       const key = reg ? permissionKey(reg.descriptor, a.target) : a.target.origin;
-      if (key && a.options.includes('allow_site')) {
+      if (key) {
         ruleVersion = (await store.siteRules.set(key, 'allow', now)).version;
         ruleChanged = true;
       }

@@ -1,6 +1,6 @@
 import type { ContentBlock, ToolCallItem, ToolCallState } from '../protocol';
 import { approvalDigest } from '../gatekeeper/approval-digest';
-import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
+import { ALL_DECISIONS, decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import { RECORD_VERSION, type NodeRecord, type PlannedToolCall, type PreparedToolCall, type RunRecord } from '../store/records';
 import type { RegisteredTool } from '../tools/registry';
 import type { ToolCallContext, ToolDescriptor, ToolResult, ToolTarget } from '../tools/types';
@@ -125,10 +125,14 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
                 ? 'the tool changed'
                 : null;
         if (drift) {
-          if (ruleRec?.rule === 'block' || target.forbidden) {
-            return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${target.forbidden ?? `the user blocked Keel on ${key}`}.`), failure: 'neutral' });
+          // Judge the call afresh where it would now run: refused targets stay refused, and a
+          // call that must always ask keeps its once-only options.
+          const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
+          if (verdict.kind === 'deny') {
+            return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${verdict.reason}`), failure: 'neutral' });
           }
-          return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending);
+          const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
+          return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending, options);
         }
         return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
       }

@@ -6,7 +6,8 @@
 export const UNTRUSTED_TAG = 'untrusted_data';
 
 export function wrapUntrusted(text: string, source: string): string {
-  if (text.startsWith(`<${UNTRUSTED_TAG} `)) return text;
+  // Always wrap, even text that looks wrapped already: a page could open and close a fake block
+  // itself and put instructions after it.
   const safe = text.replace(/<\/?\s*untrusted_data/gi, (m) => m.replace('<', '&lt;'));
   const src = source.replace(/["<>\n]/g, '');
   return `<${UNTRUSTED_TAG} source="${src}">\n${safe}\n</${UNTRUSTED_TAG}>`;

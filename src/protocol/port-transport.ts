@@ -47,9 +47,10 @@ export class PortTransport implements EngineTransport {
     if (this.closed) return;
     try {
       this.port.postMessage(op);
-    } catch {
-      // Posting on a disconnected port throws in Chrome; treat it as a close.
-      this.markClosed();
+    } catch (e) {
+      // Posting on a disconnected port throws in Chrome; treat it as a close. A message Chrome
+      // cannot serialize ("Could not serialize message.") throws too, but the Port is still open.
+      if (!/serializ|clone/i.test(String(e))) this.markClosed();
     }
   }
 

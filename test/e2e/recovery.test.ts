@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineClient, launchExtension, startModelServer } from './harness';
+import type { LaunchedExtension, ModelServer, RecordedRequest, ScriptedReply } from './harness';
+import type { ThreadSnapshot } from '../../src/protocol';
+
+/**
+ * Recovery in real Chromium (issue 3 §4): the service worker is stopped with CDP at the worst
+ * moments, the panel page reconnects, and each run must end exactly as if nothing had happened.
+ */
+
+const isTitle = (r: RecordedRequest) => JSON.stringify(r.body).includes('You write titles');
+const mainRequests = (s: ModelServer) => s.requests.filter((r) => !isTitle(r));
+const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
+
+describe('recovery after Chrome stops the service worker', () => {
+  let ext: LaunchedExtension;
+  let server: ModelServer;
+  let client: EngineClient;
+  /** Per-test reply logic for non-title requests (by how many the server has seen). */
+  let script: (n: number, r: RecordedRequest) => ScriptedReply = () => ({ text: 'ok' });
+
+  beforeAll(async () => {
+    server = await startModelServer({
+      respond: (r) => (isTitle(r) ? { text: 'A title' } : script(mainRequests(server).length, r)),
+    });
+    ext = await launchExtension();
+    client = await EngineClient.connect(await ext.openPanel());
+    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
+    const provider = server.provider('openai', 'scripted');
+    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+  });
+
+  afterAll(async () => {
+    await ext?.close();
+    await server?.close();
+  });
+
+  /** Stop the worker, reconnect the panel's Port (which starts a new worker) and re-initialize. */
+  async function restart(): Promise<void> {
+    await ext.stopServiceWorker();
+    await client.waitForDisconnect();
+    await client.reconnect();
+    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
+  }
+
+  /** Poll the thread's snapshot until its run reaches one of `states`. */
+  async function runSettles(threadId: string, states: string[], timeoutMs = 20_000): Promise<ThreadSnapshot> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const from = client.mark();
+      await client.sendOk({ type: 'thread.subscribe', threadId });
+      const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 5_000, from);
+      if (ev.snapshot.run && states.includes(ev.snapshot.run.state)) return ev.snapshot;
+      if (Date.now() > end) throw new Error(`run still ${ev.snapshot.run?.state}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+
+  it('(a) during a streaming model call: the call is redone from the checkpoint', async () => {
+    script = (n) => (n === 1 ? { text: 'this first answer streams slowly and will be cut off by the stop', delayMs: 150 } : { text: 'The recovered answer.' });
+    const before = mainRequests(server).length;
+    script = ((base) => (n: number, r: RecordedRequest) => base(n - before, r))(script);
+    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
+    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'tell me something' } });
+    await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
+    await restart();
+    const snap = await runSettles(threadId, ['completed', 'failed']);
+    expect(snap.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
+    expect(snap.path.map((i) => i.kind)).toEqual(['user_message', 'assistant_message']);
+    expect(snap.path[1]).toMatchObject({ text: 'The recovered answer.' });
+    const mine = mainRequests(server).slice(before);
+    expect(mine).toHaveLength(2);
+    expect(mine[1].body.messages).toEqual(mine[0].body.messages);
+  });
+
+  it('(b) while a question waits for the user: it is shown again and the answer completes the turn', async () => {
+    const before = mainRequests(server).length;
+    script = (n) =>
+      n - before === 1
+        ? { toolCalls: [{ name: 'ask_user', args: { question: 'Which size do you want?' } }] }
+        : { text: 'Size noted.' };
+    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
+    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'order a shirt' } });
+    const req = await client.waitForEvent('interaction.request', (e) => e.threadId === threadId, 15_000);
+    await restart();
+    const snap = await runSettles(threadId, ['waiting_interaction']);
+    expect(snap.run?.pendingInteraction).toMatchObject({ interactionId: req.interactionId, kind: 'ask_user', payload: { question: 'Which size do you want?' } });
+    await client.sendOk({ type: 'interaction.response', interactionId: req.interactionId, response: { answer: 'Medium' } });
+    const done = await runSettles(threadId, ['completed', 'failed']);
+    expect(done.run).toMatchObject({ runId, state: 'completed' });
+    const mine = mainRequests(server).slice(before);
+    expect(mine).toHaveLength(2);
+    expect(bodyText(mine[1])).toContain('The user answered: Medium');
+  });
+
+  it('(c) right after a steer is acknowledged: the steer is not lost and not duplicated', async () => {
+    const before = mainRequests(server).length;
+    script = (n) => (n - before === 1 ? { text: 'a slow answer that the user interrupts with a steer right now', delayMs: 200 } : { text: 'Taking your note into account.' });
+    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
+    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({ type: 'turn.submit', threadId, input: { text: 'plan a trip' } });
+    await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
+    await client.sendOk({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: 'STEER: prefer trains' } });
+    await restart();
+    const snap = await runSettles(threadId, ['completed', 'failed']);
+    expect(snap.run).toMatchObject({ runId, state: 'completed' });
+    const steered = snap.path.filter((i) => i.kind === 'user_message' && i.steered);
+    expect(steered).toHaveLength(1);
+    expect(steered[0]).toMatchObject({ text: 'STEER: prefer trains' });
+    const mine = mainRequests(server).slice(before);
+    const last = bodyText(mine.at(-1)!);
+    expect(last.split('STEER: prefer trains').length - 1).toBe(1);
+  });
+});

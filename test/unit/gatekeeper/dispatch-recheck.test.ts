@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../../src/protocol';
+import type { ToolTarget } from '../../../src/tools/types';
+import { makeRig, testTool } from '../engine/harness';
+
+// The Gatekeeper's second look (docs/permissions.md "Dispatch-time re-check"): an approval is
+// given for one origin, one site-rule version and one tool descriptor. When any of them drifts
+// between the decision and the dispatch, the call must be judged again — with every rule of the
+// first verdict, not a subset of them.
+
+type ApprovalReq = Extract<AgentEvent, { type: 'approval.request' }>;
+const call = (name: string, args: unknown = {}) => ({ name, args });
+
+/** A write tool whose target the test moves between approval and dispatch. */
+function movingTool(first: ToolTarget) {
+  const state = { target: first };
+  const tool = testTool('act', { effects: 'write' });
+  tool.resolveTarget = async () => state.target;
+  return { tool, state };
+}
+
+async function approveThenMove(first: ToolTarget, next: ToolTarget) {
+  const { tool, state } = movingTool(first);
+  const rig = await makeRig({ script: [{ toolCalls: [call('act', { value: 'x' })] }, { text: 'done' }], tools: [tool] });
+  const { runId } = await rig.submit('go');
+  const req = (await rig.client.waitFor((e) => e.type === 'approval.request')) as ApprovalReq;
+  state.target = next;
+  const from = rig.client.events.length;
+  await rig.client.ack({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
+  const outcome = await rig.client.waitFor(
+    (e) => rig.client.events.indexOf(e) >= from && ((e.type === 'approval.request' && e.approvalId !== req.approvalId) || (e.type === 'turn.complete' && e.runId === runId)),
+  );
+  return { rig, tool, runId, first: req, outcome };
+}
+
+describe('dispatch-time re-check', () => {
+  it('same origin, same rule, same tool: runs as approved', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
+    const { tool, outcome } = await approveThenMove(shop, { ...shop, url: 'https://shop.example/b' });
+    expect(outcome.type).toBe('turn.complete');
+    expect(tool.runs).toBe(1);
+  });
+
+  it('the tab moved to another origin: asks again for the new origin, nothing runs meanwhile', async () => {
+    const { tool, outcome } = await approveThenMove({ origin: 'https://shop.example', url: 'https://shop.example/' }, { origin: 'https://other.example', url: 'https://other.example/' });
+    expect(outcome).toMatchObject({ type: 'approval.request', target: { origin: 'https://other.example' }, reason: 'changed:the tab is now on https://other.example' });
+    expect(tool.runs).toBe(0);
+  });
+
+  it('the tab moved to a blocked origin: refused without asking', async () => {
+    const { tool, state } = movingTool({ origin: 'https://shop.example', url: 'https://shop.example/' });
+    const rig = await makeRig({ script: [{ toolCalls: [call('act')] }, { text: 'done' }], tools: [tool] });
+    await rig.client.ack({ type: 'siteRules.set', origin: 'https://evil.example', rule: 'block' });
+    const { runId } = await rig.submit('go');
+    const req = (await rig.client.waitFor((e) => e.type === 'approval.request')) as ApprovalReq;
+    state.target = { origin: 'https://evil.example', url: 'https://evil.example/' };
+    await rig.client.ack({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
+    await rig.client.turnComplete(runId);
+    expect(tool.runs).toBe(0);
+    expect(rig.client.of('approval.request')).toHaveLength(1);
+    const result = rig.client.of('item.complete').map((e) => e.item).find((i) => i.kind === 'tool_result');
+    expect(result).toMatchObject({ ok: false, outcome: 'denied' });
+  });
+
+  it('the site rule changed since the approval: asks again', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/' };
+    const { tool } = movingTool(shop);
+    const rig = await makeRig({ script: [{ toolCalls: [call('act')] }, { text: 'done' }], tools: [tool] });
+    const { runId } = await rig.submit('go');
+    const req = (await rig.client.waitFor((e) => e.type === 'approval.request')) as ApprovalReq;
+    await rig.client.ack({ type: 'siteRules.set', origin: 'https://shop.example', rule: 'ask' });
+    await rig.client.ack({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
+    const again = (await rig.client.waitFor((e) => e.type === 'approval.request' && e.approvalId !== req.approvalId)) as ApprovalReq;
+    expect(again.reason).toBe('changed:the site permission changed');
+    expect(tool.runs).toBe(0);
+    await rig.client.ack({ type: 'approval.response', approvalId: again.approvalId, decision: 'deny' });
+    await rig.client.turnComplete(runId);
+    expect(tool.runs).toBe(0);
+  });
+
+  it('the tab moved to a page Keel never acts on (the Web Store): refused, not asked again', async () => {
+    const { tool, outcome, rig } = await approveThenMove(
+      { origin: 'https://shop.example', url: 'https://shop.example/' },
+      { origin: 'https://chromewebstore.google.com', url: 'https://chromewebstore.google.com/detail/some-extension/abc' },
+    );
+    // The first verdict would have denied this target outright (decideVerdict: restricted URL).
+    expect(outcome.type).toBe('turn.complete');
+    expect(tool.runs).toBe(0);
+    const results = rig.client.of('item.complete').map((e) => e.item).filter((i) => i.kind === 'tool_result');
+    expect(results.at(-1)).toMatchObject({ ok: false, outcome: 'denied' });
+  });
+
+  it('a call that must always ask, re-asked after drift, still cannot be allowed for the whole site', async () => {
+    const { outcome } = await approveThenMove(
+      { origin: 'https://shop.example', url: 'https://shop.example/', alwaysAsk: 'payment' },
+      { origin: 'https://pay.example', url: 'https://pay.example/checkout', alwaysAsk: 'payment' },
+    );
+    expect(outcome.type).toBe('approval.request');
+    expect((outcome as ApprovalReq).options).toEqual(['allow_once', 'deny', 'deny_stop']);
+  });
+});

@@ -1,0 +1,193 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogOf } from '../../../src/tools/registry';
+import { sha256Hex } from '../../../src/util/canonical-json';
+import type { ToolUpdate } from '../../../src/tools/types';
+import type { McpIsolation, McpTiming } from '../../../src/tools/mcp';
+import { ScriptedMcpServer } from '../../fixtures/mcp/scripted-server';
+import { call, ctx, harness, mcpNames, textOf, tool, until, type Harness } from './helpers';
+
+/** Behaviours the reference server cannot be made to show on demand, against a scripted SDK server. */
+
+let server: ScriptedMcpServer | undefined;
+let h: Harness | undefined;
+
+afterEach(async () => {
+  await h?.manager.close();
+  await server?.stop();
+  h = undefined;
+  server = undefined;
+});
+
+async function setup(opts: { token?: string; tokens?: Record<string, string>; timing?: Partial<McpTiming>; isolation?: McpIsolation } = {}) {
+  server = await ScriptedMcpServer.start({ token: opts.token });
+  h = harness({ tokens: opts.tokens, timing: opts.timing });
+  await h.manager.sync([{ id: 'scripted', url: server.url, enabled: true, isolation: opts.isolation }]);
+  return { server, h };
+}
+
+describe('listing', () => {
+  it('follows tools/list pages and cleans names deterministically', async () => {
+    const { h } = await setup();
+    const names = mcpNames(h.registry);
+    expect(names).toHaveLength(5);
+    expect(names).toEqual(expect.arrayContaining(['mcp__scripted__note-add', 'mcp__scripted__note-list', 'mcp__scripted__ask', 'mcp__scripted__wait']));
+    const dotted = names.find((n) => n.startsWith('mcp__scripted__dot_name_tool_'));
+    expect(dotted).toMatch(/^mcp__scripted__dot_name_tool_[0-9a-f]{8}$/);
+    expect(textOf(await call(h.registry, dotted!, {}))).toBe('dot ok');
+  });
+
+  it('refreshes the registry when the server announces tools/list_changed', async () => {
+    const { server, h } = await setup();
+    const before = await catalogOf(h.registry.list());
+    await server.setTool({
+      def: { name: 'fresh', description: 'A new tool', inputSchema: { type: 'object', properties: {} } },
+      run: async () => ({ content: [{ type: 'text', text: 'fresh!' }], isError: true }),
+    });
+    await until(() => h.registry.get('mcp__scripted__fresh') !== undefined, 5_000, 'the new tool');
+    const fresh = await call(h.registry, 'mcp__scripted__fresh', {});
+    expect(fresh).toMatchObject({ isError: true, content: [{ type: 'text', text: 'fresh!' }] });
+
+    // A changed description is a changed descriptor: its digest changes.
+    await server.setTool({
+      def: { name: 'note-list', description: 'List notes (v2)', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+      run: async () => ({ content: [{ type: 'text', text: 'v2' }] }),
+    });
+    await until(() => /v2/.test(h.registry.get('mcp__scripted__note-list')!.descriptor.description), 5_000, 'the new description');
+    const after = await catalogOf(h.registry.list());
+    const digest = (c: typeof after, n: string) => c.find((e) => e.name === n)?.digest;
+    expect(digest(after, 'mcp__scripted__note-list')).not.toBe(digest(before, 'mcp__scripted__note-list'));
+    expect(digest(after, 'mcp__scripted__note-add')).toBe(digest(before, 'mcp__scripted__note-add'));
+
+    await server.removeTool('fresh');
+    await until(() => h.registry.get('mcp__scripted__fresh') === undefined, 5_000, 'removal');
+  });
+});
+
+describe('authentication', () => {
+  it('sends the bearer token and binds a non-secret identity', async () => {
+    const { server, h } = await setup({ token: 'sekret', tokens: { scripted: 'sekret' } });
+    expect(server.requests.every((r) => r.authorization === 'Bearer sekret')).toBe(true);
+    const identity = `bearer:${(await sha256Hex('sekret')).slice(0, 12)}`;
+    expect(h.registry.get('mcp__scripted__ask')!.descriptor.binding).toEqual({ kind: 'mcp', serverId: 'scripted', endpoint: server.url, authIdentity: identity });
+    expect(JSON.stringify(h.manager.status())).not.toContain('sekret');
+  });
+
+  it('reports a refused token, and reconnects with a new one (new binding, new digests)', async () => {
+    server = await ScriptedMcpServer.start({ token: 'right' });
+    const tokens: Record<string, string> = { scripted: 'wrong' };
+    h = harness({ getToken: async (id) => tokens[id] ?? null });
+    await h.manager.sync([{ id: 'scripted', url: server.url, enabled: true }]);
+    expect(h.manager.status()[0]).toMatchObject({ state: 'error', toolCount: 0 });
+    expect(h.manager.status()[0].message).toMatch(/refused the credentials \(HTTP 401\)/);
+    expect(h.manager.status()[0].nextRetryAt).toBeGreaterThan(Date.now() - 1);
+
+    tokens.scripted = 'right';
+    await h.manager.sync([{ id: 'scripted', url: server.url, enabled: true }]);
+    expect(h.manager.status()[0]).toMatchObject({ state: 'connected', toolCount: 5 });
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: []');
+  });
+
+  it('refuses calls from a tool object listed before the server was reconfigured', async () => {
+    const { h } = await setup({ token: undefined });
+    const stale = tool(h.registry, 'mcp__scripted__note-list');
+    const other = await ScriptedMcpServer.start();
+    try {
+      await h.manager.sync([{ id: 'scripted', url: other.url, enabled: true }]);
+      await expect(stale.execute('x', {}, new AbortController().signal, () => {}, ctx())).rejects.toThrow(/reconfigured/);
+      expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: []');
+    } finally {
+      await h.manager.close();
+      await other.stop();
+    }
+  });
+});
+
+describe('sessions', () => {
+  it('on 404 (session expired) retries a read-only call once and fails a write with a clear error', async () => {
+    const { server, h } = await setup();
+    await call(h.registry, 'mcp__scripted__note-add', { note: 'one' });
+    server.expireSessions();
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: []'); // a new session: state is gone
+    expect(server.requests.some((r) => r.status === 404)).toBe(true);
+    // The new session also re-lists tools (the server may have changed); let that finish.
+    await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
+
+    server.expireSessions();
+    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' })).rejects.toThrow(
+      /no longer knew this session .* so "note-add" did not run/,
+    );
+    // The next call uses the new session.
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'three' }))).toBe('noted (1)');
+    await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
+  });
+
+  it('keeps state per thread with isolation per_thread', async () => {
+    const { server, h } = await setup({ isolation: 'per_thread' });
+    expect(server.sessionCount).toBe(0); // the listing probe was closed (DELETE)
+    await call(h.registry, 'mcp__scripted__note-add', { note: 'from A' }, ctx({ threadId: 'A' }));
+    await call(h.registry, 'mcp__scripted__note-add', { note: 'from B' }, ctx({ threadId: 'B' }));
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: ["from A"]');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'B' })))).toBe('notes: ["from B"]');
+    expect(server.sessionCount).toBe(2);
+    await h.manager.closeThread('A');
+    await until(() => server.sessionCount === 1, 5_000, 'DELETE of thread A');
+  });
+
+  it('closes idle per-thread sessions', async () => {
+    const { server, h } = await setup({ isolation: 'per_thread', timing: { threadSessionIdleMs: 150 } });
+    await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }));
+    expect(h.manager.status()[0].sessions).toBe(1);
+    await until(() => h.manager.status()[0].sessions === 0 && server.sessionCount === 0, 5_000, 'idle close');
+  });
+});
+
+describe('calls', () => {
+  it('routes concurrent elicitations on one shared session to the call that asked', async () => {
+    const { h } = await setup();
+    const answer = (word: string, delayMs: number) =>
+      ctx({
+        threadId: word,
+        requestInteraction: async () => {
+          await new Promise((r) => setTimeout(r, delayMs));
+          return { action: 'accept', content: { word } };
+        },
+      });
+    const [a, b] = await Promise.all([
+      call(h.registry, 'mcp__scripted__ask', {}, answer('alpha', 300)),
+      call(h.registry, 'mcp__scripted__ask', {}, answer('beta', 50)),
+    ]);
+    expect(textOf(a)).toBe('answer: accept {"word":"alpha"}');
+    expect(textOf(b)).toBe('answer: accept {"word":"beta"}');
+  });
+
+  it('cancels a call that shows no sign of life, unless it reports progress or waits for the user', async () => {
+    const { h } = await setup({ timing: { callIdleTimeoutMs: 300 } });
+    await expect(call(h.registry, 'mcp__scripted__wait', { ms: 1_000 })).rejects.toThrow(/sent no result and no progress for "wait" within 0.3 s/);
+    const updates: ToolUpdate[] = [];
+    expect(textOf(await call(h.registry, 'mcp__scripted__wait', { ms: 1_000, steps: 10 }, ctx(), { updates }))).toBe('waited');
+    expect(updates).toHaveLength(10);
+    const slowUser = ctx({
+      requestInteraction: async () => {
+        await new Promise((r) => setTimeout(r, 700));
+        return { action: 'accept', content: { word: 'late' } };
+      },
+    });
+    expect(textOf(await call(h.registry, 'mcp__scripted__ask', {}, slowUser))).toBe('answer: accept {"word":"late"}');
+  });
+});
+
+describe('configuration errors', () => {
+  it('reports invalid entries and unreachable servers without throwing', async () => {
+    h = harness({ timing: { requestTimeoutMs: 2_000 } });
+    await h.manager.sync([
+      { id: 'bad id!', url: 'http://127.0.0.1:9/mcp', enabled: true },
+      { id: 'badurl', url: 'file:///etc/passwd', enabled: true },
+      { id: 'down', url: 'http://127.0.0.1:9/mcp', enabled: true },
+    ]);
+    const byId = Object.fromEntries(h.manager.status().map((s) => [s.id, s]));
+    expect(byId['bad id!']).toMatchObject({ state: 'error', message: expect.stringMatching(/invalid server id/) });
+    expect(byId.badurl).toMatchObject({ state: 'error', message: expect.stringMatching(/http/) });
+    expect(byId.down).toMatchObject({ state: 'error', message: expect.stringMatching(/could not be reached/) });
+    expect(mcpNames(h.registry)).toEqual([]);
+  });
+});
