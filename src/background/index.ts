@@ -3,6 +3,7 @@ import { ENGINE_PORT_NAME, portConnection } from '../protocol';
 import { Store } from '../store/store';
 import { ToolRegistry } from '../tools/registry';
 import { installBrowserTools } from './browser-wiring';
+import { installMcp } from './mcp-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
 
@@ -47,4 +48,6 @@ chrome.runtime.onInstalled.addListener(() => {
 });
 
 startKeepalive(() => engine.hasLiveRuns());
-void engine.start();
+// Recovery waits for MCP tools to register (a recovering run's catalog may include them), but
+// never longer than a few seconds.
+void installMcp(engine, store).finally(() => engine.start());

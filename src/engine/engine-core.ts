@@ -27,7 +27,9 @@ export class Engine implements EngineEndpoint {
   readonly actors = new ActorPool();
   private readonly clients = new Set<Client>();
   private readonly inflight = new Map<string, Promise<void>>();
-  private ready: Promise<void> = Promise.resolve();
+  /** Ops wait for recovery: resolved only by `start()`. */
+  private readonly ready: Promise<void>;
+  private markReady!: () => void;
   private killed = false;
 
   constructor(deps: EngineDeps) {
@@ -57,6 +59,7 @@ export class Engine implements EngineEndpoint {
       },
     };
     this.ctx = ctx;
+    this.ready = new Promise<void>((r) => (this.markReady = r));
     this.driver = new RunDriver(ctx, {
       runEnded: async (run) => {
         if (run.state === 'completed' || run.state === 'failed') void startNextQueued(this, run.threadId).catch((e) => this.onBackgroundError(e));
@@ -77,7 +80,9 @@ export class Engine implements EngineEndpoint {
    * once when the service worker starts.
    */
   start(): Promise<void> {
-    this.ready = recoverRuns(this).catch((e) => this.ctx.log.error('recovery failed', { error: String(e) }));
+    void recoverRuns(this)
+      .catch((e) => this.ctx.log.error('recovery failed', { error: String(e) }))
+      .finally(() => this.markReady());
     return this.ready;
   }
 
@@ -102,9 +107,24 @@ export class Engine implements EngineEndpoint {
     conn.onClose(() => this.clients.delete(client));
   }
 
+  private readonly observers = new Set<(ev: AgentEvent) => void>();
+
+  /** In-process listeners (the service worker's MCP wiring): every event, after clients. */
+  observe(cb: (ev: AgentEvent) => void): () => void {
+    this.observers.add(cb);
+    return () => this.observers.delete(cb);
+  }
+
   /** Deliver an event: thread events to subscribers, others to everyone. */
   emit(ev: AgentEvent): void {
     if (this.killed) return;
+    for (const o of this.observers) {
+      try {
+        o(ev);
+      } catch (e) {
+        this.ctx.log.warn('event observer failed', { error: String(e) });
+      }
+    }
     const threadId = eventThreadId(ev);
     for (const c of this.clients) {
       if (threadId === undefined || c.subs.has('*') || c.subs.has(threadId)) c.conn.deliver(ev);

@@ -1,4 +1,5 @@
 import { permissionKey } from '../gatekeeper/verdict';
+import { validateElicitationResponse } from '../tools/mcp/elicitation';
 import { canonicalJson } from '../util/canonical-json';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
@@ -82,7 +83,7 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
       return { outcome: reject('already_resolved', 'This question is no longer pending.') };
     }
     const tool = engine.ctx.registry.get(run.pendingTool.name)?.tool;
-    const invalid = tool?.interaction?.validateResponse?.(i.payload, op.response);
+    const invalid = i.kind === 'elicitation' ? validateElicitationResponse(i.payload, op.response) : tool?.interaction?.validateResponse?.(i.payload, op.response);
     if (invalid) return { outcome: reject('invalid_command', `Invalid answer: ${invalid}`) };
     const now = clock.now();
     // A tool still running in this worker waits for the answer in memory (elicitation); after a

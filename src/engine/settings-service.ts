@@ -61,6 +61,7 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       enabled: m.enabled,
       ...(m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
       ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
+      ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
     };
     if (m.token !== undefined) {
@@ -110,6 +111,7 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[]): Publ
       hasToken: Boolean(m.credentialId),
       ...(m.allowedTools ? { allowedTools: m.allowedTools } : {}),
       ...(m.label ? { label: m.label } : {}),
+      ...(m.isolation ? { isolation: m.isolation } : {}),
     })),
     siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
   };

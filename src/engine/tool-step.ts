@@ -392,7 +392,10 @@ async function execute(
   let onAbortReject: (() => void) | undefined;
   let result: ToolResult;
   try {
+    // MCP calls keep their own deadline, reset by progress and paused while the user answers an
+    // elicitation; every other tool gets the engine's fixed bound.
     const timeout = new Promise<never>((_, reject) => {
+      if (reg.descriptor.level === 'mcp') return;
       timer = setTimeout(() => {
         callAbort.abort(new Error('timeout'));
         reject(new Error(`The tool did not finish within ${Math.round(ctx.options.toolTimeoutMs / 1000)} s and was stopped.`));

@@ -35,6 +35,8 @@ export const McpServerPatch = z.union([
     enabled: z.boolean(),
     allowedTools: z.array(z.string().max(200)).max(500).optional(),
     label: z.string().max(200).optional(),
+    /** 'per_thread' gives each thread its own session (servers that keep state, spec/000). */
+    isolation: z.enum(['shared', 'per_thread']).optional(),
   }),
 ]);
 
@@ -79,6 +81,9 @@ export const PublicMcpServer = z.object({
   hasToken: z.boolean(),
   allowedTools: z.array(z.string()).optional(),
   label: z.string().optional(),
+  isolation: z.enum(['shared', 'per_thread']).optional(),
+  /** Live connection state, when known (from the MCP manager). */
+  status: z.object({ state: z.string(), message: z.string().optional(), toolCount: z.number().optional() }).optional(),
 });
 
 /** Settings as every UI sees them: no secret, only `hasApiKey` / `hasToken`. */

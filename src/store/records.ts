@@ -259,6 +259,7 @@ export interface StoredMcpServer {
   enabled: boolean;
   allowedTools?: string[];
   label?: string;
+  isolation?: 'shared' | 'per_thread';
   credentialId?: string;
 }
 

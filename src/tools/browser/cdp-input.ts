@@ -1,0 +1,142 @@
+/**
+ * Trusted input through CDP (Input.dispatchMouseEvent / dispatchKeyEvent / insertText): the page
+ * sees isTrusted events, exactly as from the user's mouse and keyboard.
+ */
+import type { DebuggerSessions } from './debugger-sessions';
+import type { Modifier } from './key-combo';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+const MODIFIER_BITS: Record<Modifier, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+
+export function modifierMask(mods: readonly Modifier[]): number {
+  return mods.reduce((m, k) => m | MODIFIER_BITS[k], 0);
+}
+
+type Button = 'left' | 'right' | 'middle';
+const BUTTON_MASK: Record<Button, number> = { left: 1, right: 2, middle: 4 };
+
+export async function mouseMove(d: DebuggerSessions, tabId: number, p: Point, mods: readonly Modifier[] = [], buttons = 0, button: Button | 'none' = 'none'): Promise<void> {
+  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, modifiers: modifierMask(mods), buttons, button });
+}
+
+export async function mouseClick(d: DebuggerSessions, tabId: number, p: Point, button: Button, clickCount: number, mods: readonly Modifier[]): Promise<void> {
+  await mouseMove(d, tabId, p, mods);
+  for (let n = 1; n <= clickCount; n++) {
+    const base = { x: p.x, y: p.y, button, clickCount: n, modifiers: modifierMask(mods) };
+    await d.send(tabId, 'Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: BUTTON_MASK[button] });
+    await d.send(tabId, 'Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
+  }
+}
+
+/** Press at `from`, move in steps (drag listeners need intermediate moves), release at `to`. */
+export async function mouseDrag(d: DebuggerSessions, tabId: number, from: Point, to: Point, mods: readonly Modifier[], steps = 10): Promise<void> {
+  const m = modifierMask(mods);
+  await mouseMove(d, tabId, from, mods);
+  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1, modifiers: m });
+  for (let i = 1; i <= steps; i++) {
+    const x = from.x + ((to.x - from.x) * i) / steps;
+    const y = from.y + ((to.y - from.y) * i) / steps;
+    await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1, modifiers: m });
+  }
+  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1, modifiers: m });
+}
+
+interface KeyDef {
+  key: string;
+  code: string;
+  keyCode: number;
+  text?: string;
+}
+
+const NAMED: Record<string, KeyDef> = {
+  Enter: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
+  Tab: { key: 'Tab', code: 'Tab', keyCode: 9 },
+  Escape: { key: 'Escape', code: 'Escape', keyCode: 27 },
+  Backspace: { key: 'Backspace', code: 'Backspace', keyCode: 8 },
+  Delete: { key: 'Delete', code: 'Delete', keyCode: 46 },
+  ArrowUp: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
+  ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
+  ArrowLeft: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
+  ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
+  Home: { key: 'Home', code: 'Home', keyCode: 36 },
+  End: { key: 'End', code: 'End', keyCode: 35 },
+  PageUp: { key: 'PageUp', code: 'PageUp', keyCode: 33 },
+  PageDown: { key: 'PageDown', code: 'PageDown', keyCode: 34 },
+  Insert: { key: 'Insert', code: 'Insert', keyCode: 45 },
+  ' ': { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
+  Alt: { key: 'Alt', code: 'AltLeft', keyCode: 18 },
+  Control: { key: 'Control', code: 'ControlLeft', keyCode: 17 },
+  Meta: { key: 'Meta', code: 'MetaLeft', keyCode: 91 },
+  Shift: { key: 'Shift', code: 'ShiftLeft', keyCode: 16 },
+};
+for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
+
+const ALIASES: Record<string, string> = { esc: 'Escape', return: 'Enter', del: 'Delete', up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight', space: ' ', pgup: 'PageUp', pgdn: 'PageDown' };
+
+const SHIFTED = '~!@#$%^&*()_+{}|:"<>?';
+const PUNCT_CODES: Record<string, [string, number]> = {
+  '-': ['Minus', 189], '=': ['Equal', 187], '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220],
+  ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
+};
+
+export function keyDef(name: string): KeyDef | null {
+  const canonical = ALIASES[name.toLowerCase()] ?? Object.keys(NAMED).find((k) => k.toLowerCase() === name.toLowerCase());
+  if (canonical) return NAMED[canonical];
+  if ([...name].length !== 1) return null;
+  const upper = name.toUpperCase();
+  if (/[a-z]/i.test(name)) return { key: name, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: name };
+  if (/[0-9]/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
+  const punct = PUNCT_CODES[name];
+  if (punct) return { key: name, code: punct[0], keyCode: punct[1], text: name };
+  return { key: name, code: '', keyCode: 0, text: name };
+}
+
+/** Editing commands Chrome runs for shortcuts only when they are named (dispatchKeyEvent `commands`). */
+const SHORTCUT_COMMANDS: Record<string, string> = { a: 'selectAll', c: 'copy', x: 'cut', v: 'paste', z: 'undo', y: 'redo' };
+
+export async function pressKey(d: DebuggerSessions, tabId: number, name: string, mods: readonly Modifier[]): Promise<void> {
+  const def = keyDef(name);
+  if (!def) throw new Error(`Unknown key "${name}". Use Enter, Escape, Tab, ArrowDown, PageDown, Backspace, F5, a single character…`);
+  const m = modifierMask(mods);
+  const shortcut = mods.includes('Control') || mods.includes('Meta') || mods.includes('Alt');
+  for (const mod of mods) await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'rawKeyDown', ...keyFields(NAMED[mod]), modifiers: m });
+  let text = def.text;
+  if (text && mods.includes('Shift') && /[a-z]/.test(text)) text = text.toUpperCase();
+  const down: Record<string, unknown> = { ...keyFields(def), modifiers: m, type: text && !shortcut ? 'keyDown' : 'rawKeyDown' };
+  if (text && !shortcut) {
+    down.text = text;
+    down.unmodifiedText = def.text;
+  }
+  const command = shortcut ? SHORTCUT_COMMANDS[def.key.toLowerCase()] : undefined;
+  if (command) down.commands = [command];
+  await d.send(tabId, 'Input.dispatchKeyEvent', down);
+  await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(def), modifiers: m });
+  for (const mod of [...mods].reverse()) await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(NAMED[mod]), modifiers: 0 });
+}
+
+function keyFields(def: KeyDef) {
+  return { key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode };
+}
+
+/** Types text: key events per character for short text (listeners see each key), insertText for long text. */
+export async function typeText(d: DebuggerSessions, tabId: number, text: string): Promise<void> {
+  if (text.length > 300) {
+    await d.send(tabId, 'Input.insertText', { text });
+    return;
+  }
+  for (const ch of text) {
+    if (ch === '\n') {
+      await pressKey(d, tabId, 'Enter', []);
+      continue;
+    }
+    const def = keyDef(ch);
+    const shifted = /[A-Z]/.test(ch) || SHIFTED.includes(ch);
+    const fields = def && def.keyCode ? keyFields(def) : { key: ch };
+    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyDown', ...fields, text: ch, unmodifiedText: ch, modifiers: shifted ? 8 : 0 });
+    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...fields, modifiers: shifted ? 8 : 0 });
+  }
+}

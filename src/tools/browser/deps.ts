@@ -1,0 +1,12 @@
+import type { DebuggerSessions } from './debugger-sessions';
+import type { BrowserHost } from './host';
+import type { PageClient } from './page-client';
+
+/** What every browser tool is built from (one instance per service worker). */
+export interface BrowserToolDeps {
+  host: BrowserHost;
+  client: PageClient;
+  debuggers: DebuggerSessions;
+  /** Take small thumbnails after actions (details only). */
+  thumbnails: boolean;
+}

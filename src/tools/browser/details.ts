@@ -1,0 +1,30 @@
+/** What browser tools put in `details` for the UI (never sent to the model). */
+import type { CapturedImage } from './host';
+
+export interface HighlightBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The box is relative to this frame's viewport (0 = the tab's viewport). */
+  frameId: number;
+}
+
+export interface BrowserToolDetails {
+  tabId?: number;
+  frameId?: number;
+  urlBefore?: string;
+  urlAfter?: string;
+  title?: string;
+  /** The element acted on, as its snapshot line. */
+  element?: string;
+  highlight?: HighlightBox;
+  /** A small JPEG of the visible tab after the action, when it was cheap to take. */
+  thumbnail?: CapturedImage;
+  /** Full screenshot (browser_screenshot), also shown when the model has no vision. */
+  image?: CapturedImage;
+  /** Snapshot statistics. */
+  snapshot?: { lines: number; refs: number; estTokens: number; ms: number; kind: string; truncated: boolean };
+  /** Anything else a tool wants the UI to show (tab lists, matches…). */
+  info?: Record<string, unknown>;
+}

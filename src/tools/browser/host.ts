@@ -1,0 +1,138 @@
+/**
+ * BrowserHost: everything the browser tools need from Chrome, as one small injected interface.
+ * src/background/chrome-browser-host.ts implements it with chrome.*; unit tests use a fake.
+ *
+ * Contracts callers rely on:
+ * - Methods reject with a `HostError` whose `code` says what happened; no other error type
+ *   escapes (implementations translate chrome.runtime.lastError and API rejections).
+ * - `sendToFrame` resolves with the content script's reply, or rejects with `no_receiver`
+ *   (no content script in that frame yet), `port_closed` (the frame navigated or closed while
+ *   answering), `timeout`, `no_tab` / `no_frame`, or `aborted`.
+ * - Event subscriptions return an unsubscribe function and never throw.
+ */
+
+export interface TabInfo {
+  tabId: number;
+  windowId: number;
+  url: string;
+  title: string;
+  favIconUrl?: string;
+  active: boolean;
+  status: 'loading' | 'complete' | 'unloaded';
+  openerTabId?: number;
+  incognito: boolean;
+  /** The URL being loaded while `status` is loading (Chrome's pendingUrl). */
+  pendingUrl?: string;
+}
+
+export interface FrameInfo {
+  frameId: number;
+  url: string;
+  /** The frame's viewport size (CSS px): pairs it with its iframe element when URLs repeat. */
+  width: number;
+  height: number;
+}
+
+export interface CapturedImage {
+  mimeType: 'image/png' | 'image/jpeg';
+  dataBase64: string;
+  width: number;
+  height: number;
+}
+
+export interface CaptureOptions {
+  format: 'png' | 'jpeg';
+  /** JPEG quality 0–100. */
+  quality?: number;
+  /** Downscale so the image is at most this wide (CSS px of the capture, keeps aspect). */
+  maxWidth?: number;
+  /**
+   * A thumbnail nobody waits for: fail at once rather than wait out Chrome's capture rate limit
+   * (two captures per second).
+   */
+  bestEffort?: boolean;
+}
+
+export type HostErrorCode =
+  | 'no_tab'
+  | 'no_frame'
+  | 'no_receiver'
+  | 'port_closed'
+  | 'timeout'
+  | 'aborted'
+  | 'restricted'
+  | 'debugger'
+  | 'capture'
+  | 'failed';
+
+export class HostError extends Error {
+  constructor(
+    readonly code: HostErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HostError';
+  }
+}
+
+export interface TabChange {
+  tabId: number;
+  /** Set when the URL changed (navigation commit, pushState, fragment). */
+  url?: string;
+  status?: 'loading' | 'complete';
+  title?: string;
+}
+
+export interface DebuggerEvent {
+  tabId: number;
+  method: string;
+  params: unknown;
+}
+
+export interface BrowserHost {
+  // --- tabs -------------------------------------------------------------------------------
+  getTab(tabId: number): Promise<TabInfo>;
+  /** Tabs of every normal window (incognito tabs only when the extension is allowed there). */
+  listTabs(): Promise<TabInfo[]>;
+  createTab(opts: { url: string; active: boolean; openerTabId?: number; windowId?: number }): Promise<TabInfo>;
+  closeTab(tabId: number): Promise<void>;
+  /** Makes the tab the active tab of its window and focuses that window. */
+  activateTab(tabId: number): Promise<void>;
+  navigate(tabId: number, url: string): Promise<void>;
+  goBack(tabId: number): Promise<void>;
+  reload(tabId: number): Promise<void>;
+  onTabChanged(listener: (change: TabChange) => void): () => void;
+  onTabCreated(listener: (tab: TabInfo) => void): () => void;
+  onTabRemoved(listener: (tabId: number) => void): () => void;
+
+  // --- content script ---------------------------------------------------------------------
+  sendToFrame(tabId: number, frameId: number, message: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
+  /** Injects the bundled content script into one frame (pages open before install, reloads). */
+  injectContentScript(tabId: number, frameId: number): Promise<void>;
+  /** Frames of a tab as the extension sees them (frames the extension may script). */
+  listFrames(tabId: number): Promise<FrameInfo[]>;
+
+  // --- capture ----------------------------------------------------------------------------
+  /** The visible area of the window's active tab (the tab must be active in its window). */
+  captureVisibleTab(windowId: number, opts: CaptureOptions): Promise<CapturedImage>;
+
+  // --- debugger (L2) ----------------------------------------------------------------------
+  debuggerAttach(tabId: number): Promise<void>;
+  debuggerDetach(tabId: number): Promise<void>;
+  debuggerSend<T = unknown>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T>;
+  onDebuggerEvent(listener: (event: DebuggerEvent) => void): () => void;
+  /** The debugger went away without us (the user closed the infobar, the tab closed). */
+  onDebuggerDetached(listener: (tabId: number, reason: string) => void): () => void;
+
+  // --- environment ------------------------------------------------------------------------
+  /** Whether the user allowed the extension on file:// URLs. */
+  fileSchemeAccess(): Promise<boolean>;
+  /** `chrome-extension://<id>` of this extension. */
+  readonly extensionOrigin: string;
+  /** Survives service-worker restarts within the browser session (chrome.storage.session). */
+  sessionGet<T>(key: string): Promise<T | undefined>;
+  sessionSet(key: string, value: unknown): Promise<void>;
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  setTimer(ms: number, fn: () => void): () => void;
+}

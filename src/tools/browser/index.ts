@@ -1,0 +1,90 @@
+/**
+ * The browser tools (L0–L2) over an injected BrowserHost. The service worker calls
+ * `createBrowserTools(createChromeBrowserHost())` once, registers `tools`, and registers
+ * `lifecycle` so the debugger detaches when a run ends or is interrupted.
+ */
+import type { AgentTool, ToolLifecycle } from '../types';
+import { DebuggerSessions } from './debugger-sessions';
+import type { BrowserToolDeps } from './deps';
+import type { BrowserHost } from './host';
+import { PageClient } from './page-client';
+import { clickTool } from './tools/click';
+import { dialogTool } from './tools/dialog';
+import { findTool } from './tools/find';
+import { getTextTool } from './tools/get-text';
+import { goBackTool } from './tools/go-back';
+import { hoverTool } from './tools/hover';
+import { keyboardTool } from './tools/keyboard';
+import { mouseTool } from './tools/mouse';
+import { navigateTool } from './tools/navigate';
+import { pressKeyTool } from './tools/press-key';
+import { screenshotTool } from './tools/screenshot';
+import { scrollTool } from './tools/scroll';
+import { selectTool } from './tools/select';
+import { snapshotTool } from './tools/snapshot';
+import { tabCloseTool } from './tools/tab-close';
+import { tabOpenTool } from './tools/tab-open';
+import { tabSwitchTool } from './tools/tab-switch';
+import { tabsTool } from './tools/tabs';
+import { typeTool } from './tools/type';
+import { uploadFileTool } from './tools/upload-file';
+import { waitForTool } from './tools/wait-for';
+
+export type { BrowserHost, TabInfo, FrameInfo, CapturedImage, CaptureOptions, TabChange, DebuggerEvent } from './host';
+export { HostError } from './host';
+export type { BrowserToolDetails, HighlightBox } from './details';
+export { untrustedPageContent, escapeUntrusted, UNTRUSTED_TAG } from './untrusted';
+
+export interface BrowserToolsOptions {
+  /** Small screenshots in `details` after actions (default true). */
+  thumbnails?: boolean;
+  /** Idle time before the debugger detaches (default 30 s). */
+  debuggerIdleMs?: number;
+}
+
+export interface BrowserTools {
+  tools: AgentTool[];
+  lifecycle: ToolLifecycle;
+}
+
+export function createBrowserTools(host: BrowserHost, options: BrowserToolsOptions = {}): BrowserTools {
+  const deps: BrowserToolDeps = {
+    host,
+    client: new PageClient(host),
+    debuggers: new DebuggerSessions(host, options.debuggerIdleMs),
+    thumbnails: options.thumbnails ?? true,
+  };
+  const typed = [
+    // L0: perceive
+    tabsTool(deps),
+    snapshotTool(deps),
+    getTextTool(deps),
+    findTool(deps),
+    screenshotTool(deps),
+    // L1: act in the DOM, navigate, manage tabs
+    navigateTool(deps),
+    goBackTool(deps),
+    clickTool(deps),
+    typeTool(deps),
+    selectTool(deps),
+    scrollTool(deps),
+    pressKeyTool(deps),
+    hoverTool(deps),
+    waitForTool(deps),
+    tabOpenTool(deps),
+    tabCloseTool(deps),
+    tabSwitchTool(deps),
+    // L2: act as the user (chrome.debugger)
+    mouseTool(deps),
+    keyboardTool(deps),
+    uploadFileTool(deps),
+    dialogTool(deps),
+  ];
+  // The registry stores tools of every parameter type; each tool validates its own params.
+  const tools = typed as unknown as AgentTool[];
+  const lifecycle: ToolLifecycle = {
+    runEnded: (runId) => deps.debuggers.releaseRun(runId),
+    runInterrupted: (runId) => deps.debuggers.releaseRun(runId),
+  };
+  return { tools, lifecycle };
+}

@@ -1,0 +1,41 @@
+/** "Control+Shift+K", "ctrl+a", "Enter", "+" → key and modifiers, as models write them. */
+
+export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
+
+const MODIFIER_NAMES: Record<string, Modifier> = {
+  alt: 'Alt',
+  option: 'Alt',
+  control: 'Control',
+  ctrl: 'Control',
+  meta: 'Meta',
+  cmd: 'Meta',
+  command: 'Meta',
+  super: 'Meta',
+  win: 'Meta',
+  shift: 'Shift',
+};
+
+export interface KeyCombo {
+  key: string;
+  modifiers: Modifier[];
+}
+
+export function parseKeyCombo(input: string): KeyCombo {
+  const trimmed = input.trim();
+  if (trimmed === '+' || trimmed.length === 1) return { key: trimmed === '' ? ' ' : trimmed, modifiers: [] };
+  // "Control++" means Control and the plus key.
+  const parts = trimmed.endsWith('++') ? [...trimmed.slice(0, -2).split('+'), '+'] : trimmed.split('+');
+  const modifiers: Modifier[] = [];
+  let key = '';
+  for (const raw of parts) {
+    const p = raw.trim();
+    const mod = MODIFIER_NAMES[p.toLowerCase()];
+    if (mod && !modifiers.includes(mod)) modifiers.push(mod);
+    else if (p || raw === ' ') key = p || ' ';
+  }
+  if (!key) {
+    if (modifiers.length) return { key: modifiers.pop() as string, modifiers };
+    throw new Error(`"${input}" is not a key. Use names like Enter, Escape, Tab, ArrowDown, a, Control+a.`);
+  }
+  return { key: key.toLowerCase() === 'space' ? ' ' : key, modifiers };
+}

@@ -1,0 +1,205 @@
+/**
+ * The shape every acting tool shares: perform the action, wait for the page to settle (bounded:
+ * DOM quiet, or a navigation committing and loading), and return a short account of what
+ * changed — navigation, new tabs, dialogs that appeared, the element's new state — with
+ * page-derived parts inside the untrusted block.
+ *
+ * The account is built from what the page reports after the action; when the page cannot answer
+ * (it navigated away, or a JavaScript dialog blocks it) the tab's state tells what happened.
+ */
+import type { ElementReport, SettleResult } from '../../../content-scripts/messages';
+import type { ToolResult } from '../types';
+import type { BrowserToolDetails } from './details';
+import { HostError, type BrowserHost, type TabInfo } from './host';
+import { PageCallError, type PageClient } from './page-client';
+import type { OpenDialog } from './debugger-sessions';
+import { waitForTabLoad, waitForUrlChange } from './tab-waits';
+import { getTabOrThrow } from './target';
+import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
+
+export interface ActionDeps {
+  host: BrowserHost;
+  client: PageClient;
+  /** Take a small thumbnail after actions when the tab is visible. */
+  thumbnails: boolean;
+}
+
+export interface PerformedAction {
+  element?: ElementReport;
+  note?: string;
+}
+
+export interface ActionSpec {
+  tabId: number;
+  frameId: number;
+  /** The element, for its state after the action. */
+  localRef?: string;
+  modelRef?: string;
+  docId?: string;
+  /** "Clicked", "Typed into"… */
+  verb: string;
+  perform(): Promise<PerformedAction>;
+  /** With the debugger attached, the JavaScript dialog the action opened (known without waiting). */
+  dialogProbe?: () => OpenDialog | undefined;
+}
+
+type Settled =
+  | { kind: 'settled'; result: SettleResult }
+  | { kind: 'navigated'; tab: TabInfo | undefined; stillLoading: boolean }
+  | { kind: 'dialog'; dialog: OpenDialog }
+  | { kind: 'unresponsive' };
+
+const SETTLE_QUIET_MS = 200;
+const SETTLE_MAX_MS = 2500;
+const NAVIGATION_LOAD_MS = 8000;
+
+export async function runPageAction(deps: ActionDeps, spec: ActionSpec, signal: AbortSignal): Promise<ToolResult<BrowserToolDetails>> {
+  const { host } = deps;
+  const before = await getTabOrThrow(host, spec.tabId);
+  const opened: TabInfo[] = [];
+  const stopWatching = host.onTabCreated((t) => {
+    if (t.openerTabId === spec.tabId) opened.push(t);
+  });
+  try {
+    const performed = await spec.perform();
+    const settled = await settleAfter(deps, spec, before, signal);
+    const after = settled.kind === 'navigated' && settled.tab ? settled.tab : await host.getTab(spec.tabId).catch(() => undefined);
+    return await compose(deps, spec, before, after, performed, settled, opened);
+  } finally {
+    stopWatching();
+  }
+}
+
+async function settleAfter(deps: ActionDeps, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+  const probe = spec.dialogProbe;
+  if (!probe) return settleThroughPage(deps, spec, before, signal);
+  // A dialog blocks the page: watch for it instead of waiting for a reply that cannot come.
+  let stop = false;
+  const watch = (async (): Promise<Settled | null> => {
+    while (!stop) {
+      const dialog = probe();
+      if (dialog) return { kind: 'dialog', dialog };
+      await deps.host.sleep(100, signal).catch(() => undefined);
+      if (signal.aborted) return null;
+    }
+    return null;
+  })();
+  const settled = settleThroughPage(deps, spec, before, signal).then((s) => {
+    const dialog = probe();
+    return dialog ? ({ kind: 'dialog', dialog } as Settled) : s;
+  });
+  try {
+    const first = await Promise.race([settled, watch.then((w) => w ?? settled)]);
+    return first;
+  } finally {
+    stop = true;
+    settled.catch(() => undefined);
+  }
+}
+
+async function settleThroughPage(deps: ActionDeps, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+  try {
+    const result = await deps.client.call<SettleResult>(
+      spec.tabId,
+      spec.frameId,
+      { op: 'settle', quietMs: SETTLE_QUIET_MS, timeoutMs: SETTLE_MAX_MS, ref: spec.localRef, docId: spec.docId },
+      { timeoutMs: SETTLE_MAX_MS + 1500, signal },
+    );
+    return { kind: 'settled', result };
+  } catch (e) {
+    if (signal.aborted) throw new Error('Interrupted.');
+    const gone =
+      (e instanceof HostError && (e.code === 'port_closed' || e.code === 'no_receiver' || e.code === 'no_frame')) ||
+      (e instanceof PageCallError && (e.code === 'no_content_script' || e.code === 'failed'));
+    if (gone) return waitForNavigation(deps.host, spec, before, signal);
+    if (e instanceof HostError && e.code === 'timeout') {
+      const tab = await deps.host.getTab(spec.tabId).catch(() => undefined);
+      if (tab && (tab.status === 'loading' || tab.url !== before.url)) return waitForNavigation(deps.host, spec, before, signal);
+      return { kind: 'unresponsive' };
+    }
+    if (e instanceof HostError && e.code === 'no_tab') return { kind: 'navigated', tab: undefined, stillLoading: false };
+    throw e;
+  }
+}
+
+async function waitForNavigation(host: BrowserHost, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+  if (spec.frameId !== 0) {
+    return { kind: 'navigated', tab: await host.getTab(spec.tabId).catch(() => undefined), stillLoading: false };
+  }
+  // The old document is unloading: wait for the new one to commit, then to load.
+  const current = await host.getTab(spec.tabId).catch(() => undefined);
+  if (current && current.status !== 'loading' && current.url === before.url) {
+    await waitForUrlChange(host, spec.tabId, before.url, 1500, signal);
+  }
+  const loaded = await waitForTabLoad(host, spec.tabId, NAVIGATION_LOAD_MS, signal);
+  return { kind: 'navigated', tab: loaded.tab, stillLoading: loaded.timedOut };
+}
+
+async function compose(
+  deps: ActionDeps,
+  spec: ActionSpec,
+  before: TabInfo,
+  after: TabInfo | undefined,
+  performed: PerformedAction,
+  settled: Settled,
+  opened: TabInfo[],
+): Promise<ToolResult<BrowserToolDetails>> {
+  const ref = spec.modelRef ?? '';
+  const facts: string[] = [`${spec.verb}${ref ? ` ${ref}` : ''}.`];
+  const page: string[] = [];
+  if (performed.element) page.push(`element: ${performed.element.line}`);
+  if (performed.note) page.push(`done: ${performed.note}`);
+
+  if (settled.kind === 'navigated') {
+    if (!after) facts.push('The tab was closed.');
+    else if (after.url !== before.url) {
+      facts.push(`The page navigated: ${before.url} → ${after.url}${settled.stillLoading ? ' (still loading)' : ''}.`);
+    } else facts.push(`The page reloaded${settled.stillLoading ? ' (still loading)' : ''}.`);
+    facts.push('Refs from earlier snapshots are no longer valid: take a new browser_snapshot.');
+    if (after?.title) page.push(`new page title: ${after.title}`);
+  } else if (settled.kind === 'dialog') {
+    facts.push(`A JavaScript ${settled.dialog.type} dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.`);
+    page.push(`dialog message: ${settled.dialog.message}`);
+  } else if (settled.kind === 'unresponsive') {
+    facts.push(
+      'The page stopped responding after the action: a JavaScript dialog (alert, confirm or prompt) is probably open. ' +
+        'Use browser_dialog to read and accept or dismiss it.',
+    );
+  } else {
+    const s = settled.result;
+    if (s.url !== before.url) facts.push(`The URL changed to ${s.url} (same document: the app updated the page).`);
+    const elementChanged = s.element !== undefined && !('gone' in s.element) && s.element.line !== performed.element?.line;
+    if (s.mutations > 0) {
+      facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
+    } else {
+      facts.push(elementChanged ? 'Only the element changed.' : 'No visible change in the page.');
+    }
+    if (s.element && 'gone' in s.element) facts.push(`${ref || 'The element'} is no longer in the page.`);
+    else if (s.element && elementChanged) page.push(`element now: ${s.element.line}`);
+    for (const a of s.appeared) page.push(`appeared: ${a}`);
+  }
+  for (const t of opened) facts.push(`A new tab opened: tab ${t.tabId} (${t.pendingUrl || t.url || 'loading'}). Pass tabId ${t.tabId} to act on it.`);
+
+  const source = (settled.kind === 'settled' ? settled.result.url : after?.url) ?? before.url;
+  let text = facts.join(' ');
+  if (page.length) text += `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(source, page.join('\n'))}`;
+
+  const details: BrowserToolDetails = {
+    tabId: spec.tabId,
+    frameId: spec.frameId,
+    urlBefore: before.url,
+    urlAfter: after?.url ?? before.url,
+    title: after?.title,
+  };
+  const el = performed.element;
+  if (el) {
+    details.element = el.line;
+    details.highlight = { ...el.box, frameId: spec.frameId };
+  }
+  if (deps.thumbnails && after?.active && settled.kind !== 'unresponsive' && settled.kind !== 'dialog') {
+    details.thumbnail = await deps.host
+      .captureVisibleTab(after.windowId, { format: 'jpeg', quality: 50, maxWidth: 400, bestEffort: true })
+      .catch(() => undefined);
+  }
+  return { content: [{ type: 'text', text }], details };
+}

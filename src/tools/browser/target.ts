@@ -1,0 +1,53 @@
+/**
+ * Which tab a call acts on, and the ToolTarget the Gatekeeper decides on. A tool targets the
+ * thread's tab (ctx.tabId) unless its params name a tabId.
+ */
+import type { ToolCallContext, ToolTarget } from '../types';
+import { HostError, type BrowserHost, type TabInfo } from './host';
+import { originOf, pageRestriction } from './restricted';
+
+export function tabIdFor(params: { tabId?: number }, ctx: ToolCallContext): number {
+  const tabId = params.tabId ?? ctx.tabId;
+  if (tabId === undefined) {
+    throw new Error('No tab to act on: this conversation has no tab. Use browser_tabs to list tabs and pass a tabId.');
+  }
+  return tabId;
+}
+
+export async function getTabOrThrow(host: BrowserHost, tabId: number): Promise<TabInfo> {
+  try {
+    return await host.getTab(tabId);
+  } catch (e) {
+    if (e instanceof HostError && e.code === 'no_tab') {
+      throw new Error(`Tab ${tabId} does not exist (it was closed). Use browser_tabs to list open tabs.`);
+    }
+    throw e;
+  }
+}
+
+export function targetOfTab(tab: TabInfo, frameId?: number): ToolTarget {
+  const target: ToolTarget = {
+    tabId: tab.tabId,
+    url: tab.url,
+    origin: originOf(tab.url),
+    title: tab.title,
+  };
+  if (frameId !== undefined) target.frameId = frameId;
+  if (tab.favIconUrl) target.favIconUrl = tab.favIconUrl;
+  return target;
+}
+
+/** Target of a tool that reads or acts inside the page: forbidden on restricted pages. */
+export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0): Promise<ToolTarget> {
+  const tab = await getTabOrThrow(host, tabId);
+  const target = targetOfTab(tab, frameId);
+  const why = pageRestriction(tab.url, { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin });
+  if (why) target.forbidden = why;
+  return target;
+}
+
+/** Throws the restriction as a tool error (execute re-checks: the tab may have navigated since approval). */
+export async function assertPageAllowed(host: BrowserHost, tab: TabInfo): Promise<void> {
+  const why = pageRestriction(tab.url, { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin });
+  if (why) throw new Error(`Cannot use tab ${tab.tabId}: ${why}.`);
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { AgentTool } from '../../types';
+import type { BrowserToolDeps } from '../deps';
+import type { BrowserToolDetails } from '../details';
+import { TabIdParam } from '../params';
+import { getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
+
+const Params = z.object({
+  action: z.enum(['accept', 'dismiss']).describe('accept = OK / Leave; dismiss = Cancel / Stay.'),
+  promptText: z.string().max(10_000).optional().describe('Answer typed into a prompt() dialog before accepting.'),
+  tabId: TabIdParam,
+});
+type Params = z.infer<typeof Params>;
+
+/** browser_dialog: answers alert / confirm / prompt / beforeunload (Page.handleJavaScriptDialog). */
+export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
+  return {
+    name: 'browser_dialog',
+    label: 'Answer dialog',
+    description:
+      'Accept or dismiss the JavaScript dialog (alert, confirm, prompt, or "leave this page?") that blocks the tab, optionally typing an answer into a prompt. Reports the dialog’s message.',
+    parameters: Params,
+    level: 'L2',
+    effects: 'write',
+    recovery: 'never-retry',
+    async resolveTarget(params, ctx) {
+      const target = await pageTarget(deps.host, tabIdFor(params, ctx));
+      return target;
+    },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      const tabId = tabIdFor(params, ctx);
+      const tab = await getTabOrThrow(deps.host, tabId);
+      await deps.debuggers.acquire(tabId, ctx.runId);
+      // A dialog opened before we attached is reported when the Page domain is enabled.
+      for (let i = 0; i < 10 && !deps.debuggers.dialogOf(tabId); i++) await deps.host.sleep(50, signal);
+      const dialog = deps.debuggers.dialogOf(tabId);
+      try {
+        await deps.debuggers.send(tabId, 'Page.handleJavaScriptDialog', {
+          accept: params.action === 'accept',
+          ...(params.promptText !== undefined ? { promptText: params.promptText } : {}),
+        });
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        if (/no dialog/i.test(why)) throw new Error(`No JavaScript dialog is open in tab ${tabId}.`);
+        throw e;
+      }
+      deps.debuggers.clearDialog(tabId);
+      const kind = dialog ? `${dialog.type} dialog` : 'dialog';
+      const answered = `${params.action === 'accept' ? 'Accepted' : 'Dismissed'} the ${kind} in tab ${tabId}${params.promptText !== undefined ? ' with the given answer' : ''}.`;
+      const text = dialog?.message ? `${answered}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(dialog.url || tab.url, `message: ${dialog.message}`)}` : answered;
+      return { content: [{ type: 'text', text }], details: { tabId, urlAfter: tab.url, info: dialog ? { type: dialog.type, message: dialog.message } : {} } };
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { ActionAck } from '../../../../content-scripts/messages';
+import type { AgentTool } from '../../types';
+import type { BrowserToolDeps } from '../deps';
+import type { BrowserToolDetails } from '../details';
+import { refContext } from '../element-target';
+import { runPageAction } from '../page-action';
+import { RefParam, TabIdParam } from '../params';
+import { pageTarget } from '../target';
+
+const Params = z.object({ ref: RefParam, tabId: TabIdParam });
+type Params = z.infer<typeof Params>;
+
+/** browser_hover: pointer-over events (menus opened by script). CSS :hover needs browser_mouse. */
+export function hoverTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
+  return {
+    name: 'browser_hover',
+    label: 'Hover',
+    description:
+      'Move the pointer over an element by ref (mouseover/mouseenter events), e.g. to open a menu or show a tooltip, and report what appeared. Menus shown only by CSS :hover need browser_mouse with action move.',
+    parameters: Params,
+    level: 'L1',
+    effects: 'read',
+    recovery: 'retry-safe',
+    resolveTarget: async (params, ctx) => {
+      const r = await refContext(deps, params, ctx);
+      return pageTarget(deps.host, r.tabId, r.frameId);
+    },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      const r = await refContext(deps, params, ctx);
+      return runPageAction(
+        deps,
+        {
+          ...r,
+          localRef: r.local,
+          verb: 'Hovered over',
+          perform: () => deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'hover', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef }),
+        },
+        signal,
+      );
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { ActionAck } from '../../../../content-scripts/messages';
+import type { AgentTool } from '../../types';
+import { pressKey, typeText } from '../cdp-input';
+import type { BrowserToolDeps } from '../deps';
+import type { BrowserToolDetails } from '../details';
+import { elementTarget, refContext } from '../element-target';
+import { parseKeyCombo } from '../key-combo';
+import { runPageAction, type PerformedAction } from '../page-action';
+import { RefParam, TabIdParam } from '../params';
+import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+
+const Params = z.object({
+  text: z.string().max(20_000).optional().describe('Text to type with real key presses.'),
+  keys: z.array(z.string().min(1).max(60)).max(50).optional().describe('Keys or shortcuts to press, in order: ["Control+a", "Backspace"], ["Enter"].'),
+  keysFirst: z.boolean().default(false).describe('Press keys before typing text (default: after).'),
+  ref: RefParam.optional().describe('Focus this element first. Default: the focused element.'),
+  tabId: TabIdParam,
+});
+type Params = z.infer<typeof Params>;
+
+/** browser_keyboard: trusted typing and shortcuts through the debugger. */
+export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
+  return {
+    name: 'browser_keyboard',
+    label: 'Keyboard (trusted)',
+    description:
+      'Real keyboard input through the browser debugger: typing that pages accept only from real key presses, and shortcuts (Control+a, Shift+Tab, Escape). Optionally focuses an element by ref first. Chrome shows a "debugging" bar while it is in use.',
+    parameters: Params,
+    level: 'L2',
+    effects: 'write',
+    recovery: 'never-retry',
+    async resolveTarget(params, ctx) {
+      if (!params.ref) return pageTarget(deps.host, tabIdFor(params, ctx));
+      const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
+      const enter = (params.keys ?? []).some((k) => parseKeyCombo(k).key === 'Enter') || (params.text ?? '').includes('\n');
+      return elementTarget(deps, r, { submits: enter });
+    },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      if (!params.text && !params.keys?.length) throw new Error('Give text to type or keys to press.');
+      const combos = (params.keys ?? []).map(parseKeyCombo);
+      const tabId = tabIdFor(params, ctx);
+      await assertPageAllowed(deps.host, await getTabOrThrow(deps.host, tabId));
+      const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
+      const what = [params.text ? `typed ${params.text.length} characters` : '', params.keys?.length ? `pressed ${params.keys.join(', ')}` : '']
+        .filter(Boolean)
+        .join(' and ');
+      return runPageAction(
+        deps,
+        {
+          tabId,
+          frameId: r?.frameId ?? 0,
+          localRef: r?.local,
+          modelRef: r?.modelRef,
+          docId: r?.docId,
+          verb: `Keyboard: ${what}${r ? ' in' : ''}`,
+          dialogProbe: () => deps.debuggers.dialogOf(tabId),
+          perform: async (): Promise<PerformedAction> => {
+            const performed: PerformedAction = {};
+            if (r) {
+              const ack = await deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'focus', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef });
+              performed.element = ack.element;
+              await deps.host.sleep(30, signal);
+            }
+            await deps.debuggers.acquire(tabId, ctx.runId);
+            const keys = async () => {
+              for (const c of combos) await pressKey(deps.debuggers, tabId, c.key, c.modifiers);
+            };
+            const input = async () => {
+              if (params.keysFirst) await keys();
+              if (params.text) await typeText(deps.debuggers, tabId, params.text);
+              if (!params.keysFirst) await keys();
+            };
+            await Promise.race([input(), deps.host.sleep(Math.max(3000, (params.text?.length ?? 0) * 20), signal)]);
+            return performed;
+          },
+        },
+        signal,
+      );
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { AgentTool, ToolTarget } from '../../types';
+import { mouseClick, mouseDrag, mouseMove, type Point } from '../cdp-input';
+import type { BrowserToolDeps } from '../deps';
+import type { BrowserToolDetails } from '../details';
+import { elementTarget, refContext } from '../element-target';
+import { locateRef } from '../locate';
+import { runPageAction, type PerformedAction } from '../page-action';
+import { ModifiersParam, RefParam, TabIdParam } from '../params';
+import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+
+const Coord = z.number().min(0).max(100_000);
+
+const Params = z.object({
+  action: z.enum(['click', 'double_click', 'right_click', 'move', 'drag']),
+  ref: RefParam.optional().describe('Element to act on (its centre). Or give x and y.'),
+  x: Coord.optional().describe('Viewport x in CSS pixels (from a screenshot), instead of ref.'),
+  y: Coord.optional(),
+  toRef: RefParam.optional().describe('drag: drop on this element. Or give toX and toY.'),
+  toX: Coord.optional(),
+  toY: Coord.optional(),
+  modifiers: ModifiersParam,
+  tabId: TabIdParam,
+});
+type Params = z.infer<typeof Params>;
+
+/** browser_mouse: trusted mouse input through the debugger (the page sees isTrusted true). */
+export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
+  return {
+    name: 'browser_mouse',
+    label: 'Mouse (trusted)',
+    description:
+      'Real mouse input through the browser debugger, for pages that ignore synthetic clicks, CSS :hover menus, drag and drop, canvases and sliders. Acts at an element (ref) or at viewport coordinates (x, y in CSS px). Chrome shows a "debugging" bar while it is in use.',
+    parameters: Params,
+    level: 'L2',
+    effects: 'write',
+    recovery: 'never-retry',
+    async resolveTarget(params, ctx): Promise<ToolTarget> {
+      if (params.ref) {
+        const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
+        return elementTarget(deps, r, { activates: params.action !== 'move' });
+      }
+      return pageTarget(deps.host, tabIdFor(params, ctx));
+    },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      const tabId = tabIdFor(params, ctx);
+      await assertPageAllowed(deps.host, await getTabOrThrow(deps.host, tabId));
+      const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
+      if (!r && (params.x === undefined || params.y === undefined)) throw new Error('Give a ref, or both x and y.');
+      if (params.action === 'drag' && !params.toRef && (params.toX === undefined || params.toY === undefined)) {
+        throw new Error('drag needs toRef, or both toX and toY.');
+      }
+      const mods = params.modifiers ?? [];
+      const verb = { click: 'Clicked (trusted)', double_click: 'Double-clicked (trusted)', right_click: 'Right-clicked (trusted)', move: 'Moved the mouse to', drag: 'Dragged' }[params.action];
+      return runPageAction(
+        deps,
+        {
+          tabId,
+          frameId: r?.frameId ?? 0,
+          localRef: r?.local,
+          modelRef: r?.modelRef ?? `(${params.x}, ${params.y})`,
+          docId: r?.docId,
+          verb,
+          dialogProbe: () => deps.debuggers.dialogOf(tabId),
+          perform: async (): Promise<PerformedAction> => {
+            let point: Point = { x: params.x ?? 0, y: params.y ?? 0 };
+            const performed: PerformedAction = {};
+            if (r) {
+              const loc = await locateRef(deps, r, signal);
+              point = { x: loc.x, y: loc.y };
+              performed.element = { ...loc.element, box: loc.box };
+            }
+            await deps.debuggers.acquire(tabId, ctx.runId);
+            const input = async () => {
+              if (params.action === 'move') await mouseMove(deps.debuggers, tabId, point, mods);
+              else if (params.action === 'drag') {
+                let to: Point = { x: params.toX ?? 0, y: params.toY ?? 0 };
+                if (params.toRef) {
+                  const target = await locateRef(deps, await refContext(deps, { ref: params.toRef, tabId }, ctx), signal);
+                  to = { x: target.x, y: target.y };
+                }
+                await mouseDrag(deps.debuggers, tabId, point, to, mods);
+              } else {
+                const button = params.action === 'right_click' ? 'right' : 'left';
+                await mouseClick(deps.debuggers, tabId, point, button, params.action === 'double_click' ? 2 : 1, mods);
+              }
+            };
+            // A dialog opened by the click holds the input acknowledgement until it closes.
+            await Promise.race([input(), deps.host.sleep(2000, signal)]);
+            return performed;
+          },
+        },
+        signal,
+      );
+    },
+  };
+}
