@@ -1,4 +1,5 @@
 import { createAskUserTool } from '../tools/builtin/ask-user';
+import { createGetSkillTool } from '../tools/builtin/get-skill';
 import { createTodoTool } from '../tools/builtin/todo';
 import type { Engine } from './engine-core';
 
@@ -19,4 +20,14 @@ export function registerBuiltins(engine: Engine): void {
     }),
   );
   engine.registry.register(createAskUserTool());
+  engine.registry.register(
+    createGetSkillTool({
+      // From the run's snapshot, not the live table: a resumed run sees the skill it started with.
+      async loadSkill(runId, name) {
+        const run = await store.runs.get(runId);
+        const s = run?.env?.skills.find((x) => x.name.toLowerCase() === name.toLowerCase());
+        return s ? { name: s.name, body: s.body } : null;
+      },
+    }),
+  );
 }

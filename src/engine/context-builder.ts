@@ -6,7 +6,18 @@ import { wrapUntrusted } from './untrusted';
 export interface ContextOptions {
   vision: boolean;
   providerKind: string;
+  /**
+   * Old tool results are clipped in the context sent to the model (spec/000 "truncation"): all
+   * but the `keepRecent` most recent results are cut to `maxChars`, except whitelisted tools
+   * (a skill's instructions are never truncated). The store keeps everything.
+   */
+  truncate?: { keepRecent: number; maxChars: number; whitelist: ReadonlySet<string> };
 }
+
+export const DEFAULT_TRUNCATION = { keepRecent: 6, maxChars: 600, whitelist: new Set(['get_skill']) } as const;
+
+/** Text a planning round's assistant message is followed by (spec/000 §1: the [continue] transition). */
+export const PLAN_CONTINUE = '[continue]';
 
 const NOT_EXECUTED = 'This tool call was not executed (the turn ended before it ran).';
 
@@ -23,8 +34,24 @@ const NOT_EXECUTED = 'This tool call was not executed (the turn ended before it 
  *   after the group's results;
  * - consecutive user contents merge into one user message.
  */
-export function buildContext(path: NodeRecord[], opts: ContextOptions): ProviderMessage[] {
+export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] {
   const out: ProviderMessage[] = [];
+  // A compaction replaces everything up to the node it summarizes (the latest one wins).
+  let path = fullPath;
+  for (let i = fullPath.length - 1; i >= 0; i--) {
+    const it = fullPath[i].item;
+    if (it.kind === 'notice' && it.code === 'compaction' && it.summary && it.summarizesUpTo) {
+      const cut = fullPath.findIndex((n) => n.id === it.summarizesUpTo);
+      if (cut >= 0 && cut < i) {
+        out.push({ role: 'user', content: [{ type: 'text', text: `[Summary of the earlier conversation, written to fit the context window]\n${it.summary}` }] });
+        path = [...fullPath.slice(cut + 1, i), ...fullPath.slice(i + 1)];
+      }
+      break;
+    }
+  }
+  // Which tool results may be clipped: all but the most recent few.
+  const resultIds = path.filter((n) => n.item.kind === 'tool_result').map((n) => n.id);
+  const clip = opts.truncate ? new Set(resultIds.slice(0, Math.max(0, resultIds.length - opts.truncate.keepRecent))) : new Set<string>();
   let group: { calls: ProviderToolCall[]; results: Map<string, ProviderMessage & { role: 'tool' }>; deferred: ContentBlock[] } | null = null;
 
   const pushUser = (content: ContentBlock[]) => {
@@ -63,17 +90,19 @@ export function buildContext(path: NodeRecord[], opts: ContextOptions): Provider
         if (!item.text && calls.length === 0 && thinking.length === 0) break;
         out.push({ role: 'assistant', text: item.text, ...(thinking.length ? { thinking } : {}), toolCalls: calls });
         if (calls.length) group = { calls, results: new Map(), deferred: [] };
+        if (item.round === 'plan') pushUser([{ type: 'text', text: PLAN_CONTINUE }]);
         break;
       }
       case 'tool_result': {
         if (!group || !group.calls.some((c) => c.id === item.toolCallId)) break; // orphan: no call to answer
         if (group.results.has(item.toolCallId)) break;
         const call = group.calls.find((c) => c.id === item.toolCallId)!;
+        const clipTo = clip.has(node.id) && opts.truncate && !opts.truncate.whitelist.has(call.name) ? opts.truncate.maxChars : undefined;
         group.results.set(item.toolCallId, {
           role: 'tool',
           toolCallId: item.toolCallId,
           toolName: call.name,
-          content: resultContent(item, opts.vision),
+          content: resultContent(item, opts.vision, clipTo),
           isError: !item.ok,
         });
         break;
@@ -101,13 +130,20 @@ function userContent(item: Extract<Item, { kind: 'user_message' }>, vision: bool
   return blocks;
 }
 
-function resultContent(item: Extract<Item, { kind: 'tool_result' }>, vision: boolean): ContentBlock[] {
+function clipText(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  return `${text.slice(0, max)}\n[… ${text.length - max} more characters of this older result omitted; repeat the call if you need them]`;
+}
+
+function resultContent(item: Extract<Item, { kind: 'tool_result' }>, vision: boolean, clipTo?: number): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const b of item.content) {
     if (b.type === 'image') {
-      blocks.push(vision ? b : { type: 'text', text: `[image omitted (${b.mimeType}): this model cannot see images]` });
+      // Old screenshots are the costliest thing in a long context: only recent ones are resent.
+      blocks.push(vision && clipTo === undefined ? b : { type: 'text', text: `[image omitted (${b.mimeType})${vision ? '' : ': this model cannot see images'}]` });
     } else {
-      blocks.push({ type: 'text', text: item.untrusted ? wrapUntrusted(b.text, item.name ?? 'tool') : b.text });
+      const t = clipText(b.text, clipTo);
+      blocks.push({ type: 'text', text: item.untrusted ? wrapUntrusted(t, item.name ?? 'tool') : t });
     }
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: item.ok ? '(no output)' : '(failed without a message)' });

@@ -25,6 +25,8 @@ export async function resolveEnvironment(args: {
   now: number;
   planFirst: boolean;
   maxBytes: number;
+  /** The thread's enabled skills, with bodies. */
+  skills?: { name: string; description: string; body: string }[];
 }): Promise<RunEnvironmentSnapshot> {
   const { settings, overrides } = args;
   const providerId = overrides?.providerId ?? settings.defaultModel?.providerId;
@@ -33,11 +35,14 @@ export async function resolveEnvironment(args: {
   const transport = await args.providers.transportIdentity(providerId);
   if (!transport) throw new EnvironmentError('no_provider', `Provider "${providerId}" is not configured.`);
   const info: ModelInfo = await args.providers.modelInfo(providerId, model);
-  const tools = info.toolUse ? args.registry.list().filter((t) => info.vision || t.tool.name !== 'browser_screenshot') : [];
+  const skills = args.skills ?? [];
+  const tools = info.toolUse
+    ? args.registry.list().filter((t) => (info.vision || t.tool.name !== 'browser_screenshot') && (skills.length > 0 || t.tool.name !== 'get_skill'))
+    : [];
   const toolCatalog = await catalogOf(tools);
   const env: RunEnvironmentSnapshot = {
     v: RECORD_VERSION,
-    systemPrompt: buildSystemPrompt({ now: args.now, locale: settings.locale, toolNames: toolCatalog.map((t) => t.name), skills: [] }),
+    systemPrompt: buildSystemPrompt({ now: args.now, locale: settings.locale, toolNames: toolCatalog.map((t) => t.name), skills: info.toolUse ? skills : [] }),
     providerId,
     model,
     modelInfo: {
@@ -49,7 +54,7 @@ export async function resolveEnvironment(args: {
     },
     transport,
     toolCatalog,
-    skills: [],
+    skills: info.toolUse ? skills : [],
     tokenBudget: settings.tokenBudget,
     approvalMode: settings.approvalMode,
     planFirst: args.planFirst,

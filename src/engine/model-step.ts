@@ -2,7 +2,9 @@ import type { Item, ProviderStopReason, StopReason, ThinkingPart, ToolCallItem, 
 import type { NormalizedStopReason, Provider, ProviderError, ProviderRequest } from '../providers/types';
 import type { NodeRecord, PlannedToolCall, RunRecord } from '../store/records';
 import { toolSpecs } from '../tools/registry';
-import { buildContext } from './context-builder';
+import { DEFAULT_TRUNCATION, buildContext } from './context-builder';
+import { estimateTokens, maybeCompact } from './compaction';
+import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT, detectIntent, stripIntentTags } from './planning';
 import { RunAborted, type EngineContext } from './context';
 import { repairToolCallIds } from './tool-call-ids';
 import { addUsage, costOf, totalTokens } from './usage';
@@ -113,25 +115,36 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
   const run = cut.run;
   const env = run.env!;
 
-  // 2. Context from the path, and the provider.
-  const path = await store.threads.path(run.threadId, cut.leaf);
-  const messages = buildContext(path, { vision: env.modelInfo.vision, providerKind: env.transport.kind });
+  // 2. Context from the path (old tool results clipped; older turns summarized when the window
+  // fills up), and the provider.
+  const round = currentRound(run);
+  const contextOpts = { vision: env.modelInfo.vision, providerKind: env.transport.kind, truncate: DEFAULT_TRUNCATION };
+  let path = await store.threads.path(run.threadId, cut.leaf);
+  let messages = buildContext(path, contextOpts);
+  const tools = env.modelInfo.toolUse && !round ? toolSpecs(env.toolCatalog) : [];
+  const estimate = estimateTokens(env.systemPrompt, messages, JSON.stringify(tools));
+  const compacted = await maybeCompact(ctx, run, path, estimate);
+  if (compacted !== path) {
+    path = compacted;
+    messages = buildContext(path, contextOpts);
+  }
   const provider = await ctx.providers.resolve(env.providerId);
   if (!provider) return failRun(ctx, runId, { code: 'no_provider', message: `Provider "${env.providerId}" is not configured any more.` });
   const toolsDisabled = run.counters.toolsDisabled;
+  const system = round === 'plan' ? `${env.systemPrompt}\n\n${PLANNING_PROMPT}` : round === 'continuation' ? `${env.systemPrompt}\n\n${CONTINUATION_PROMPT}` : env.systemPrompt;
   const request: ProviderRequest = {
     model: env.model,
-    system: env.systemPrompt,
+    system,
     messages,
-    tools: env.modelInfo.toolUse ? toolSpecs(env.toolCatalog) : [],
-    ...(toolsDisabled ? { toolChoice: 'none' as const } : {}),
+    tools,
+    ...(toolsDisabled && tools.length ? { toolChoice: 'none' as const } : {}),
     maxOutputTokens: Math.min(env.modelInfo.maxOutputTokens, 32_000),
     signal,
   };
 
   // 3. Stream.
   const assistantId = ctx.ids.next('n');
-  const res = await streamOnce(ctx, run, provider, assistantId, request);
+  const res = await streamOnce(ctx, run, provider, assistantId, request, round ? new IntentTagFilter() : null);
   if (signal.aborted) {
     discard(ctx, run.threadId, assistantId, res.calls);
     throw new RunAborted();
@@ -146,7 +159,14 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
   return commitAssistant(ctx, run, assistantId, res, path);
 }
 
-async function streamOnce(ctx: EngineContext, run: RunRecord, provider: Provider, assistantId: string, request: ProviderRequest): Promise<StreamResult> {
+/** The round this model call belongs to: a planning round first when the thread asks for one. */
+export function currentRound(run: RunRecord): 'plan' | 'continuation' | undefined {
+  const r = run.stepCursor.round;
+  if (r === 'plan' || r === 'continuation') return r;
+  return run.env?.planFirst && run.stepCursor.modelCalls === 0 ? 'plan' : undefined;
+}
+
+async function streamOnce(ctx: EngineContext, run: RunRecord, provider: Provider, assistantId: string, request: ProviderRequest, tags: IntentTagFilter | null): Promise<StreamResult> {
   const res: StreamResult = { text: '', thinking: '', thinkingParts: [], calls: [], usage: { inputTokens: 0, outputTokens: 0 }, stop: null, error: null };
   const byIndex = new Map<number, StreamedCall>();
   const threadId = run.threadId;
@@ -164,10 +184,13 @@ async function streamOnce(ctx: EngineContext, run: RunRecord, provider: Provider
         await ctx.boundary('stream:first');
       }
       switch (ev.type) {
-        case 'text_delta':
+        case 'text_delta': {
           res.text += ev.text;
-          ctx.emit({ type: 'item.delta', threadId, itemId: assistantId, delta: { text: ev.text } });
+          // Intent tags of a planning round never reach the user.
+          const shown = tags ? tags.push(ev.text) : ev.text;
+          if (shown) ctx.emit({ type: 'item.delta', threadId, itemId: assistantId, delta: { text: shown } });
           break;
+        }
         case 'thinking_delta':
           res.thinking += ev.text;
           ctx.emit({ type: 'item.delta', threadId, itemId: assistantId, delta: { thinking: ev.text } });
@@ -216,6 +239,8 @@ async function streamOnce(ctx: EngineContext, run: RunRecord, provider: Provider
     // Provider contract says stream never throws; a bug there must not wedge the run.
     res.error = { code: 'stream', message: e instanceof Error ? e.message : String(e), retryable: true };
   }
+  const rest = tags?.flush();
+  if (rest && !res.error) ctx.emit({ type: 'item.delta', threadId, itemId: assistantId, delta: { text: rest } });
   await ctx.boundary('stream:end');
   return res;
 }
@@ -303,6 +328,9 @@ async function commitAssistant(ctx: EngineContext, run0: RunRecord, assistantId:
   );
   const stop = res.stop!;
   const cost = costOf(res.usage, env.modelInfo.pricing);
+  const round = currentRound(run0);
+  const intent = round === 'plan' ? detectIntent(res.text) : null;
+  const shownText = round ? stripIntentTags(res.text) : res.text;
 
   const out = await ctx.commit('assistant', async () => {
     const run = (await store.runs.get(run0.runId))!;
@@ -313,7 +341,8 @@ async function commitAssistant(ctx: EngineContext, run0: RunRecord, assistantId:
       kind: 'assistant_message',
       id: assistantId,
       createdAt: now,
-      text: res.text,
+      text: shownText,
+      ...(round ? { round } : {}),
       ...(res.thinking ? { thinking: res.thinking } : {}),
       ...(res.thinkingParts.length ? { thinkingParts: res.thinkingParts } : {}),
       providerStopReason,
@@ -344,7 +373,18 @@ async function commitAssistant(ctx: EngineContext, run0: RunRecord, assistantId:
       }
     };
 
-    if (run.counters.toolsDisabled) {
+    let nextRound: 'continuation' | undefined;
+    if (round) {
+      // Planning and continuation rounds offer no tools: any call is closed, never run.
+      if (planned.length) await closeCalls('Not executed: tools are not available in this round.');
+      if (round === 'plan' && stop !== 'max_tokens' && stop !== 'error' && stop !== 'content_filter' && stop !== 'refusal') {
+        next = 'streaming_model';
+        if (intent === 'no_tool') nextRound = 'continuation';
+      } else {
+        stopReason = turnStopReason(stop);
+        if (stop === 'error') next = 'failed';
+      }
+    } else if (run.counters.toolsDisabled) {
       if (planned.length) await closeCalls('Not executed: tools are disabled after repeated failures.');
       stopReason = 'tool_failures';
     } else if (planned.length && stop === 'tool_use') {
@@ -379,6 +419,8 @@ async function commitAssistant(ctx: EngineContext, run0: RunRecord, assistantId:
       r.costUsd += cost ?? 0;
       r.counters.modelAttempts = 0;
       r.stepCursor = { ...r.stepCursor, modelCalls: r.stepCursor.modelCalls + 1, assistantNodeId: assistantId, toolCalls: next === 'executing_tool' ? planned : [], nextToolIndex: 0 };
+      if (nextRound) r.stepCursor.round = nextRound;
+      else delete r.stepCursor.round;
       r.state = next;
       if (stopReason) r.stopReason = stopReason;
       if (error) r.error = error;

@@ -1,4 +1,5 @@
 import { normalizeOrigin } from '../gatekeeper/origins';
+import { parseSkill } from '../skills/parse-skill';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
 import { applySettingsPatch, publicSettings, readPublicSettings, validateSettings } from './settings-service';
@@ -18,7 +19,7 @@ const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
   const settings = await engine.ctx.commit('settings', async () => {
     await store.settings.put(next);
     for (const s of secrets) if (s.value === null) await store.credentials.delete(s.credentialId);
-    const pub = publicSettings(next, await store.siteRules.list());
+    const pub = publicSettings(next, await store.siteRules.list(), await store.skills.list());
     await ctx.writeReceipt(ack({ settings: pub }));
     return pub;
   });
@@ -36,7 +37,30 @@ const setRule: Handler<'siteRules.set'> = async (engine, _client, op, ctx) => {
   return done(outcome, () => void readPublicSettings(engine.ctx.store).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
 };
 
+const importSkill: Handler<'skills.import'> = async (engine, _client, op, ctx) => {
+  const parsed = parseSkill(op.content);
+  if ('error' in parsed) return done(reject('invalid_command', parsed.error));
+  const outcome = ack({ name: parsed.name });
+  await engine.ctx.commit('skill_import', async () => {
+    await engine.ctx.store.skills.put({ ...parsed, now: engine.ctx.clock.now() });
+    await ctx.writeReceipt(outcome);
+  });
+  return done(outcome, () => void readPublicSettings(engine.ctx.store).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+};
+
+const removeSkill: Handler<'skills.remove'> = async (engine, _client, op, ctx) => {
+  if (!(await engine.ctx.store.skills.get(op.name))) return done(reject('not_found', `No skill is called "${op.name}".`));
+  const outcome = ack();
+  await engine.ctx.commit('skill_remove', async () => {
+    await engine.ctx.store.skills.remove(op.name);
+    await ctx.writeReceipt(outcome);
+  });
+  return done(outcome, () => void readPublicSettings(engine.ctx.store).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+};
+
 export const settingsOps = {
   'settings.update': update,
   'siteRules.set': setRule,
+  'skills.import': importSkill,
+  'skills.remove': removeSkill,
 };

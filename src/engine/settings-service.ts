@@ -1,5 +1,5 @@
 import type { PublicSettings, SettingsPatch } from '../protocol';
-import type { SettingsRecord, SiteRuleRecord, StoredMcpServer, StoredProvider } from '../store/records';
+import type { SettingsRecord, SiteRuleRecord, SkillRecord, StoredMcpServer, StoredProvider } from '../store/records';
 import type { Store } from '../store/store';
 
 /** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
@@ -89,7 +89,7 @@ export function validateSettings(s: SettingsRecord): string | null {
   return null;
 }
 
-export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[]): PublicSettings {
+export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skills: SkillRecord[] = []): PublicSettings {
   return {
     providers: s.providers.map((p) => ({
       id: p.id,
@@ -114,9 +114,10 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[]): Publ
       ...(m.isolation ? { isolation: m.isolation } : {}),
     })),
     siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
+    skills: skills.map((k) => ({ name: k.name, description: k.description, updatedAt: k.updatedAt })),
   };
 }
 
 export async function readPublicSettings(store: Store): Promise<PublicSettings> {
-  return publicSettings(await store.settings.get(), await store.siteRules.list());
+  return publicSettings(await store.settings.get(), await store.siteRules.list(), await store.skills.list());
 }

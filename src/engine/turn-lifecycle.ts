@@ -41,6 +41,15 @@ export function firstLineTitle(text: string): string {
   return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
 }
 
+async function enabledSkills(engine: Engine, thread: ThreadRecord): Promise<{ name: string; description: string; body: string }[]> {
+  const out = [];
+  for (const name of thread.enabledSkills ?? []) {
+    const s = await engine.ctx.store.skills.get(name);
+    if (s) out.push({ name: s.name, description: s.description, body: s.body });
+  }
+  return out;
+}
+
 /** Resolve what a starting run needs outside any transaction (crypto, settings, the active tab). */
 export async function prepareStart(engine: Engine, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
@@ -53,6 +62,7 @@ export async function prepareStart(engine: Engine, thread: ThreadRecord, overrid
     now: ctx.clock.now(),
     planFirst: thread.planFirst ?? false,
     maxBytes: ctx.options.maxSnapshotBytes,
+    skills: await enabledSkills(engine, thread),
   });
   const tabId = await ctx.browser?.activeTabId().catch(() => undefined);
   return { env, ...(tabId !== undefined ? { tabId } : {}) };

@@ -99,6 +99,12 @@ export const NoticeItem = z.object({
   text: z.string(),
   /** Notices meant for the model too (e.g. the tool-failure breaker) are sent as user text. */
   forModel: z.boolean().optional(),
+  /**
+   * A compaction (code 'compaction'): the built context replaces every node up to and including
+   * `summarizesUpTo` with `summary`. The nodes stay in the store and the UI.
+   */
+  summary: z.string().optional(),
+  summarizesUpTo: z.string().optional(),
 });
 
 export const Item = z.discriminatedUnion('kind', [

@@ -70,6 +70,9 @@ export const OpSchemas = {
     rule: SiteRule,
   }),
   'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
+  /** Import a SKILL.md file (front matter with name and description, then the body). */
+  'skills.import': z.object({ ...envelope, type: z.literal('skills.import'), content: z.string().min(1).max(100_000) }),
+  'skills.remove': z.object({ ...envelope, type: z.literal('skills.remove'), name: z.string().min(1).max(64) }),
 } as const;
 
 export type OpType = keyof typeof OpSchemas;
@@ -97,6 +100,8 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['settings.update'],
   OpSchemas['siteRules.set'],
   OpSchemas['thread.export'],
+  OpSchemas['skills.import'],
+  OpSchemas['skills.remove'],
 ]);
 export type Op = z.infer<typeof Op>;
 export type OpOf<T extends OpType> = Extract<Op, { type: T }>;

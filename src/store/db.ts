@@ -9,6 +9,7 @@ import type {
   RunRecord,
   SettingsRecord,
   SiteRuleRecord,
+  SkillRecord,
   ThreadRecord,
 } from './records';
 
@@ -29,6 +30,7 @@ export class KeelDB extends Dexie {
   settings!: Table<SettingsRecord, string>;
   credentials!: Table<CredentialRecord, string>;
   keys!: Table<KeyRecord, string>;
+  skills!: Table<SkillRecord, string>;
 
   constructor(name = 'keel', options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, options);
@@ -43,6 +45,7 @@ export class KeelDB extends Dexie {
       settings: 'key',
       credentials: 'id',
       keys: 'id',
+      skills: 'name',
     });
   }
 
@@ -58,6 +61,7 @@ export class KeelDB extends Dexie {
       this.siteRules,
       this.settings,
       this.credentials,
+      this.skills,
     ];
   }
 }

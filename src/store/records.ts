@@ -90,7 +90,8 @@ export interface RunEnvironmentSnapshot {
   };
   transport: { kind: string; baseURL?: string; credentialRef?: string };
   toolCatalog: ToolCatalogEntry[];
-  skills: { name: string; description: string }[];
+  /** Enabled skills with their full bodies (a resumed run uses exactly these). */
+  skills: { name: string; description: string; body: string }[];
   tokenBudget: number | null;
   approvalMode: ApprovalMode;
   planFirst: boolean;
@@ -274,6 +275,16 @@ export interface SettingsRecord {
   locale: Locale | null;
   mcpServers: StoredMcpServer[];
   revision: number;
+}
+
+/** A user skill (SKILL.md): its description goes into the system prompt, its body loads on demand. */
+export interface SkillRecord {
+  v: typeof RECORD_VERSION;
+  name: string;
+  description: string;
+  body: string;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** An encrypted secret (AES-GCM). The key never leaves the credentials repository. */

@@ -6,6 +6,7 @@ import { RunsRepo } from './runs-repo';
 import { SettingsRepo } from './settings-repo';
 import { SiteRulesRepo } from './site-rules-repo';
 import { ThreadsRepo } from './threads-repo';
+import { SkillsRepo } from './skills-repo';
 
 /**
  * The store: one repository per aggregate over one Dexie database, and `transaction` to make a
@@ -21,6 +22,7 @@ export class Store {
   readonly siteRules: SiteRulesRepo;
   readonly settings: SettingsRepo;
   readonly credentials: CredentialsRepo;
+  readonly skills: SkillsRepo;
 
   constructor(readonly db: KeelDB) {
     this.threads = new ThreadsRepo(db);
@@ -31,6 +33,7 @@ export class Store {
     this.siteRules = new SiteRulesRepo(db);
     this.settings = new SettingsRepo(db);
     this.credentials = new CredentialsRepo(db);
+    this.skills = new SkillsRepo(db);
   }
 
   static open(name = 'keel', options?: ConstructorParameters<typeof KeelDB>[1]): Store {
