@@ -4,6 +4,7 @@ import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
 import { isVisible, threadMeta, threadSnapshot } from './thread-view';
 import { readPublicSettings } from './settings-service';
+import { redactSecrets } from './secret-scan';
 import { BUSY_STATES, SUPERSEDABLE } from './turn-lifecycle';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
@@ -172,14 +173,15 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   if (!t) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const nodes = (await store.threads.allNodes(op.threadId)).sort((a, b) => a.seq - b.seq);
   const runs = await store.runs.byThread(op.threadId);
-  return done(
-    ack({
+  const payload = {
       format: 'keel.thread/v1',
       thread: threadMeta(t),
       nodes: nodes.map((n) => ({ id: n.id, parentId: n.parentId, runId: n.runId, turnId: n.turnId, item: n.item, visible: isVisible(n.item) })),
       runs: runs.map((r) => ({ runId: r.runId, turnId: r.turnId, state: r.state, stopReason: r.stopReason, usage: r.usage, costUsd: r.costUsd, model: r.env?.model, providerId: r.env?.providerId, createdAt: r.createdAt, updatedAt: r.updatedAt })),
-    }),
-  );
+  };
+  // Scanned before it leaves: a key the user pasted into a chat (or a page echoed) is redacted.
+  const { text, found } = await redactSecrets(store, JSON.stringify(payload));
+  return done(ack({ ...(JSON.parse(text) as object), redactedSecrets: found }));
 };
 
 export const threadOps = {
