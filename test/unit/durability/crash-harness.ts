@@ -121,7 +121,7 @@ export async function runTrial(scenario: Scenario, killAt: { name: string; occur
   if (kill.killed) {
     // A transaction already under way when the worker died settles before a new worker can open
     // the database (Chrome does not start the new worker while the old one holds it).
-    await sleep(30);
+    await sleep(15);
     rigA.store.close();
     rig = await rigA.reopen({ faults: undefined });
     holder.rig = rig;
@@ -142,7 +142,7 @@ async function autopilot(rig: Rig, threadId: string, scenario: Scenario, stop: (
     const run = await rig.store.runs.current(threadId);
     const queued = await rig.store.runs.queued(threadId);
     if (!run && !queued.length) {
-      await sleep(20);
+      await sleep(8);
       if (!(await rig.store.runs.current(threadId)) && !(await rig.store.runs.queued(threadId)).length) return;
       continue;
     }
