@@ -6,6 +6,7 @@ import { MessageList } from './MessageList';
 import { useThread } from './panel-context';
 import { QueueList } from './QueueList';
 import { RunBanner } from './RunBanner';
+import { ThreadOptions } from './ThreadOptions';
 import { TodoCard } from './TodoCard';
 
 /** Within this many pixels of the bottom, new content keeps the view pinned to the bottom. */
@@ -82,6 +83,7 @@ export function ChatView({ threadId }: { threadId: string | null }) {
         {threadId && <RunBanner threadId={threadId} />}
         {threadId && <TodoCard threadId={threadId} />}
         {threadId && <QueueList threadId={threadId} />}
+        {threadId && <ThreadOptions threadId={threadId} />}
         <HintBar />
         <Composer key={threadId ?? 'new'} threadId={threadId} />
       </div>

@@ -186,8 +186,21 @@ export class Panel {
    * branch stays reachable through the branch switcher). Only for an idle thread.
    */
   async editAndResend(threadId: string, parentNodeId: string, input: UserInput): Promise<boolean> {
+    const path = this.engine.get().byId[threadId]?.path ?? [];
+    const at = path.findIndex((i) => i.id === parentNodeId);
+    const oldBranch = new Set(at >= 0 ? path.slice(at + 1).map((i) => i.id) : []);
     const out = await this.client.send({ type: 'turn.submit', threadId, input, parentNodeId });
-    if (out.ok) return true;
+    if (out.ok) {
+      // The new branch arrives as live events, which only append: take the old branch's items out
+      // of view, and ask for a snapshot for the new branch points (the version switcher).
+      this.engine.update((s) => {
+        const th = s.byId[threadId];
+        if (!th || oldBranch.size === 0) return s;
+        return { ...s, byId: { ...s.byId, [threadId]: { ...th, path: th.path.filter((i) => !oldBranch.has(i.id)) } } };
+      });
+      void this.client.send({ type: 'thread.subscribe', threadId });
+      return true;
+    }
     if (out.code === 'busy') {
       this.showHint('error', t('errorThreadBusy'));
       return false;
@@ -290,6 +303,22 @@ export class Panel {
       });
     }
     return out;
+  }
+
+  // ---- skills and per-thread options ------------------------------------------------------------
+
+  /** Import a SKILL.md file's text; the engine validates its front matter. */
+  importSkill(content: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'skills.import', content });
+  }
+
+  removeSkill(name: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'skills.remove', name });
+  }
+
+  /** "Plan first" and the skills enabled for one thread (ThreadMeta.planFirst / enabledSkills). */
+  setThreadOptions(threadId: string, options: { planFirst?: boolean; enabledSkills?: string[] }): Promise<OpOutcome> {
+    return this.client.send({ type: 'thread.setOptions', threadId, options });
   }
 
   private async simple(op: OpInput): Promise<boolean> {

@@ -6,6 +6,7 @@ import { McpSection } from './McpSection';
 import { ModelSection } from './ModelSection';
 import { ProvidersSection } from './ProvidersSection';
 import { SiteRulesSection } from './SiteRulesSection';
+import { SkillsSection } from './SkillsSection';
 
 export function SettingsView() {
   const settings = useEngine((s) => s.settings);
@@ -25,6 +26,7 @@ export function SettingsView() {
       <ApprovalSection mode={settings.approvalMode} />
       <SiteRulesSection rules={settings.siteRules} />
       <McpSection servers={settings.mcpServers} />
+      <SkillsSection skills={settings.skills ?? []} />
       <LanguageSection locale={settings.locale} />
     </main>
   );
