@@ -17,10 +17,22 @@ export interface EngineContext {
   emit(ev: AgentEvent): void;
   /** Crash-harness boundary (no-op in production). */
   boundary(name: string): Promise<void>;
+  /** Live state the service worker reports (MCP connections), merged into PublicSettings. */
+  live: LiveStatus;
   /** In-memory waiters of interactions requested by running tools (elicitation). */
   waiters: InteractionWaiters;
   /** Commit `fn` atomically with before/after boundaries named `tx:<name>`. */
   commit<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Status that exists only in memory: MCP server connections, and a gate a new run's environment
+ * waits on so a freshly configured server's tools are in its catalog.
+ */
+export class LiveStatus {
+  mcp: Record<string, { state: string; message?: string; toolCount?: number }> = {};
+  /** Resolves when tool sources (MCP) have caught up with settings; bounded by the caller. */
+  toolsSettled: () => Promise<void> = async () => undefined;
 }
 
 /** Thrown by a boundary that a test made fatal: the "worker" died there. */

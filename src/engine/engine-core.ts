@@ -2,7 +2,7 @@ import { AgentEvent, Op, eventThreadId, type EngineConnection, type EngineEndpoi
 import { Store } from '../store/store';
 import { ReceiptsRepo } from '../store/receipts-repo';
 import type { ToolRegistry } from '../tools/registry';
-import { EngineKilled, InteractionWaiters, type EngineContext } from './context';
+import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './context';
 import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './receipts';
 import { RunDriver } from './run-driver';
 import { ActorPool } from './thread-actor';
@@ -46,6 +46,7 @@ export class Engine implements EngineEndpoint {
       options,
       emit: (ev) => this.emit(ev),
       waiters: new InteractionWaiters(),
+      live: new LiveStatus(),
       boundary: async (name) => {
         if (this.killed) throw new EngineKilled(name);
         if (faults) await faults.at(name);

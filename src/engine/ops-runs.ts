@@ -60,7 +60,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
   return done(outcome, () => {
     engine.ctx.emit({ type: 'approval.resolved', threadId: a.threadId, approvalId: a.approvalId, decision: op.decision });
     engine.ctx.emit({ type: 'run.updated', threadId: a.threadId, runId: a.runId, state: 'executing_tool' });
-    if (res.ruleChanged) void readPublicSettings(store).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings }));
+    if (res.ruleChanged) void readPublicSettings(engine.ctx).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings }));
     engine.schedule(a.threadId, a.runId);
   });
 };

@@ -21,7 +21,7 @@ const initialize: Handler<'initialize'> = async (engine, client, op) => {
     const s = await threadSnapshot(store, id);
     if (s) snapshots.push(s);
   }
-  engine.sendTo(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(store) });
+  engine.sendTo(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx) });
   return done(ack());
 };
 

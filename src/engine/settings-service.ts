@@ -118,6 +118,9 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skill
   };
 }
 
-export async function readPublicSettings(store: Store): Promise<PublicSettings> {
-  return publicSettings(await store.settings.get(), await store.siteRules.list(), await store.skills.list());
+export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, { state: string; message?: string; toolCount?: number }> } }): Promise<PublicSettings> {
+  const pub = publicSettings(await ctx.store.settings.get(), await ctx.store.siteRules.list(), await ctx.store.skills.list());
+  const live = ctx.live?.mcp ?? {};
+  pub.mcpServers = pub.mcpServers.map((m) => (live[m.id] ? { ...m, status: live[m.id] } : m));
+  return pub;
 }

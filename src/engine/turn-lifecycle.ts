@@ -53,6 +53,8 @@ async function enabledSkills(engine: Engine, thread: ThreadRecord): Promise<{ na
 /** Resolve what a starting run needs outside any transaction (crypto, settings, the active tab). */
 export async function prepareStart(engine: Engine, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
+  // A server added a moment ago should be in this run's catalog; never wait more than 5 s.
+  await Promise.race([ctx.live.toolsSettled().catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
   const settings = await ctx.store.settings.get();
   const env = await resolveEnvironment({
     settings,

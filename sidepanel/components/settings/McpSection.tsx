@@ -23,6 +23,15 @@ function ServerRow({ server }: { server: Server }) {
       <div class="provider-head">
         <strong>{server.label || server.id}</strong>
         <span class={`badge ${server.hasToken ? 'ok' : ''}`}>{server.hasToken ? t('tokenSaved') : t('noToken')}</span>
+        {server.enabled && server.status && (
+          <span class={`badge ${server.status.state === 'connected' ? 'ok' : server.status.state === 'error' ? 'danger' : ''}`} title={server.status.message ?? ''} data-mcp-state={server.status.state}>
+            {server.status.state === 'connected'
+              ? t('mcpConnected', String(server.status.toolCount ?? 0))
+              : server.status.state === 'error'
+                ? t('mcpError')
+                : t('mcpConnecting')}
+          </span>
+        )}
       </div>
       <div class="provider-url">{server.url}</div>
       <label class="check">
