@@ -2,7 +2,7 @@ import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord, RunRecord } from '../store/records';
 import { buildContext } from './context-builder';
 import type { EngineContext } from './context';
-import { appendNotice, emitCommitted } from './model-step';
+import { appendNotice, emitCommitted } from './nodes';
 
 /** Share of the model's context window the built context may use before older turns are summarized. */
 export const COMPACT_AT = 0.75;

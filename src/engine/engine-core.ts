@@ -10,6 +10,9 @@ import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps
 import { handlers, type HandlerResult, type OpContext } from './ops';
 import { recoverRuns, startNextQueued } from './turn-lifecycle';
 
+/** Ops whose relative order within a thread is part of their meaning. */
+const ORDERED_OPS = new Set(['turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove']);
+
 interface Client {
   conn: EngineConnection;
   /** Thread ids this client follows; '*' = all. */
@@ -27,6 +30,7 @@ export class Engine implements EngineEndpoint {
   readonly actors = new ActorPool();
   private readonly clients = new Set<Client>();
   private readonly inflight = new Map<string, Promise<void>>();
+  private readonly lanes = new Map<string, Promise<void>>();
   /** Ops wait for recovery: resolved only by `start()`. */
   private readonly ready: Promise<void>;
   private markReady!: () => void;
@@ -182,8 +186,24 @@ export class Engine implements EngineEndpoint {
       return send(reject('invalid_command', `Invalid op${where}: ${issue?.message ?? 'malformed'}`));
     }
     const op = parsed.data;
+    // Steers and queue edits of one thread are admitted in the order they arrived: join the
+    // thread's lane now, before any await, so a later op cannot overtake an earlier one.
+    if (ORDERED_OPS.has(op.type) && 'threadId' in op) {
+      const lane = this.lanes.get(op.threadId) ?? Promise.resolve();
+      const next = lane.then(() => this.processOp(client, op, send));
+      this.lanes.set(op.threadId, next);
+      void next.finally(() => {
+        if (this.lanes.get(op.threadId) === next) this.lanes.delete(op.threadId);
+      });
+      return next;
+    }
+    return this.processOp(client, op, send);
+  }
+
+  private async processOp(client: Client, op: Op, send: (o: Outcome) => void): Promise<void> {
     try {
       await this.ready;
+      await this.ctx.boundary(`op:${op.type}`);
       if (READ_ONLY_OPS.has(op.type)) {
         const res = await this.runHandler(client, op, null);
         send(res.outcome);

@@ -1,6 +1,7 @@
 import type { NodeRecord, RunRecord } from '../store/records';
 import { EngineKilled, RunAborted, type EngineContext } from './context';
-import { appendNotice, emitCommitted, failRun, modelStep, type StepOutcome } from './model-step';
+import { failRun, modelStep, type StepOutcome } from './model-step';
+import { appendNotice, emitCommitted } from './nodes';
 import { toolStep } from './tool-step';
 import { runSummary } from './thread-view';
 

@@ -3,7 +3,7 @@ import { CURRENT_RUN_STATES } from '../store/runs-repo';
 import { RECORD_VERSION, type NodeRecord, type RunEnvironmentSnapshot, type RunRecord, type ThreadRecord } from '../store/records';
 import type { Engine } from './engine-core';
 import { EnvironmentError, resolveEnvironment, verifyEnvironment } from './environment';
-import { appendNotice, emitCommitted } from './model-step';
+import { appendNotice, emitCommitted } from './nodes';
 import { approvalEvent, interactionEvent, runSummary, threadMeta } from './thread-view';
 import { generateTitle } from './titles';
 

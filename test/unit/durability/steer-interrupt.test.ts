@@ -35,6 +35,32 @@ describe('steer (spec/001 §3)', () => {
     expect(path.filter((n) => n.item.kind === 'user_message' && n.item.steered)).toHaveLength(2);
   });
 
+  it('steers sent back to back are admitted in the order they were sent', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const t = testTool('probe');
+    const orig = t.execute.bind(t);
+    t.execute = async (...a) => {
+      await gate;
+      return orig(...a);
+    };
+    // The first steer's handling is slowed down at its op boundary: without per-thread ordering
+    // the second would overtake it.
+    let steers = 0;
+    const faults = { at: (name: string) => (name === 'op:turn.steer' && ++steers === 1 ? new Promise<void>((r) => setTimeout(r, 50)) : undefined) };
+    const rig = await makeRig({ script: [{ toolCalls: [call('probe')] }, { text: 'done' }], tools: [t], faults });
+    const { threadId, turnId, runId } = await rig.submit('go');
+    await rig.client.waitFor((e) => e.type === 'item.complete' && e.item.kind === 'tool_call' && e.item.state === 'executing');
+    const texts = ['first', 'second', 'third', 'fourth'];
+    const acks = await Promise.all(texts.map((text) => rig.client.send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text } })));
+    expect(acks.every((a) => a.type === 'command.ack')).toBe(true);
+    release();
+    await rig.client.turnComplete(runId);
+    const path = await rig.store.threads.path(threadId, (await rig.store.threads.get(threadId))!.leafId);
+    const steered = path.filter((n) => n.item.kind === 'user_message' && n.item.steered).map((n) => (n.item as { text: string }).text.split(' ')[0]);
+    expect(steered).toEqual(['first', 'second', 'third', 'fourth']);
+  });
+
   it('a steer that arrives while the final answer streams keeps the turn going', async () => {
     let rig!: Awaited<ReturnType<typeof makeRig>>;
     let ids!: { threadId: string; turnId: string };

@@ -1,0 +1,105 @@
+import { RECORD_VERSION, type PlannedToolCall, type PreparedToolCall, type RunRecord } from '../store/records';
+import type { RegisteredTool } from '../tools/registry';
+import type { ToolCallContext, ToolResult, ToolTarget } from '../tools/types';
+import { RunAborted, type EngineContext } from './context';
+import type { StepOutcome } from './model-step';
+import { emitCommitted } from './nodes';
+import { interactionEvent } from './thread-view';
+import { errorText, text, upsertCallNode } from './tool-call-node';
+import { finishCall } from './tool-finish';
+
+/**
+ * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
+ * effect), execute with the run's signal, a bound, progress and mid-call interactions, then commit
+ * its result.
+ */
+export async function execute(
+  ctx: EngineContext,
+  run: RunRecord,
+  call: PlannedToolCall,
+  reg: RegisteredTool,
+  params: unknown,
+  target: ToolTarget,
+  tctx: ToolCallContext,
+  signal: AbortSignal,
+  prev: PreparedToolCall | undefined,
+): Promise<StepOutcome> {
+  const node = await ctx.commit('tool_start', async () => {
+    const now = ctx.clock.now();
+    const n = await upsertCallNode(ctx, run, call, reg, params, 'executing');
+    await ctx.store.runs.update(run.runId, (r) => {
+      r.state = 'executing_tool';
+      r.pendingTool = {
+        ...(prev ?? { toolCallId: call.id, nodeId: call.nodeId, name: call.name, params, attempts: 0 }),
+        params,
+        target,
+        phase: 'executing',
+        attempts: (prev?.attempts ?? 0) + 1,
+      };
+    }, now);
+    return n;
+  });
+  emitCommitted(ctx, node);
+  await ctx.boundary('tool:running');
+
+  let progress = '';
+  const liveCtx: ToolCallContext = {
+    ...tctx,
+    requestInteraction: async (kind, payload) => {
+      const interactionId = ctx.ids.next('int');
+      const rec = await ctx.commit('interaction_live', async () => {
+        const now = ctx.clock.now();
+        const r = { v: RECORD_VERSION, interactionId, threadId: run.threadId, runId: run.runId, toolCallId: call.id, nodeId: call.nodeId, kind, payload, status: 'pending' as const, createdAt: now };
+        await ctx.store.interactions.put(r);
+        await ctx.store.runs.update(run.runId, (x) => {
+          x.state = 'waiting_interaction';
+          if (x.pendingTool) x.pendingTool.interactionId = interactionId;
+        }, now);
+        return r;
+      });
+      ctx.emit(interactionEvent(rec));
+      ctx.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: 'waiting_interaction' });
+      return ctx.waiters.wait(interactionId, signal);
+    },
+  };
+  const callAbort = new AbortController();
+  const onRunAbort = () => callAbort.abort(signal.reason);
+  signal.addEventListener('abort', onRunAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbortReject: (() => void) | undefined;
+  let result: ToolResult;
+  try {
+    // MCP calls keep their own deadline, reset by progress and paused while the user answers an
+    // elicitation; every other tool gets the engine's fixed bound.
+    const timeout = new Promise<never>((_, reject) => {
+      if (reg.descriptor.level === 'mcp') return;
+      timer = setTimeout(() => {
+        callAbort.abort(new Error('timeout'));
+        reject(new Error(`The tool did not finish within ${Math.round(ctx.options.toolTimeoutMs / 1000)} s and was stopped.`));
+      }, ctx.options.toolTimeoutMs);
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new RunAborted());
+      onAbortReject = () => reject(new RunAborted());
+      signal.addEventListener('abort', onAbortReject, { once: true });
+    });
+    result = await Promise.race([
+      reg.tool.execute(call.id, params, callAbort.signal, (u) => {
+        progress = u.progressText;
+        ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: u.progressText } });
+      }, liveCtx),
+      timeout,
+      aborted,
+    ]);
+  } catch (e) {
+    if (e instanceof RunAborted || signal.aborted) throw new RunAborted(progress);
+    result = { content: text(errorText(e)), isError: true };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onRunAbort);
+    if (onAbortReject) signal.removeEventListener('abort', onAbortReject);
+  }
+  await ctx.boundary('tool:returned');
+  const ok = !result.isError;
+  return finishCall(ctx, run, call, reg, { callState: 'result', ok, outcome: ok ? 'ok' : 'error', content: result.content, details: result.details, failure: ok ? 'success' : 'failure' });
+}
