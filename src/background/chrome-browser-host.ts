@@ -225,6 +225,15 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
       }
     },
 
+    async runInMainWorld<A extends unknown[], R>(tabId: number, frameId: number, func: (...args: A) => R, args: A): Promise<R> {
+      try {
+        const [result] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, world: 'MAIN', func, args });
+        return result?.result as R;
+      } catch (e) {
+        throw wrap(e, 'restricted');
+      }
+    },
+
     async captureVisibleTab(windowId, opts) {
       const capture = () =>
         chrome.tabs.captureVisibleTab(windowId, { format: opts.format, ...(opts.format === 'jpeg' ? { quality: opts.quality ?? 80 } : {}) });

@@ -140,3 +140,25 @@ export async function typeText(d: DebuggerSessions, tabId: number, text: string)
     await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...fields, modifiers: shifted ? 8 : 0 });
   }
 }
+
+/**
+ * Waits for trusted input to be acknowledged, but not past a dialog it opened: Chrome holds the
+ * acknowledgement of the click until the dialog closes.
+ */
+export async function settleInput(
+  input: Promise<void>,
+  dialogOpen: () => boolean,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  maxMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  let done = false;
+  const finished = input.finally(() => {
+    done = true;
+  });
+  const watch = (async () => {
+    for (let waited = 0; waited < maxMs && !done && !dialogOpen(); waited += 50) await sleep(50, signal);
+  })();
+  await Promise.race([finished, watch]);
+  finished.catch(() => undefined);
+}

@@ -71,8 +71,9 @@ export class DebuggerSessions {
       throw new Error(`Could not attach the debugger to tab ${tabId}: ${why}`);
     }
     this.sessions.set(tabId, { runIds: new Set(), cancelIdle: () => undefined });
-    // Page events report dialogs; a dialog already open is reported when the domain is enabled.
-    await this.host.debuggerSend(tabId, 'Page.enable').catch(() => undefined);
+    // Page events report the dialogs our input opens. Enabling waits on the page, which a dialog
+    // opened earlier keeps blocked: do not wait for it forever.
+    await Promise.race([this.host.debuggerSend(tabId, 'Page.enable').catch(() => undefined), this.host.sleep(1500)]);
   }
 
   async send<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {

@@ -111,6 +111,11 @@ export interface BrowserHost {
   injectContentScript(tabId: number, frameId: number): Promise<void>;
   /** Frames of a tab as the extension sees them (frames the extension may script). */
   listFrames(tabId: number): Promise<FrameInfo[]>;
+  /**
+   * Runs a self-contained function in the page's own JavaScript world (chrome.scripting MAIN
+   * world) and returns its JSON-serializable result. Used only for the dialog guard.
+   */
+  runInMainWorld<A extends unknown[], R>(tabId: number, frameId: number, func: (...args: A) => R, args: A): Promise<R>;
 
   // --- capture ----------------------------------------------------------------------------
   /** The visible area of the window's active tab (the tab must be active in its window). */

@@ -13,6 +13,7 @@ import type { BrowserToolDetails } from './details';
 import { HostError, type BrowserHost, type TabInfo } from './host';
 import { PageCallError, type PageClient } from './page-client';
 import type { OpenDialog } from './debugger-sessions';
+import { armDialogGuard, collectGuardedDialogs, describeGuarded, type GuardedDialog } from './dialog-guard';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
 import { getTabOrThrow } from './target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
@@ -27,6 +28,8 @@ export interface ActionDeps {
 export interface PerformedAction {
   element?: ElementReport;
   note?: string;
+  /** The acting frame's URL before the action (frames other than the top have their own). */
+  url?: string;
 }
 
 export interface ActionSpec {
@@ -41,6 +44,8 @@ export interface ActionSpec {
   perform(): Promise<PerformedAction>;
   /** With the debugger attached, the JavaScript dialog the action opened (known without waiting). */
   dialogProbe?: () => OpenDialog | undefined;
+  /** Synthetic input: answer dialogs at once instead of blocking the page (dialog-guard.ts). */
+  guardDialogs?: boolean;
 }
 
 type Settled =
@@ -61,10 +66,12 @@ export async function runPageAction(deps: ActionDeps, spec: ActionSpec, signal: 
     if (t.openerTabId === spec.tabId) opened.push(t);
   });
   try {
+    const guarded = spec.guardDialogs ? await armDialogGuard(host, spec.tabId, spec.frameId) : false;
     const performed = await spec.perform();
     const settled = await settleAfter(deps, spec, before, signal);
+    const dialogs = guarded && settled.kind === 'settled' ? await collectGuardedDialogs(host, spec.tabId, spec.frameId) : [];
     const after = settled.kind === 'navigated' && settled.tab ? settled.tab : await host.getTab(spec.tabId).catch(() => undefined);
-    return await compose(deps, spec, before, after, performed, settled, opened);
+    return await compose(deps, spec, before, after, performed, settled, opened, dialogs);
   } finally {
     stopWatching();
   }
@@ -143,6 +150,7 @@ async function compose(
   performed: PerformedAction,
   settled: Settled,
   opened: TabInfo[],
+  dialogs: GuardedDialog[],
 ): Promise<ToolResult<BrowserToolDetails>> {
   const ref = spec.modelRef ?? '';
   const facts: string[] = [`${spec.verb}${ref ? ` ${ref}` : ''}.`];
@@ -167,7 +175,8 @@ async function compose(
     );
   } else {
     const s = settled.result;
-    if (s.url !== before.url) facts.push(`The URL changed to ${s.url} (same document: the app updated the page).`);
+    const urlBefore = performed.url ?? (spec.frameId === 0 ? before.url : s.url);
+    if (s.url !== urlBefore) facts.push(`The URL changed to ${s.url} (same document: the app updated the page).`);
     const elementChanged = s.element !== undefined && !('gone' in s.element) && s.element.line !== performed.element?.line;
     if (s.mutations > 0) {
       facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
@@ -177,6 +186,10 @@ async function compose(
     if (s.element && 'gone' in s.element) facts.push(`${ref || 'The element'} is no longer in the page.`);
     else if (s.element && elementChanged) page.push(`element now: ${s.element.line}`);
     for (const a of s.appeared) page.push(`appeared: ${a}`);
+  }
+  for (const d of dialogs) {
+    facts.push(describeGuarded(d));
+    page.push(`${d.type} dialog message: ${d.message}`);
   }
   for (const t of opened) facts.push(`A new tab opened: tab ${t.tabId} (${t.pendingUrl || t.url || 'loading'}). Pass tabId ${t.tabId} to act on it.`);
 

@@ -1,6 +1,9 @@
 /**
  * Bounded waits on a tab through chrome.tabs events (no webNavigation permission needed):
  * until it finished loading, or until its URL changes. A timeout is an answer, not an error.
+ *
+ * Start waiting *before* causing the change (navigate, create): Chrome may report it before
+ * the call that caused it returns.
  */
 import type { BrowserHost, TabInfo } from './host';
 
@@ -9,26 +12,18 @@ export interface TabWaitResult {
   timedOut: boolean;
 }
 
-function abortError(): Error {
-  return new Error('Interrupted.');
+export interface PendingTabWait {
+  done: Promise<TabWaitResult>;
 }
 
-/** Resolves when the tab's status is `complete` (immediately if it already is, unless `mustStart`). */
-export function waitForTabLoad(
-  host: BrowserHost,
-  tabId: number,
-  timeoutMs: number,
-  signal?: AbortSignal,
-  mustStart = false,
-): Promise<TabWaitResult> {
-  return waitForTab(host, tabId, timeoutMs, signal, (change, sawLoading) => {
-    return change.status === 'complete' && (!mustStart || sawLoading);
-  }, !mustStart);
+/** Resolves when the tab has loaded a real page (status complete, not the initial about:blank). */
+export function waitForTabLoad(host: BrowserHost, tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<TabWaitResult> {
+  return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.status === 'complete' && !(tab.url === 'about:blank' && tab.pendingUrl));
 }
 
-/** Resolves when the tab's URL changes (commit of a navigation, pushState, fragment). */
+/** Resolves when the tab's URL differs from `fromUrl` (commit of a navigation, pushState, fragment). */
 export function waitForUrlChange(host: BrowserHost, tabId: number, fromUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<TabWaitResult> {
-  return waitForTab(host, tabId, timeoutMs, signal, (change) => change.url !== undefined && change.url !== fromUrl, false);
+  return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.url !== fromUrl && tab.url !== '');
 }
 
 function waitForTab(
@@ -36,50 +31,50 @@ function waitForTab(
   tabId: number,
   timeoutMs: number,
   signal: AbortSignal | undefined,
-  done: (change: { status?: string; url?: string }, sawLoading: boolean) => boolean,
-  checkNow: boolean,
+  ready: (tab: TabInfo) => boolean,
 ): Promise<TabWaitResult> {
   return new Promise<TabWaitResult>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError());
-    let sawLoading = false;
+    if (signal?.aborted) return reject(new Error('Interrupted.'));
     let finished = false;
-    const finish = (timedOut: boolean) => {
-      if (finished) return;
+    const cleanup = () => {
       finished = true;
       unsubscribe();
       unsubscribeRemoved();
       cancelTimer();
       signal?.removeEventListener('abort', onAbort);
-      host.getTab(tabId).then(
-        (tab) => resolve({ tab, timedOut }),
-        () => resolve({ tab: undefined, timedOut }),
-      );
+    };
+    const finish = (tab: TabInfo | undefined, timedOut: boolean) => {
+      if (finished) return;
+      cleanup();
+      resolve({ tab, timedOut });
     };
     const onAbort = () => {
       if (finished) return;
-      finished = true;
-      unsubscribe();
-      unsubscribeRemoved();
-      cancelTimer();
-      reject(abortError());
+      cleanup();
+      reject(new Error('Interrupted.'));
     };
-    const unsubscribe = host.onTabChanged((change) => {
-      if (change.tabId !== tabId) return;
-      if (change.status === 'loading') sawLoading = true;
-      if (done(change, sawLoading)) finish(false);
-    });
-    const unsubscribeRemoved = host.onTabRemoved((id) => {
-      if (id === tabId) finish(false);
-    });
-    const cancelTimer = host.setTimer(timeoutMs, () => finish(true));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (checkNow) {
+    // Events carry only what changed: re-read the tab and test the whole state.
+    const check = () => {
       host.getTab(tabId).then(
         (tab) => {
-          if (done({ status: tab.status, url: tab.url }, sawLoading)) finish(false);
+          if (ready(tab)) finish(tab, false);
         },
-        () => finish(false),
+        () => finish(undefined, false),
       );
-    }
+    };
+    const unsubscribe = host.onTabChanged((change) => {
+      if (change.tabId === tabId && (change.status !== undefined || change.url !== undefined)) check();
+    });
+    const unsubscribeRemoved = host.onTabRemoved((id) => {
+      if (id === tabId) finish(undefined, false);
+    });
+    const cancelTimer = host.setTimer(timeoutMs, () => {
+      host.getTab(tabId).then(
+        (tab) => finish(tab, true),
+        () => finish(undefined, true),
+      );
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    check();
   });
 }

@@ -36,6 +36,7 @@ export function clickTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
         {
           ...r,
           localRef: r.local,
+          guardDialogs: true,
           verb: params.doubleClick ? 'Double-clicked' : params.button === 'left' ? 'Clicked' : `${params.button === 'right' ? 'Right' : 'Middle'}-clicked`,
           perform: () =>
             deps.client.call<ActionAck>(

@@ -32,7 +32,7 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       const tabId = tabIdFor(params, ctx);
       const tab = await getTabOrThrow(deps.host, tabId);
       await deps.debuggers.acquire(tabId, ctx.runId);
-      // A dialog opened before we attached is reported when the Page domain is enabled.
+      // The dialog event may still be on its way from the input that opened it.
       for (let i = 0; i < 10 && !deps.debuggers.dialogOf(tabId); i++) await deps.host.sleep(50, signal);
       const dialog = deps.debuggers.dialogOf(tabId);
       try {
@@ -42,7 +42,11 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
         });
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
-        if (/no dialog/i.test(why)) throw new Error(`No JavaScript dialog is open in tab ${tabId}.`);
+        if (/no dialog/i.test(why)) {
+          throw new Error(
+            `No JavaScript dialog is open in tab ${tabId} that the agent can answer. (A dialog that opened before the debugger attached, outside an agent action, cannot be answered here: ask the user to close it.)`,
+          );
+        }
         throw e;
       }
       deps.debuggers.clearDialog(tabId);

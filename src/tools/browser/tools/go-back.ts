@@ -29,6 +29,7 @@ export function goBackTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const before = await getTabOrThrow(deps.host, tabId);
+      const committed = waitForUrlChange(deps.host, tabId, before.url, 3000, signal);
       // history.back() in the page goes to the previous entry even when the browser's Back would
       // skip it (Chrome skips entries created without a user gesture: every synthetic click).
       const viaPage = await deps.client.call(tabId, 0, { op: 'history_back' }, { signal, timeoutMs: 3000 }).then(
@@ -42,7 +43,7 @@ export function goBackTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
           throw new Error(`Tab ${tabId} has no previous page to go back to.`);
         }
       }
-      const changed = await waitForUrlChange(deps.host, tabId, before.url, 3000, signal);
+      const changed = await committed;
       const loaded = await waitForTabLoad(deps.host, tabId, LOAD_TIMEOUT_MS, signal);
       if (changed.timedOut && loaded.tab?.url === before.url) {
         return { content: [{ type: 'text', text: `Went back in tab ${tabId}, but the URL did not change (${before.url}). The page may handle history itself; take a browser_snapshot.` }], details: { tabId, urlBefore: before.url, urlAfter: before.url } };

@@ -33,6 +33,7 @@ export function hoverTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
         {
           ...r,
           localRef: r.local,
+          guardDialogs: true,
           verb: 'Hovered over',
           perform: () => deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'hover', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef }),
         },

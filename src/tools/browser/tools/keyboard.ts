@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActionAck } from '../../../../content-scripts/messages';
 import type { AgentTool } from '../../types';
-import { pressKey, typeText } from '../cdp-input';
+import { pressKey, settleInput, typeText } from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext } from '../element-target';
@@ -71,7 +71,7 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
               if (params.text) await typeText(deps.debuggers, tabId, params.text);
               if (!params.keysFirst) await keys();
             };
-            await Promise.race([input(), deps.host.sleep(Math.max(3000, (params.text?.length ?? 0) * 20), signal)]);
+            await settleInput(input(), () => deps.debuggers.dialogOf(tabId) !== undefined, deps.host.sleep, Math.max(3000, (params.text?.length ?? 0) * 20), signal);
             return performed;
           },
         },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool, ToolTarget } from '../../types';
-import { mouseClick, mouseDrag, mouseMove, type Point } from '../cdp-input';
+import { mouseClick, mouseDrag, mouseMove, settleInput, type Point } from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext } from '../element-target';
@@ -85,8 +85,7 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
                 await mouseClick(deps.debuggers, tabId, point, button, params.action === 'double_click' ? 2 : 1, mods);
               }
             };
-            // A dialog opened by the click holds the input acknowledgement until it closes.
-            await Promise.race([input(), deps.host.sleep(2000, signal)]);
+            await settleInput(input(), () => deps.debuggers.dialogOf(tabId) !== undefined, deps.host.sleep, 3000, signal);
             return performed;
           },
         },

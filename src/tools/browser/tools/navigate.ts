@@ -56,8 +56,9 @@ export function navigateTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
       const why = navigationRestriction(url, { fileSchemeAccess: await deps.host.fileSchemeAccess(), extensionOrigin: deps.host.extensionOrigin });
       if (why) throw new Error(`Cannot open ${url}: ${why}.`);
       const before = await getTabOrThrow(deps.host, tabId);
+      const committed = waitForUrlChange(deps.host, tabId, before.url, 2000, signal);
       await deps.host.navigate(tabId, url);
-      await waitForUrlChange(deps.host, tabId, before.url, 2000, signal);
+      await committed;
       const loaded = await waitForTabLoad(deps.host, tabId, LOAD_TIMEOUT_MS, signal);
       return loadedResult(tabId, before.url, loaded.tab?.url ?? url, loaded.tab?.title ?? '', loaded.timedOut, 'Opened');
     },

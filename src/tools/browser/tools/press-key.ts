@@ -47,6 +47,7 @@ export function pressKeyTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           modelRef: r?.modelRef,
           docId: r?.docId,
           verb: `Pressed ${params.key}${r ? ' on' : ''}`,
+          guardDialogs: true,
           perform: () =>
             deps.client.call<ActionAck>(tabId, frameId, { op: 'press_key', key: combo.key, modifiers: combo.modifiers, ref: r?.local, docId: r?.docId }, { signal, modelRef: r?.modelRef }),
         },

@@ -33,6 +33,7 @@ export function selectTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
         {
           ...r,
           localRef: r.local,
+          guardDialogs: true,
           verb: 'Selected in',
           perform: () =>
             deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'select', ref: r.local, docId: r.docId, values: params.values }, { signal, modelRef: r.modelRef }),

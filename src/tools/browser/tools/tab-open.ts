@@ -34,7 +34,7 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       if (why) throw new Error(`Cannot open ${url}: ${why}.`);
       const opener = ctx.tabId !== undefined ? await deps.host.getTab(ctx.tabId).catch(() => undefined) : undefined;
       const tab = await deps.host.createTab({ url, active: params.active, openerTabId: opener?.tabId, windowId: opener?.windowId });
-      const loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal, true);
+      const loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
       const now = loaded.tab ?? tab;
       const text =
         `Opened tab ${tab.tabId} at ${now.url || url}${loaded.timedOut ? ' (still loading)' : ''}${params.active ? '' : ' in the background'}. ` +

@@ -35,6 +35,7 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
         {
           ...r,
           localRef: r.local,
+          guardDialogs: true,
           verb: `Typed ${params.text.length} character${params.text.length === 1 ? '' : 's'}${params.submit ? ' and pressed Enter' : ''} into`,
           perform: () =>
             deps.client.call<ActionAck>(

@@ -1,0 +1,195 @@
+/**
+ * Synthetic input events, built with the element's own window constructors (same-origin iframes
+ * have their own realm). Pages see isTrusted false; the debugger tier exists for pages that care.
+ */
+
+export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
+export type MouseButton = 'left' | 'right' | 'middle';
+
+const BUTTON_CODE: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
+const BUTTONS_MASK: Record<MouseButton, number> = { left: 1, middle: 4, right: 2 };
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+function viewOf(el: Element): Window & typeof globalThis {
+  return (el.ownerDocument.defaultView ?? window) as Window & typeof globalThis;
+}
+
+function modifierInit(mods: readonly Modifier[]) {
+  return {
+    altKey: mods.includes('Alt'),
+    ctrlKey: mods.includes('Control'),
+    metaKey: mods.includes('Meta'),
+    shiftKey: mods.includes('Shift'),
+  };
+}
+
+/** Centre of the element's first line box (inline elements may wrap). */
+export function centerOf(el: Element): Point {
+  const rects = el.getClientRects();
+  const r = rects.length ? rects[0] : el.getBoundingClientRect();
+  return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+}
+
+function mouse(el: Element, type: string, p: Point, button: MouseButton, buttons: number, detail: number, mods: readonly Modifier[]): boolean {
+  const view = viewOf(el);
+  const init = {
+    bubbles: type !== 'mouseenter' && type !== 'mouseleave',
+    cancelable: type !== 'mouseenter' && type !== 'mouseleave',
+    composed: true,
+    view,
+    clientX: p.x,
+    clientY: p.y,
+    screenX: p.x + view.screenX,
+    screenY: p.y + view.screenY,
+    button: BUTTON_CODE[button],
+    buttons,
+    detail,
+    ...modifierInit(mods),
+  };
+  if (type.startsWith('pointer')) {
+    return el.dispatchEvent(
+      new view.PointerEvent(type, {
+        ...init,
+        bubbles: type !== 'pointerenter' && type !== 'pointerleave',
+        cancelable: type !== 'pointerenter' && type !== 'pointerleave',
+        pointerId: 1,
+        pointerType: 'mouse',
+        isPrimary: true,
+        width: 1,
+        height: 1,
+        pressure: buttons ? 0.5 : 0,
+      }),
+    );
+  }
+  return el.dispatchEvent(new view.MouseEvent(type, init));
+}
+
+export function dispatchHover(el: Element, p: Point, mods: readonly Modifier[] = []): void {
+  for (const type of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) {
+    mouse(el, type, p, 'left', 0, 0, mods);
+  }
+}
+
+/**
+ * The event sequence of a real click: hover, press (focus moves unless prevented), release,
+ * click (or auxclick / contextmenu). Activation behaviour (links, checkboxes, submit) follows
+ * from the dispatched `click` itself.
+ */
+export function dispatchClick(el: Element, p: Point, button: MouseButton, clickCount: number, mods: readonly Modifier[]): void {
+  dispatchHover(el, p, mods);
+  for (let n = 1; n <= clickCount; n++) {
+    mouse(el, 'pointerdown', p, button, BUTTONS_MASK[button], n, mods);
+    const down = mouse(el, 'mousedown', p, button, BUTTONS_MASK[button], n, mods);
+    if (down && n === 1) focusForClick(el);
+    mouse(el, 'pointerup', p, button, 0, n, mods);
+    mouse(el, 'mouseup', p, button, 0, n, mods);
+    if (button === 'left') mouse(el, 'click', p, button, 0, n, mods);
+    else if (button === 'middle') mouse(el, 'auxclick', p, button, 0, n, mods);
+  }
+  if (button === 'right') mouse(el, 'contextmenu', p, button, 0, 1, mods);
+  if (button === 'left' && clickCount >= 2) mouse(el, 'dblclick', p, button, 0, 2, mods);
+}
+
+/** Focus what a mousedown would focus: the element or its nearest focusable ancestor. */
+export function focusForClick(el: Element): void {
+  let cur: Element | null = el;
+  while (cur) {
+    const h = cur as HTMLElement;
+    if (typeof h.focus === 'function' && (h.tabIndex >= 0 || h.isContentEditable || h.hasAttribute('tabindex'))) {
+      h.focus({ preventScroll: true });
+      return;
+    }
+    cur = cur.parentElement;
+  }
+}
+
+export interface KeySpec {
+  key: string;
+  code: string;
+  keyCode: number;
+  /** Text the key inserts (printable keys), if any. */
+  text?: string;
+}
+
+const NAMED_KEYS: Record<string, [string, number]> = {
+  Enter: ['Enter', 13],
+  Tab: ['Tab', 9],
+  Escape: ['Escape', 27],
+  Backspace: ['Backspace', 8],
+  Delete: ['Delete', 46],
+  ArrowUp: ['ArrowUp', 38],
+  ArrowDown: ['ArrowDown', 40],
+  ArrowLeft: ['ArrowLeft', 37],
+  ArrowRight: ['ArrowRight', 39],
+  Home: ['Home', 36],
+  End: ['End', 35],
+  PageUp: ['PageUp', 33],
+  PageDown: ['PageDown', 34],
+  Space: ['Space', 32],
+  Insert: ['Insert', 45],
+  F1: ['F1', 112],
+  F2: ['F2', 113],
+  F3: ['F3', 114],
+  F4: ['F4', 115],
+  F5: ['F5', 116],
+  F6: ['F6', 117],
+  F7: ['F7', 118],
+  F8: ['F8', 119],
+  F9: ['F9', 120],
+  F10: ['F10', 121],
+  F11: ['F11', 122],
+  F12: ['F12', 123],
+};
+
+const ALIASES: Record<string, string> = {
+  esc: 'Escape',
+  return: 'Enter',
+  del: 'Delete',
+  up: 'ArrowUp',
+  down: 'ArrowDown',
+  left: 'ArrowLeft',
+  right: 'ArrowRight',
+  pgup: 'PageUp',
+  pgdn: 'PageDown',
+  ' ': 'Space',
+  spacebar: 'Space',
+};
+
+/** `Enter`, `a`, `ArrowDown`, `esc`… → the KeyboardEvent fields a page expects. */
+export function keySpec(name: string): KeySpec | null {
+  const canonical = ALIASES[name.toLowerCase()] ?? Object.keys(NAMED_KEYS).find((k) => k.toLowerCase() === name.toLowerCase());
+  if (canonical) {
+    const [code, keyCode] = NAMED_KEYS[canonical];
+    if (canonical === 'Space') return { key: ' ', code, keyCode, text: ' ' };
+    return { key: canonical, code, keyCode, text: canonical === 'Enter' ? '\r' : undefined };
+  }
+  if ([...name].length !== 1) return null;
+  const ch = name;
+  const upper = ch.toUpperCase();
+  if (/[a-z]/i.test(ch)) return { key: ch, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: ch };
+  if (/[0-9]/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch };
+  return { key: ch, code: '', keyCode: 0, text: ch };
+}
+
+export function dispatchKey(el: Element, type: 'keydown' | 'keypress' | 'keyup', spec: KeySpec, mods: readonly Modifier[]): boolean {
+  const view = viewOf(el);
+  const keyCode = type === 'keypress' ? (spec.text ?? '').charCodeAt(0) || spec.keyCode : spec.keyCode;
+  return el.dispatchEvent(
+    new view.KeyboardEvent(type, {
+      key: spec.key,
+      code: spec.code,
+      keyCode,
+      which: keyCode,
+      charCode: type === 'keypress' ? keyCode : 0,
+      bubbles: true,
+      cancelable: true,
+      composed: true,
+      view,
+      ...modifierInit(mods),
+    }),
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * Pointer actions on a ref: click, hover, focus, and locating an element for the debugger tier.
+ * Each checks the element first (visible, enabled, not covered by something else) so a click
+ * never silently lands on an overlay, and returns before dispatching (see PageAgent: a dialog
+ * opened by the click would otherwise block the reply).
+ */
+import type { AgentContext } from '../agent-context';
+import { isDisabled } from '../dom/state';
+import type { ActionAck, FrameLocation, LocateResult } from '../messages';
+import { centerOf, dispatchClick, dispatchHover, focusForClick, type Modifier, type MouseButton, type Point } from './events';
+import { describeElement } from './describe';
+import { sameSize, urlScore } from '../frame-url';
+
+export interface Deferred<R> {
+  result: R;
+  /** Runs after the reply is sent. */
+  run?: () => void;
+  /** The document the action happens in (a same-origin iframe's, for its elements). */
+  doc?: Document;
+}
+
+/** Scrolls the element into view when it is not fully visible, then returns its centre. */
+export function bringIntoView(el: Element): Point {
+  const r = el.getBoundingClientRect();
+  const win = el.ownerDocument.defaultView ?? window;
+  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+  if (!inView) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  return centerOf(el);
+}
+
+export function assertActionable(ctx: AgentContext, el: Element, ref: string): void {
+  const h = el as HTMLElement;
+  const visible =
+    typeof h.checkVisibility !== 'function' || h.checkVisibility({ visibilityProperty: true, opacityProperty: false });
+  const r = el.getBoundingClientRect();
+  if (!visible || (r.width === 0 && r.height === 0)) {
+    const label = el.localName === 'input' && (el as HTMLInputElement).labels?.[0];
+    if (!label) ctx.fail('not_actionable', `Element ${ref} is not visible. Take a new browser_snapshot; it may be inside a closed menu or collapsed section.`);
+  }
+  if (isDisabled(el)) ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is disabled.`);
+}
+
+/** What covers the point, when it is not the element, its descendant, its label or its control. */
+export function coveringElement(el: Element, p: Point): Element | null {
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const hit = root.elementFromPoint?.(p.x, p.y) ?? null;
+  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+  const labels = (el as HTMLInputElement).labels;
+  if (labels && Array.from(labels).some((l) => l === hit || l.contains(hit))) return null;
+  if (hit.localName === 'label' && (hit as HTMLLabelElement).control === el) return null;
+  const label = el.closest('label');
+  if (label && (label === hit || label.contains(hit))) return null;
+  return hit;
+}
+
+export function click(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+  button: MouseButton,
+  clickCount: number,
+  modifiers: Modifier[],
+  force: boolean,
+): Deferred<ActionAck> {
+  const el = ctx.resolve(ref, docId);
+  assertActionable(ctx, el, ref);
+  let target = el;
+  // A hidden control styled through its label (CSS-only toggles) is clicked through the label.
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) {
+    const label = (el as HTMLInputElement).labels?.[0];
+    if (label) target = label;
+  }
+  const p = bringIntoView(target);
+  const cover = force ? null : coveringElement(target, p);
+  if (cover) {
+    const coverRef = ctx.registry.peek(cover);
+    ctx.fail(
+      'not_actionable',
+      `Element ${ref} is covered by ${describeElement(cover)}${coverRef ? ` [ref=${ctx.refPrefix}${coverRef}]` : ''} ` +
+        '(an overlay, banner or dialog). Close or dismiss it first, or retry with force: true to click anyway.',
+    );
+  }
+  const element = ctx.report(el);
+  ctx.highlighter.show(target.getBoundingClientRect(), `click ${element.name ? `"${element.name.slice(0, 40)}"` : element.role}`);
+  return {
+    result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element },
+    run: () => dispatchClick(target, centerOf(target), button, clickCount, modifiers),
+    doc: target.ownerDocument,
+  };
+}
+
+export function hover(ctx: AgentContext, ref: string, docId: string | undefined): Deferred<ActionAck> {
+  const el = ctx.resolve(ref, docId);
+  assertActionable(ctx, el, ref);
+  bringIntoView(el);
+  const element = ctx.report(el);
+  ctx.highlighter.show(el.getBoundingClientRect(), 'hover');
+  return {
+    result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element },
+    run: () => dispatchHover(el, centerOf(el)),
+    doc: el.ownerDocument,
+  };
+}
+
+export function focus(ctx: AgentContext, ref: string, docId: string | undefined): Deferred<ActionAck> {
+  const el = ctx.resolve(ref, docId);
+  bringIntoView(el);
+  return {
+    result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(el) },
+    run: () => focusForClick(el),
+  };
+}
+
+/** For trusted input: scroll into view and give the centre in this frame's viewport. */
+export function locate(ctx: AgentContext, ref: string, docId: string | undefined): LocateResult {
+  const el = ctx.resolve(ref, docId);
+  const p = bringIntoView(el);
+  const offset = frameOffset(el);
+  const r = el.getBoundingClientRect();
+  ctx.highlighter.show({ x: r.x + offset.x, y: r.y + offset.y, width: r.width, height: r.height });
+  return {
+    x: p.x + offset.x,
+    y: p.y + offset.y,
+    box: { x: r.x + offset.x, y: r.y + offset.y, width: r.width, height: r.height },
+    element: ctx.report(el),
+  };
+}
+
+/** Offset of a same-origin iframe's viewport within the top document of this content script. */
+function frameOffset(el: Element): Point {
+  let x = 0;
+  let y = 0;
+  let win = el.ownerDocument.defaultView;
+  while (win && win.frameElement) {
+    const frame = win.frameElement;
+    const r = frame.getBoundingClientRect();
+    const style = frame.ownerDocument.defaultView?.getComputedStyle(frame);
+    x += r.left + (frame.clientLeft || 0) + parseFloat(style?.paddingLeft ?? '0');
+    y += r.top + (frame.clientTop || 0) + parseFloat(style?.paddingTop ?? '0');
+    win = frame.ownerDocument.defaultView;
+  }
+  return { x, y };
+}
+
+/**
+ * Where the iframe showing `url` (a cross-origin frame, identified by the service worker) starts
+ * in this frame's viewport: best URL match, size as tie-breaker, same-origin subframes included.
+ */
+export function locateFrame(ctx: AgentContext, url: string, width: number, height: number): FrameLocation {
+  let best: { score: number; at: FrameLocation } | null = null;
+  const visit = (doc: Document, dx: number, dy: number) => {
+    for (const frame of Array.from(doc.querySelectorAll<HTMLIFrameElement>('iframe, frame'))) {
+      const r = frame.getBoundingClientRect();
+      const style = (doc.defaultView ?? window).getComputedStyle(frame);
+      const x = dx + r.left + frame.clientLeft + parseFloat(style.paddingLeft);
+      const y = dy + r.top + frame.clientTop + parseFloat(style.paddingTop);
+      let inner: Document | null = null;
+      try {
+        inner = frame.contentDocument;
+      } catch {
+        inner = null;
+      }
+      if (inner) {
+        visit(inner, x, y);
+        continue;
+      }
+      const score = urlScore(frame.src, url) + (sameSize(frame.clientWidth, frame.clientHeight, width, height) ? 1.5 : 0);
+      if (score > 0 && (!best || score > best.score)) best = { score, at: { x, y } };
+    }
+  };
+  visit(ctx.doc, 0, 0);
+  const found = best as { score: number; at: FrameLocation } | null;
+  if (!found) return ctx.fail('not_found', 'The frame is no longer on the page. Take a new browser_snapshot.');
+  return found.at;
+}
+
+const MARK_ATTR = 'data-keel-mark';
+
+/** Tags the element so the debugger can find its DOM node (file upload), until unmarked. */
+export function mark(ctx: AgentContext, ref: string, docId: string | undefined, token: string): ActionAck {
+  const el = ctx.resolve(ref, docId);
+  el.setAttribute(MARK_ATTR, token);
+  return { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(el) };
+}
+
+export function unmark(ctx: AgentContext, token: string): { removed: number } {
+  const marked = Array.from(ctx.doc.querySelectorAll(`[${MARK_ATTR}="${token}"]`));
+  for (const el of marked) el.removeAttribute(MARK_ATTR);
+  return { removed: marked.length };
+}

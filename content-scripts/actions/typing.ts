@@ -1,0 +1,225 @@
+/**
+ * Typing into text fields and contenteditable editors.
+ *
+ * Text goes in through execCommand('insertText') where possible: it fires beforeinput/input
+ * like real typing, updates framework-controlled inputs (React tracks the value setter) and keeps
+ * the editor's undo stack. Inputs without a text caret (date, number, color…) get the value
+ * through the native setter plus input/change events. Short text is typed key by key so
+ * autocomplete widgets that listen to keydown react.
+ */
+import type { AgentContext } from '../agent-context';
+import type { ActionAck } from '../messages';
+import { dispatchKey, keySpec } from './events';
+import { describeElement } from './describe';
+import { bringIntoView, type Deferred } from './pointer';
+
+const KEY_BY_KEY_LIMIT = 200;
+const CARETLESS_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range', 'number']);
+const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', ...CARETLESS_TYPES]);
+
+type Editable =
+  | { kind: 'field'; el: HTMLInputElement | HTMLTextAreaElement; caretless: boolean }
+  | { kind: 'rich'; el: HTMLElement };
+
+function editableOf(el: Element): Editable | null {
+  if (el.localName === 'textarea') return { kind: 'field', el: el as HTMLTextAreaElement, caretless: false };
+  if (el.localName === 'input') {
+    const input = el as HTMLInputElement;
+    if (!TEXT_TYPES.has(input.type)) return null;
+    return { kind: 'field', el: input, caretless: CARETLESS_TYPES.has(input.type) };
+  }
+  const h = el as HTMLElement;
+  if (h.isContentEditable) return { kind: 'rich', el: h };
+  // A wrapper (role=textbox or a label) around one real field: type into the field.
+  const inner = el.querySelector('input, textarea, [contenteditable]:not([contenteditable=false])');
+  return inner ? editableOf(inner) : null;
+}
+
+/** The native value setter: frameworks that wrap `value` still see the change. */
+export function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, value: string): void {
+  const proto = Object.getPrototypeOf(el) as object;
+  const desc = Object.getOwnPropertyDescriptor(proto, 'value');
+  if (desc?.set) desc.set.call(el, value);
+  else el.value = value;
+}
+
+function fire(el: Element, type: 'input' | 'change', data?: string): void {
+  const view = (el.ownerDocument.defaultView ?? window) as Window & typeof globalThis;
+  const ev =
+    type === 'input'
+      ? new view.InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: data ?? null })
+      : new view.Event('change', { bubbles: true });
+  el.dispatchEvent(ev);
+}
+
+export function typeText(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+  text: string,
+  clear: boolean,
+  submit: boolean,
+): Deferred<ActionAck> {
+  const el = ctx.resolve(ref, docId);
+  const editable = editableOf(el);
+  if (!editable) {
+    ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is not a text field. Use the ref of a textbox, searchbox or editable area.`);
+  }
+  const target = editable.el;
+  if ((target as HTMLInputElement).disabled) ctx.fail('not_actionable', `Element ${ref} is disabled.`);
+  if ((target as HTMLInputElement).readOnly) ctx.fail('not_actionable', `Element ${ref} is read-only.`);
+  if (editable.kind === 'field' && editable.caretless && text && !submit) {
+    checkCaretlessFormat(ctx, ref, editable.el as HTMLInputElement, text);
+  }
+  bringIntoView(target);
+  ctx.highlighter.show(target.getBoundingClientRect(), 'type');
+  return {
+    result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(target) },
+    doc: target.ownerDocument,
+    run: () => {
+      target.focus({ preventScroll: true });
+      if (editable.kind === 'field') typeIntoField(editable.el, text, clear, editable.caretless);
+      else typeIntoRich(editable.el, text, clear);
+      if (submit) pressEnterToSubmit(target);
+    },
+  };
+}
+
+function checkCaretlessFormat(ctx: AgentContext, ref: string, input: HTMLInputElement, text: string): void {
+  const formats: Record<string, RegExp> = {
+    date: /^\d{4}-\d{2}-\d{2}$/,
+    time: /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
+    'datetime-local': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/,
+    month: /^\d{4}-\d{2}$/,
+    week: /^\d{4}-W\d{2}$/,
+    color: /^#[0-9a-fA-F]{6}$/,
+    number: /^-?\d*\.?\d+(e-?\d+)?$/i,
+    range: /^-?\d*\.?\d+$/,
+  };
+  const examples: Record<string, string> = {
+    date: '2024-05-31',
+    time: '14:30',
+    'datetime-local': '2024-05-31T14:30',
+    month: '2024-05',
+    week: '2024-W22',
+    color: '#ff8800',
+    number: '42',
+    range: '50',
+  };
+  const re = formats[input.type];
+  if (re && !re.test(text)) {
+    ctx.fail('bad_request', `Element ${ref} is a ${input.type} input: type the value as ${examples[input.type]}.`);
+  }
+}
+
+function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string, clear: boolean, caretless: boolean): void {
+  const doc = el.ownerDocument;
+  if (caretless) {
+    setNativeValue(el, clear || !el.value ? text : el.value + text);
+    fire(el, 'input', text);
+    fire(el, 'change');
+    return;
+  }
+  const before = el.value;
+  if (clear) el.select();
+  else {
+    try {
+      el.setSelectionRange(el.value.length, el.value.length);
+    } catch {
+      // email inputs have no selection API: text is appended by insertText anyway.
+    }
+  }
+  if (clear && !text) {
+    if (!doc.execCommand('delete')) {
+      setNativeValue(el, '');
+      fire(el, 'input');
+    }
+  } else if (text.length <= KEY_BY_KEY_LIMIT) {
+    let first = true;
+    for (const ch of text) {
+      typeChar(el, ch, clear && first);
+      first = false;
+    }
+  } else {
+    insert(el, text, clear);
+  }
+  if (el.value !== before) fire(el, 'change');
+}
+
+function typeChar(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, ch: string, replacing: boolean): void {
+  const spec = ch === '\n' ? keySpec('Enter') : keySpec(ch);
+  const key = spec ?? { key: ch, code: '', keyCode: 0, text: ch };
+  const allowed = dispatchKey(el, 'keydown', key, []);
+  if (allowed) {
+    dispatchKey(el, 'keypress', key, []);
+    insert(el, ch, replacing);
+  }
+  dispatchKey(el, 'keyup', key, []);
+}
+
+function insert(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, text: string, replacing: boolean): void {
+  const doc = el.ownerDocument;
+  if (doc.activeElement !== el && !(el as HTMLElement).isContentEditable) (el as HTMLElement).focus({ preventScroll: true });
+  if (doc.execCommand('insertText', false, text)) return;
+  if ('value' in el && (el.localName === 'input' || el.localName === 'textarea')) {
+    const field = el as HTMLInputElement | HTMLTextAreaElement;
+    setNativeValue(field, replacing ? text : field.value + text);
+    fire(field, 'input', text);
+  } else {
+    el.append(text);
+    fire(el, 'input', text);
+  }
+}
+
+function typeIntoRich(el: HTMLElement, text: string, clear: boolean): void {
+  const doc = el.ownerDocument;
+  const sel = doc.getSelection();
+  if (sel) {
+    const range = doc.createRange();
+    range.selectNodeContents(el);
+    if (!clear) range.collapse(false);
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  if (clear && !text) {
+    doc.execCommand('delete');
+    return;
+  }
+  if (text.length <= KEY_BY_KEY_LIMIT) {
+    for (const ch of text) typeChar(el, ch, false);
+  } else {
+    insert(el, text, false);
+  }
+}
+
+/**
+ * Enter in a field: key events, then what a browser does by default when the page lets it —
+ * implicit submission through the form's default button (its click listeners run), or
+ * requestSubmit() when the form has none.
+ */
+export function pressEnterToSubmit(el: HTMLElement): string {
+  const spec = keySpec('Enter');
+  if (!spec) return '';
+  const allowed = dispatchKey(el, 'keydown', spec, []);
+  if (allowed) dispatchKey(el, 'keypress', spec, []);
+  let outcome = 'Enter pressed';
+  if (allowed) {
+    const form = (el as HTMLInputElement).form ?? el.closest('form');
+    if (form) {
+      const submitter = Array.from(form.elements).find(
+        (c) => (c.localName === 'button' && (c as HTMLButtonElement).type === 'submit') ||
+          (c.localName === 'input' && ['submit', 'image'].includes((c as HTMLInputElement).type)),
+      ) as HTMLElement | undefined;
+      if (submitter && !(submitter as HTMLButtonElement).disabled) {
+        // What a browser does: a synthetic click on the default button (no focus change).
+        submitter.click();
+        outcome = 'form submitted with its submit button';
+      } else if (!submitter) {
+        form.requestSubmit();
+        outcome = 'form submitted';
+      }
+    }
+  }
+  dispatchKey(el, 'keyup', spec, []);
+  return outcome;
+}

@@ -1,0 +1,405 @@
+/**
+ * Walks the composed tree (open and closed shadow roots, slots, same-origin iframes) and builds
+ * the outline lines. One pass; each element costs one computed style and one box.
+ *
+ * Line kinds: `control` lines carry refs (`- button "Add to cart" [ref=e41]`), `heading` lines
+ * are markdown headings, `section` lines open a landmark whose children are indented, `text`
+ * lines are clipped visible text, `media` lines name images, `frame` lines name iframes.
+ */
+import type { PageEnv } from '../env';
+import { actionableOf } from '../dom/interactive';
+import { accessibleName, LabelIndex } from '../dom/names';
+import { controlLine } from '../dom/control-line';
+import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
+import { stateOf } from '../dom/state';
+import { clip, normalizeSpace, quote } from '../dom/text';
+import {
+  intersectsViewport,
+  isClippedAway,
+  isCollapsedBox,
+  isInvisible,
+  isOffscreen,
+  isSubtreeHidden,
+  StyleCache,
+  type Viewport,
+} from '../dom/visibility';
+import type { RefRegistry } from '../refs';
+import { TextEnv } from './text-env';
+
+export type LineKind = 'text' | 'heading' | 'control' | 'section' | 'media' | 'frame';
+
+export interface SnapshotLine {
+  depth: number;
+  kind: LineKind;
+  text: string;
+}
+
+export interface WalkOptions {
+  viewportOnly: boolean;
+  /** Characters kept per text block. */
+  textLimit: number;
+  /** Prepended to every ref (`f3` for frame 3) so refs name their frame. */
+  refPrefix: string;
+  /** Append ` -> url` to links. */
+  includeUrls: boolean;
+  /** Elements never shown (our own overlay). */
+  exclude: ReadonlySet<Element>;
+  /** Stop walking once this many characters were emitted (a bound on time for huge pages). */
+  maxChars: number;
+  /** Random per document and unknown to the page: frame placeholders it cannot forge. */
+  frameNonce: string;
+}
+
+/** A cross-origin iframe as the service worker needs it to find the frame's extension frameId. */
+export interface CrossFrame {
+  index: number;
+  src: string;
+  width: number;
+  height: number;
+}
+
+interface Ctx {
+  depth: number;
+  pointer: boolean;
+  /** Readability of the current element's own text, computed only if it has text. */
+  text: TextEnv;
+  /** Inside a control whose name already carries its text: only nested controls are emitted. */
+  inControl: boolean;
+  vp: Viewport;
+}
+
+const SKIP_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'datalist',
+  'param',
+  'source',
+  'track',
+  'object',
+  'embed',
+  'canvas',
+  'audio',
+  'map',
+]);
+
+// Text made only of separators ("|", "·", "/") adds tokens and no meaning once links are lines.
+const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
+const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
+
+export class SnapshotWalker {
+  readonly lines: SnapshotLine[] = [];
+  readonly crossFrames: CrossFrame[] = [];
+  readonly styles = new StyleCache();
+  private readonly labels = new LabelIndex();
+  refs = 0;
+  chars = 0;
+  stopped = false;
+  private buf = '';
+  private bufPrefix = '';
+  private bufDepth = 0;
+  private out: SnapshotLine[] = this.lines;
+
+  constructor(
+    private readonly env: PageEnv,
+    private readonly registry: RefRegistry,
+    private readonly opts: WalkOptions,
+  ) {}
+
+  walkDocument(doc: Document, depth: number): void {
+    const root = doc.body ?? doc.documentElement;
+    if (!root) return;
+    const win = doc.defaultView ?? this.env.win;
+    const vp: Viewport = {
+      width: win.innerWidth,
+      height: win.innerHeight,
+      scrollX: win.scrollX,
+      scrollY: win.scrollY,
+      docWidth: doc.documentElement.scrollWidth,
+    };
+    const ctx: Ctx = { depth, pointer: false, text: new TextEnv(null, null), inControl: false, vp };
+    this.walkElement(root, ctx);
+    this.flush();
+  }
+
+  private walkChildren(el: Element, ctx: Ctx): void {
+    const shadow = this.env.shadowRootOf(el);
+    const parent: ParentNode = shadow ?? el;
+    if (el.localName === 'slot') {
+      const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+      if (assigned.length) {
+        for (const n of assigned) this.walkNode(n, ctx);
+        return;
+      }
+    }
+    for (let n = parent.firstChild; n; n = n.nextSibling) {
+      if (this.stopped) return;
+      this.walkNode(n, ctx);
+    }
+  }
+
+  private walkNode(n: Node, ctx: Ctx): void {
+    if (n.nodeType === 3) {
+      if (!ctx.inControl && !ctx.text.hidden) this.pushText((n as Text).data, ctx);
+    } else if (n.nodeType === 1) {
+      this.walkElement(n as Element, ctx);
+    }
+  }
+
+  private walkElement(el: Element, parent: Ctx): void {
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag) || this.opts.exclude.has(el)) return;
+    const style = this.styles.get(el);
+    if (isSubtreeHidden(el, style)) return;
+
+    const display = style.display || 'inline';
+    const position = style.position || 'static';
+    // Table cells continue their row's line (joined with " | "); rows end it.
+    const cell = display === 'table-cell' || (style.display === '' && (tag === 'td' || tag === 'th'));
+    const inline = display.startsWith('inline') || display === 'contents' || cell;
+    // A static inline element cannot be moved off-screen or clipped on its own, and its box
+    // (the union of its line fragments) is only needed when it is a control: skip the layout read.
+    const plainInline = display === 'inline' && position === 'static';
+    let hasArea = display === 'contents' || plainInline;
+    let measured = false;
+    if (!hasArea) {
+      const box = this.env.boxOf(el);
+      measured = true;
+      if (isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, parent.vp)) return;
+      hasArea = box.width > 0 && box.height > 0;
+      if (this.opts.viewportOnly && hasArea && position !== 'sticky' && !intersectsViewport(box, parent.vp)) {
+        return;
+      }
+    }
+
+    const ctx: Ctx = {
+      depth: parent.depth,
+      pointer: style.cursor === 'pointer',
+      text: new TextEnv(style, parent.text),
+      inControl: parent.inControl,
+      vp: parent.vp,
+    };
+    const selfVisible = !isInvisible(style);
+
+    if (tag === 'br') {
+      this.flush();
+      return;
+    }
+    if (tag === 'svg') {
+      if (!parent.inControl && selfVisible) this.media(el, ctx);
+      return;
+    }
+    if (tag === 'iframe' || tag === 'frame') {
+      if (selfVisible && hasArea) this.frame(el as HTMLIFrameElement, ctx);
+      return;
+    }
+    if (tag === 'img') {
+      if (!parent.inControl && selfVisible && hasArea) this.media(el, ctx);
+      return;
+    }
+    if (tag === 'label' && selfVisible) {
+      const handled = this.label(el as HTMLLabelElement, ctx);
+      if (handled) return;
+    }
+
+    const role = roleOf(el);
+    let actionable = selfVisible && hasArea ? actionableOf(el, role, style, parent.pointer, parent.inControl) : null;
+    if (actionable && !measured && display !== 'contents') {
+      const box = this.env.boxOf(el);
+      if (box.width === 0 || box.height === 0) actionable = null;
+    }
+    if (actionable) {
+      this.control(el, actionable.role, ctx);
+      if (TEXT_CONTROL_TAGS.has(tag) || actionable.role === 'textbox') return;
+      const leaf = !actionable.generic || (el.textContent ?? '').length <= 120;
+      this.walkChildren(el, { ...ctx, inControl: ctx.inControl || leaf });
+      return;
+    }
+    if (tag === 'details' && !(el as HTMLDetailsElement).open) {
+      // A closed <details> shows only its summary (the rest is content-visibility: hidden).
+      const summary = Array.from(el.children).find((c) => c.localName === 'summary');
+      if (summary) this.walkElement(summary, ctx);
+      return;
+    }
+    if (parent.inControl) {
+      this.walkChildren(el, ctx);
+      return;
+    }
+    if (role === 'heading') {
+      this.heading(el, ctx);
+      return;
+    }
+    if (role !== null && SECTION_ROLES.has(role)) {
+      this.section(el, role, ctx);
+      return;
+    }
+    if (role === 'listitem' || display === 'list-item') {
+      this.flush();
+      this.bufPrefix = '- ';
+      this.walkChildren(el, ctx);
+      this.flush();
+      return;
+    }
+    if (cell && this.buf.trim()) this.buf += ' | ';
+    if (!inline) this.flush();
+    this.walkChildren(el, ctx);
+    if (!inline) this.flush();
+  }
+
+  private pushText(data: string, ctx: Ctx): void {
+    if (!this.buf) this.bufDepth = ctx.depth;
+    this.buf += data;
+  }
+
+  /** Ends the current text block: one clipped line. */
+  private flush(): void {
+    const raw = this.buf;
+    const prefix = this.bufPrefix;
+    this.buf = '';
+    this.bufPrefix = '';
+    if (!raw) return;
+    const text = normalizeSpace(raw);
+    if (!text || NOISE.test(text)) return;
+    this.emit({ depth: this.bufDepth, kind: 'text', text: prefix + clip(text, this.opts.textLimit) });
+  }
+
+  private emit(line: SnapshotLine): void {
+    this.out.push(line);
+    // Counted at emit time, so lines a heading re-parents are not counted twice.
+    this.chars += line.text.length + line.depth * 2 + 1;
+    if (this.chars > this.opts.maxChars) this.stopped = true;
+  }
+
+  private control(el: Element, role: string, ctx: Ctx): void {
+    this.flush();
+    this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(el, role, role) });
+  }
+
+  /** `- role "name" [ref=…] [flags]: value` */
+  private controlText(el: Element, role: string, stateRole: string, refTarget: Element = el, knownName?: string): string {
+    let name = knownName || accessibleName(el, this.styles, undefined, this.labels);
+    // Generic clickables have no accname from content (role none): their text is what users see.
+    if (!name && role === 'clickable') name = clip(normalizeSpace((el as HTMLElement).innerText ?? el.textContent ?? ''), 100);
+    const ref = this.opts.refPrefix + this.registry.refFor(refTarget);
+    this.refs++;
+    const href = this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
+    return controlLine(el, role, name, ref, stateOf(el, stateRole), href);
+  }
+
+  /**
+   * A label's text is its control's name, already on the control's line. CSS-only toggles hide
+   * the real checkbox and style its label: then the label stands in for the control (clicking it
+   * toggles the control) and shows the control's role and state.
+   */
+  private label(label: HTMLLabelElement, ctx: Ctx): boolean {
+    const control = label.control;
+    if (!control) return false;
+    if (this.isRendered(control)) {
+      // The control's line already carries this text as its name: only controls inside remain.
+      this.walkChildren(label, { ...ctx, inControl: true });
+      return true;
+    }
+    const role = roleOf(control);
+    if (!role) return false;
+    this.flush();
+    const name = clip(normalizeSpace((label as HTMLElement).innerText ?? label.textContent ?? ''), 100);
+    this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(control, role, role, label, name) });
+    this.walkChildren(label, { ...ctx, inControl: true });
+    return true;
+  }
+
+  private isRendered(el: Element): boolean {
+    const style = this.styles.get(el);
+    if (style.display === 'none' || isInvisible(style) || style.opacity === '0') return false;
+    const box = this.env.boxOf(el);
+    return box.width > 1 && box.height > 1;
+  }
+
+  private heading(el: Element, ctx: Ctx): void {
+    this.flush();
+    const saved = this.out;
+    const inner: SnapshotLine[] = [];
+    this.out = inner;
+    this.walkChildren(el, ctx);
+    this.flush();
+    this.out = saved;
+    // Block children inside a heading flushed separate text lines: they are all the title.
+    const text = inner
+      .filter((l) => l.kind === 'text')
+      .map((l) => l.text)
+      .join(' ');
+    // Only a heading without text of its own (an image, an aria-label) is named by accname:
+    // text the walk dropped as hidden must not come back through the name.
+    const title = text || (normalizeSpace(el.textContent ?? '') ? '' : accessibleName(el, this.styles, undefined, this.labels));
+    if (title) {
+      this.out.push({
+        depth: ctx.depth,
+        kind: 'heading',
+        text: `${'#'.repeat(headingLevel(el))} ${clip(title, this.opts.textLimit)}`,
+      });
+    }
+    for (const line of inner) if (line.kind !== 'text') this.out.push(line);
+  }
+
+  private section(el: Element, role: string, ctx: Ctx): void {
+    this.flush();
+    const name = role === 'dialog' || role === 'alertdialog' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
+      ? accessibleName(el, this.styles, 60, this.labels)
+      : '';
+    const header: SnapshotLine = { depth: ctx.depth, kind: 'section', text: `- ${role}${name ? ` ${quote(name)}` : ''}:` };
+    this.emit(header);
+    const before = this.out.length;
+    this.walkChildren(el, { ...ctx, depth: ctx.depth + 1 });
+    this.flush();
+    // An empty landmark is noise: drop its header.
+    if (this.out.length === before) this.out.splice(before - 1, 1);
+  }
+
+  private media(el: Element, ctx: Ctx): void {
+    if (el.localName === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
+      if (el.getAttribute('role') !== 'img') return;
+    }
+    const name = accessibleName(el, this.styles, 80, this.labels);
+    if (!name || (el.localName === 'img' && !el.hasAttribute('alt') && !el.hasAttribute('aria-label') && !el.hasAttribute('title'))) return;
+    this.flush();
+    this.emit({ depth: ctx.depth, kind: 'media', text: `- img ${quote(name)}` });
+  }
+
+  private frame(el: HTMLIFrameElement, ctx: Ctx): void {
+    this.flush();
+    const title = normalizeSpace(el.getAttribute('title') ?? el.getAttribute('name') ?? '');
+    let doc: Document | null = null;
+    try {
+      doc = el.contentDocument;
+    } catch {
+      doc = null;
+    }
+    const label = `- iframe${title ? ` ${quote(clip(title, 60))}` : ''}`;
+    if (doc && doc.documentElement) {
+      this.emit({ depth: ctx.depth, kind: 'frame', text: `${label}:` });
+      const before = this.out.length;
+      this.walkDocument(doc, ctx.depth + 1);
+      if (this.out.length === before) this.out.pop();
+      return;
+    }
+    let origin = '';
+    try {
+      origin = new URL(el.src, el.ownerDocument.baseURI).origin;
+    } catch {
+      origin = '';
+    }
+    // The page cannot know a frame's extension frameId: the service worker fills the
+    // placeholder in by matching this frame's URL and size against the tab's frames.
+    const index = this.crossFrames.length;
+    const r = el.getBoundingClientRect();
+    this.crossFrames.push({ index, src: el.src, width: Math.round(el.clientWidth || r.width), height: Math.round(el.clientHeight || r.height) });
+    const where = ` [frameId=#${this.opts.frameNonce}-${index}]`;
+    this.emit({ depth: ctx.depth, kind: 'frame', text: `${label}${where} (cross-origin${origin ? ` ${origin}` : ''})` });
+  }
+}
