@@ -13,8 +13,9 @@
  *   elicitation-sep1034-client-defaults
  *                                   + call every tool; elicitations are accepted with empty content,
  *                                     so the requested schema's defaults are what the server gets
- *   sse-retry                       initialize, then keep the session open while the server drops
- *                                   its SSE stream (the SDK honours `retry:` and `Last-Event-ID`)
+ *   sse-retry                       + call the server's tool, which drops the SSE stream before its
+ *                                   result: the client reconnects with GET, honouring `retry:` and
+ *                                   sending `Last-Event-ID`, and receives the result there
  *   (none)                          initialize + tools/list; with --tool, call that tool (with --args,
  *                                   or minimal arguments built from its schema)
  * A bearer token may be given in MCP_TOKEN (never printed). Output: one JSON object per line.
@@ -94,9 +95,7 @@ async function main(): Promise<number> {
 
     const tools = registry.list().map((r) => r.tool);
     let toCall: typeof tools = [];
-    if (scenario === 'sse-retry') {
-      await new Promise((r) => setTimeout(r, 5_000));
-    } else if (/^tools[-_]call$|^elicitation/.test(scenario)) {
+    if (/^tools[-_]call$|^elicitation|^sse-retry$/.test(scenario)) {
       // The runner's scenario servers are mocks: calling every tool they offer is the test.
       toCall = tools;
     } else if (cli.tool) {

@@ -11,11 +11,16 @@ function onCopyClick(e: MouseEvent): void {
   const code = button.parentElement?.querySelector('pre')?.textContent ?? '';
   void navigator.clipboard?.writeText(code).then(
     () => {
+      // The name changes with the text (axe: label-content-name-mismatch), so "Copied" is heard too.
+      const show = (label: string) => {
+        button.textContent = label;
+        button.setAttribute('aria-label', label);
+      };
       button.dataset.copied = 'true';
-      button.textContent = t('copied');
+      show(t('copied'));
       setTimeout(() => {
         delete button.dataset.copied;
-        button.textContent = t('copyCode');
+        show(t('copyCode'));
       }, 1500);
     },
     () => undefined,

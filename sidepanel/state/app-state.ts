@@ -51,6 +51,18 @@ function upsertMeta(list: ThreadMeta[], meta: ThreadMeta): ThreadMeta[] {
   return sortThreads([...rest, meta]);
 }
 
+/**
+ * The engine sends thread.updated when a turn starts, not when its run ends: the list's Running /
+ * Paused badge follows the run events instead of keeping the state from the turn's start.
+ */
+function withRunState(list: ThreadMeta[], threadId: string, runState: ThreadMeta['runState']): ThreadMeta[] {
+  const i = list.findIndex((m) => m.threadId === threadId);
+  if (i < 0 || list[i].runState === runState) return list;
+  const next = list.slice();
+  next[i] = { ...list[i], runState };
+  return next;
+}
+
 function threadIdOf(ev: ThreadEvent): string {
   if (ev.type === 'thread.snapshot') return ev.snapshot.thread.threadId;
   if (ev.type === 'thread.updated') return ev.thread.threadId;
@@ -89,7 +101,7 @@ export function reduceEngine(s: EngineState, ev: AgentEvent): EngineState {
       return {
         ...s,
         byId: next === prev ? s.byId : { ...s.byId, [id]: next },
-        threads: meta ? upsertMeta(s.threads, meta) : s.threads,
+        threads: meta ? upsertMeta(s.threads, meta) : next.run && next.run !== prev.run ? withRunState(s.threads, id, next.run.state) : s.threads,
       };
     }
   }

@@ -43,6 +43,14 @@ export class EngineClient {
   private readonly eventListeners = new Set<(ev: AgentEvent) => void>();
   private readonly statusListeners = new Set<(s: ConnectionStatus) => void>();
   private initializeId: string | null = null;
+  /**
+   * Events that came on this connection before its `initialized`. The engine sends a connection
+   * thread events as soon as it connects (a run it is recovering), and reads the snapshot for
+   * `initialized` while more of them go out: that snapshot can be older than events already
+   * received. They are held and re-applied on top of the snapshot, in order, so the newest state
+   * wins (replaying a committed event is harmless: items are upserted by id).
+   */
+  private early: AgentEvent[] | null = null;
   private status: ConnectionStatus = 'connecting';
   private attempt = 0;
   private timer: unknown = null;
@@ -119,6 +127,7 @@ export class EngineClient {
     this.transport = transport;
     this.detach = [transport.onEvent((ev) => this.handleEvent(ev)), transport.onClose(() => this.handleClose(transport))];
     this.initializeId = this.opts.newSubmissionId();
+    this.early = [];
     transport.send({
       type: 'initialize',
       clientId: this.opts.clientId,
@@ -137,11 +146,17 @@ export class EngineClient {
       entry.resolve(ev.type === 'command.ack' ? { ok: true, result: ev.result } : { ok: false, code: ev.code, message: ev.message });
       return;
     }
+    if (ev.type !== 'initialized' && this.early) {
+      this.early.push(ev);
+      return;
+    }
     if (ev.type === 'initialized') {
       this.attempt = 0;
       this.setStatus('open');
     }
-    for (const cb of [...this.eventListeners]) cb(ev);
+    const held = ev.type === 'initialized' ? (this.early ?? []) : [];
+    if (ev.type === 'initialized') this.early = null;
+    for (const e of [ev, ...held]) for (const cb of [...this.eventListeners]) cb(e);
   }
 
   private handleClose(transport: EngineTransport): void {
@@ -155,6 +170,7 @@ export class EngineClient {
     this.detach = [];
     this.transport = null;
     this.initializeId = null;
+    this.early = null;
   }
 
   private scheduleReconnect(): void {

@@ -17,6 +17,11 @@ interface Client {
   conn: EngineConnection;
   /** Thread ids this client follows; '*' = all. */
   subs: Set<string>;
+  /**
+   * Events for a client whose `initialize` snapshot is being built wait here and are delivered
+   * right after `initialized`, so the snapshot never overwrites something newer.
+   */
+  held: AgentEvent[] | null;
 }
 
 /**
@@ -106,7 +111,8 @@ export class Engine implements EngineEndpoint {
   }
 
   connect(conn: EngineConnection): void {
-    const client: Client = { conn, subs: new Set(['*']) };
+    // Nothing is delivered before the client initializes (it has no snapshot to apply events to).
+    const client: Client = { conn, subs: new Set(), held: null };
     this.clients.add(client);
     conn.onOp((raw) => void this.onOp(client, raw));
     conn.onClose(() => this.clients.delete(client));
@@ -132,12 +138,27 @@ export class Engine implements EngineEndpoint {
     }
     const threadId = eventThreadId(ev);
     for (const c of this.clients) {
-      if (threadId === undefined || c.subs.has('*') || c.subs.has(threadId)) c.conn.deliver(ev);
+      if (threadId === undefined ? c.subs.size === 0 : !(c.subs.has('*') || c.subs.has(threadId))) continue;
+      if (c.held) c.held.push(ev);
+      else c.conn.deliver(ev);
     }
   }
 
   sendTo(client: Client, ev: AgentEvent): void {
     if (!this.killed) client.conn.deliver(ev);
+  }
+
+  /** Start holding a client's events (its snapshot is being read). */
+  holdEvents(client: Client): void {
+    client.held ??= [];
+  }
+
+  /** Deliver `first` (the snapshot), then everything held meanwhile, in order. */
+  releaseEvents(client: Client, first: AgentEvent): void {
+    const held = client.held ?? [];
+    client.held = null;
+    this.sendTo(client, first);
+    for (const ev of held) this.sendTo(client, ev);
   }
 
   setSubscriptions(client: Client, subs: string[] | undefined, mode: 'replace' | 'add' | 'remove'): void {

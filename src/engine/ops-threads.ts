@@ -12,6 +12,7 @@ const INITIAL_SNAPSHOTS = 20;
 
 const initialize: Handler<'initialize'> = async (engine, client, op) => {
   engine.setSubscriptions(client, op.subscribe, 'replace');
+  engine.holdEvents(client);
   const { store } = engine.ctx;
   const threads = await store.threads.list();
   const metas = await Promise.all(threads.map(async (t) => threadMeta(t, await store.runs.current(t.threadId))));
@@ -21,7 +22,7 @@ const initialize: Handler<'initialize'> = async (engine, client, op) => {
     const s = await threadSnapshot(store, id);
     if (s) snapshots.push(s);
   }
-  engine.sendTo(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx) });
+  engine.releaseEvents(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx) });
   return done(ack());
 };
 
@@ -29,6 +30,7 @@ const subscribe: Handler<'thread.subscribe'> = async (engine, client, op) => {
   const snap = await threadSnapshot(engine.ctx.store, op.threadId);
   if (!snap) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   engine.setSubscriptions(client, [op.threadId], 'add');
+  // (Read before subscribing: an event racing the read is at worst applied twice — items upsert by id.)
   engine.sendTo(client, { type: 'thread.snapshot', snapshot: snap });
   return done(ack());
 };

@@ -1,7 +1,7 @@
 import { EnvironmentError } from './environment';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
-import { threadMeta } from './thread-view';
+import { threadMeta, threadSnapshot } from './thread-view';
 import {
   BUSY_STATES,
   SUPERSEDABLE,
@@ -53,7 +53,11 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
     return { ...started, run };
   });
   if (!res) return done(reject('busy', 'A task is running in this thread: steer it or queue your message.'));
-  return done(outcome, () => void announceTurnStart(engine, res, 'schedule'));
+  return done(outcome, () => {
+    void announceTurnStart(engine, res, 'schedule');
+    // A new branch replaces the visible path: send the whole path, not just the new items.
+    if (op.parentNodeId) void threadSnapshot(store, op.threadId).then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }));
+  });
 };
 
 /**

@@ -3,7 +3,7 @@ import { EngineKilled, RunAborted, type EngineContext } from './context';
 import { failRun, modelStep, type StepOutcome } from './model-step';
 import { appendNotice, emitCommitted } from './nodes';
 import { toolStep } from './tool-step';
-import { runSummary } from './thread-view';
+import { runSummary, threadMeta } from './thread-view';
 
 /** States in which a run waits for the user (a new drive would do nothing). */
 const WAITING = new Set(['waiting_approval', 'waiting_interaction', 'paused_uncertain', 'budget_paused', 'interrupted']);
@@ -163,6 +163,8 @@ export class RunDriver {
     const run = await this.ctx.store.runs.get(runId);
     if (!run) return;
     this.ctx.emit({ type: 'run.updated', threadId: run.threadId, runId, state: run.state, run: runSummary(run) });
+    const thread = await this.ctx.store.threads.get(run.threadId);
+    if (thread) this.ctx.emit({ type: 'thread.updated', thread: threadMeta(thread, run) });
     if (run.stopReason && run.state !== 'streaming_model' && run.state !== 'executing_tool') {
       this.ctx.emit({
         type: 'turn.complete',

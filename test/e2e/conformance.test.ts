@@ -132,6 +132,8 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
         let ownDisconnect = 0;
         port.onDisconnect.addListener(() => (ownDisconnect += 1));
         port.onMessage.addListener((m: { type: string }) => received.push(m));
+        // A connection gets events only once it has initialized (PROTOCOL.md: snapshot, then live events).
+        port.postMessage({ type: 'initialize', clientId: 'clone-probe', submissionId: `init-${Date.now()}` });
         const op = { type: 'thread.create', clientId: 'clone-probe', submissionId: `clone-${Date.now()}`, title: 'as sent' };
         // Chrome serializes Port messages like JSON: a cycle throws, and the Port stays usable.
         const cyclic: Record<string, unknown> = { type: 'thread.create' };

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { ApprovalMode } from '../../../src/protocol';
 import { t } from '../../i18n';
 import { usePanel } from '../panel-context';
@@ -8,8 +9,13 @@ import { useSave } from './use-save';
 export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
   const panel = usePanel();
   const [status, save] = useSave();
+  // Shown at once: a controlled radio would otherwise jump back to the saved mode until the ack.
+  const [selected, setSelected] = useState(mode);
+  useEffect(() => setSelected(mode), [mode]);
   const choose = (approvalMode: ApprovalMode) => {
-    if (approvalMode !== mode) void save(() => panel.updateSettings({ approvalMode }));
+    if (approvalMode === selected) return;
+    setSelected(approvalMode);
+    void save(() => panel.updateSettings({ approvalMode })).then((ok) => ok || setSelected(mode));
   };
   return (
     <section class="settings-section" aria-labelledby="set-approval">
@@ -17,14 +23,14 @@ export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
       <fieldset class="radio-group">
         <legend class="sr-only">{t('approvalModeTitle')}</legend>
         <label class="radio">
-          <input type="radio" name="approval-mode" value="ask" checked={mode === 'ask'} onChange={() => choose('ask')} />
+          <input type="radio" name="approval-mode" value="ask" checked={selected === 'ask'} onChange={() => choose('ask')} />
           <span>
             <strong>{t('approvalAsk')}</strong>
             <span class="field-help">{t('approvalAskHelp')}</span>
           </span>
         </label>
         <label class="radio">
-          <input type="radio" name="approval-mode" value="act" checked={mode === 'act'} onChange={() => choose('act')} />
+          <input type="radio" name="approval-mode" value="act" checked={selected === 'act'} onChange={() => choose('act')} />
           <span>
             <strong>{t('approvalAct')}</strong>
             <span class="field-help">{t('approvalActHelp')}</span>

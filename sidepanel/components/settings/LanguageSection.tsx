@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { Locale } from '../../../src/protocol';
 import { t } from '../../i18n';
 import { usePanel } from '../panel-context';
@@ -10,6 +11,9 @@ const NATIVE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体�
 export function LanguageSection({ locale }: { locale: Locale | null }) {
   const panel = usePanel();
   const [status, save] = useSave();
+  // Shown at once: a controlled select would otherwise jump back until the ack.
+  const [selected, setSelected] = useState(locale ?? '');
+  useEffect(() => setSelected(locale ?? ''), [locale]);
   return (
     <section class="settings-section" aria-labelledby="set-language">
       <h2 id="set-language">{t('languageTitle')}</h2>
@@ -17,10 +21,11 @@ export function LanguageSection({ locale }: { locale: Locale | null }) {
         <label for="language">{t('language')}</label>
         <select
           id="language"
-          value={locale ?? ''}
+          value={selected}
           onChange={(e) => {
             const v = (e.currentTarget as HTMLSelectElement).value;
-            void save(() => panel.updateSettings({ locale: v === '' ? null : (v as Locale) }));
+            setSelected(v);
+            void save(() => panel.updateSettings({ locale: v === '' ? null : (v as Locale) })).then((ok) => ok || setSelected(locale ?? ''));
           }}
         >
           <option value="">{t('languageBrowser')}</option>

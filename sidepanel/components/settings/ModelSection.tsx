@@ -98,7 +98,9 @@ export function ModelSection({ settings }: { settings: PublicSettings }) {
       {settings.providers.length === 0 ? (
         <p class="field-help">{t('addProviderFirst')}</p>
       ) : (
-        <form onSubmit={submit}>
+        // noValidate: the budget is checked here (a whole number > 0). The browser's own check
+        // would refuse anything off the spinner's 1,000 steps, e.g. 2500, with its own bubble.
+        <form onSubmit={submit} noValidate>
           <ModelPicker idPrefix="default-model" label={t('defaultModel')} settings={settings} value={model} onChange={setModel} />
           <ModelPicker idPrefix="task-model" label={t('taskModel')} settings={settings} value={taskModel} onChange={setTaskModel} allowNone />
           <div class="field">
@@ -106,7 +108,6 @@ export function ModelSection({ settings }: { settings: PublicSettings }) {
             <input
               id="token-budget"
               type="number"
-              min={1}
               step={1000}
               inputMode="numeric"
               placeholder={t('noLimit')}

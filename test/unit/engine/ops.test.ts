@@ -16,6 +16,20 @@ describe('ops: ack and reject paths (PROTOCOL.md)', () => {
     expect(init.settings.providers).toEqual([{ id: 'p1', kind: 'openai', hasApiKey: false }]);
   });
 
+  it('a connection receives nothing before it initializes, and nothing older than its snapshot after', async () => {
+    const { DirectTransport } = await import('../../../src/protocol');
+    const { TestClient } = await import('./harness');
+    const rig = await makeRig({ script: [{ text: 'hello' }] });
+    const silent = new TestClient(new DirectTransport(rig.engine), 'ui-silent');
+    const { runId } = await rig.submit('q');
+    await rig.client.turnComplete(runId);
+    expect(silent.events).toEqual([]);
+    await silent.ack({ type: 'initialize' });
+    expect(silent.events[0].type).toBe('initialized');
+    const init = silent.events[0] as Extract<AgentEvent, { type: 'initialized' }>;
+    expect(init.snapshots[0].path.map((i) => i.kind)).toEqual(['user_message', 'assistant_message']);
+  });
+
   it('thread.create / delete / subscribe with not_found paths', async () => {
     const rig = await makeRig({ script: [{ text: 'x' }] });
     const { threadId } = await rig.client.ack<{ threadId: string }>({ type: 'thread.create', title: 'Groceries' });
