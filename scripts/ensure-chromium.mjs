@@ -34,12 +34,30 @@ function findOrInstall() {
   }
   console.log(`ensure-chromium: ${DEBIAN_CHROMIUM} is missing; installing Debian's chromium package.`);
   run('apt-get', ['update']);
-  run('apt-get', ['install', '-y', 'chromium']);
+  // A CJK font too: the side panel's 简体中文 screenshots would show empty boxes without one.
+  run('apt-get', ['install', '-y', 'chromium', 'fonts-wqy-microhei']);
   if (!existsSync(DEBIAN_CHROMIUM)) fail(`apt-get finished but ${DEBIAN_CHROMIUM} is still missing.`);
   return DEBIAN_CHROMIUM;
 }
 
+/** Where Chromium already exists but no CJK font does (root only; best effort, never fatal). */
+function ensureCjkFont() {
+  if (process.getuid?.() !== 0) return;
+  try {
+    const fonts = execFileSync('fc-list', [':lang=zh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    if (fonts.trim()) return;
+  } catch {
+    /* no fontconfig tools: try installing */
+  }
+  try {
+    run('apt-get', ['install', '-y', '--no-install-recommends', 'fonts-wqy-microhei']);
+  } catch {
+    console.log('ensure-chromium: could not install a CJK font; Chinese text in screenshots may show as boxes.');
+  }
+}
+
 const executable = findOrInstall();
+ensureCjkFont();
 let version;
 try {
   version = execFileSync(executable, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

@@ -164,8 +164,11 @@ describe('composer', () => {
     const paste = new Event('paste', { bubbles: true, cancelable: true }) as ClipboardEvent;
     Object.defineProperty(paste, 'clipboardData', { value: { files: [file] } });
     input(m).dispatchEvent(paste);
-    await new Promise((r) => setTimeout(r, 20));
-    await m.flush();
+    // Reading the file is asynchronous: wait for the thumbnail (bounded), not a fixed delay.
+    for (let i = 0; i < 100 && m.container.querySelectorAll('.composer-images img').length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      await m.flush();
+    }
     expect(m.container.querySelectorAll('.composer-images img')).toHaveLength(1);
     await click(q(m.container, '.send-btn'));
     const op = m.port().last('turn.submit');
