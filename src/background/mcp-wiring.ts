@@ -1,5 +1,5 @@
 import type { Engine } from '../engine';
-import { mcpCredentialId, readPublicSettings } from '../engine/settings-service';
+import { mcpCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
 import { createMcpManager, type McpServerConfig } from '../tools/mcp';
@@ -37,7 +37,7 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
     engine.ctx.live.mcp = Object.fromEntries(
       mcp.status().map((s) => [s.id, { state: s.state, ...(s.message ? { message: s.message } : {}), toolCount: s.toolCount }]),
     );
-    void readPublicSettings(engine.ctx).then((settings) => engine.emit({ type: 'settings.updated', settings }));
+    engine.publishSettings();
   };
   let pending: ReturnType<typeof setTimeout> | undefined;
   // Status changes come in bursts (connect → list tools → ready): publish once per burst.

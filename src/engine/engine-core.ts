@@ -8,6 +8,7 @@ import { RunDriver } from './run-driver';
 import { ActorPool } from './thread-actor';
 import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './types';
 import { handlers, type HandlerResult, type OpContext } from './ops';
+import { readPublicSettings } from './settings-service';
 import { recoverRuns, startNextQueued } from './turn-lifecycle';
 
 /** Ops whose relative order within a thread is part of their meaning. */
@@ -171,6 +172,13 @@ export class Engine implements EngineEndpoint {
   onBackgroundError(e: unknown): void {
     if (e instanceof EngineKilled || this.killed) return;
     this.ctx.log.error('background task failed', { error: e instanceof Error ? e.message : String(e) });
+  }
+
+  /** Send everyone the current PublicSettings (after a rule, skill, or provider change). */
+  publishSettings(): void {
+    void readPublicSettings(this.ctx)
+      .then((settings) => this.emit({ type: 'settings.updated', settings }))
+      .catch((e) => this.onBackgroundError(e));
   }
 
   /** Schedule a run's drive on its thread's actor. */

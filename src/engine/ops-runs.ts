@@ -3,7 +3,8 @@ import { validateElicitationResponse } from '../tools/mcp/elicitation';
 import { canonicalJson } from '../util/canonical-json';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
-import { readPublicSettings } from './settings-service';
+import type { Engine } from './engine-core';
+import type { RunRecord } from '../store/records';
 import { runSummary } from './thread-view';
 
 /**
@@ -60,7 +61,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
   return done(outcome, () => {
     engine.ctx.emit({ type: 'approval.resolved', threadId: a.threadId, approvalId: a.approvalId, decision: op.decision });
     engine.ctx.emit({ type: 'run.updated', threadId: a.threadId, runId: a.runId, state: 'executing_tool' });
-    if (res.ruleChanged) void readPublicSettings(engine.ctx).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings }));
+    if (res.ruleChanged) engine.publishSettings();
     engine.schedule(a.threadId, a.runId);
   });
 };
@@ -107,6 +108,13 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
   });
 };
 
+/** A paused run goes on (resume, or the user's answer to an uncertain action): same turn, driven again. */
+function continueRun(engine: Engine, r: RunRecord): void {
+  engine.ctx.emit({ type: 'turn.start', threadId: r.threadId, turnId: r.turnId, runId: r.runId });
+  engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
+  engine.schedule(r.threadId, r.runId);
+}
+
 /** Continue an interrupted, budget-paused or failed run from its last checkpoint. */
 const resume: Handler<'run.resume'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
@@ -132,11 +140,7 @@ const resume: Handler<'run.resume'> = async (engine, _client, op, ctx) => {
   });
   if (res.outcome.kind === 'reject' || !res.run) return done(res.outcome);
   const r = res.run;
-  return done(outcome, () => {
-    engine.ctx.emit({ type: 'turn.start', threadId: r.threadId, turnId: r.turnId, runId: r.runId });
-    engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
-    engine.schedule(r.threadId, r.runId);
-  });
+  return done(outcome, () => continueRun(engine, r));
 };
 
 /** The user's answer for a write whose outcome is unknown (paused_uncertain). */
@@ -158,11 +162,7 @@ const resolveUncertain: Handler<'run.resolveUncertain'> = async (engine, _client
   });
   if (res.outcome.kind === 'reject' || !res.run) return done(res.outcome);
   const r = res.run;
-  return done(outcome, () => {
-    engine.ctx.emit({ type: 'turn.start', threadId: r.threadId, turnId: r.turnId, runId: r.runId });
-    engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state });
-    engine.schedule(r.threadId, r.runId);
-  });
+  return done(outcome, () => continueRun(engine, r));
 };
 
 export const runOps = {

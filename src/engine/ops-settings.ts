@@ -2,7 +2,7 @@ import { normalizeOrigin } from '../gatekeeper/origins';
 import { parseSkill } from '../skills/parse-skill';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
-import { applySettingsPatch, publicSettings, readPublicSettings, validateSettings } from './settings-service';
+import { applySettingsPatch, publicSettings, validateSettings } from './settings-service';
 
 const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
@@ -34,7 +34,7 @@ const setRule: Handler<'siteRules.set'> = async (engine, _client, op, ctx) => {
     await engine.ctx.store.siteRules.set(origin, op.rule, engine.ctx.clock.now());
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void readPublicSettings(engine.ctx).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+  return done(outcome, () => engine.publishSettings());
 };
 
 const importSkill: Handler<'skills.import'> = async (engine, _client, op, ctx) => {
@@ -45,7 +45,7 @@ const importSkill: Handler<'skills.import'> = async (engine, _client, op, ctx) =
     await engine.ctx.store.skills.put({ ...parsed, now: engine.ctx.clock.now() });
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void readPublicSettings(engine.ctx).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+  return done(outcome, () => engine.publishSettings());
 };
 
 const removeSkill: Handler<'skills.remove'> = async (engine, _client, op, ctx) => {
@@ -55,7 +55,7 @@ const removeSkill: Handler<'skills.remove'> = async (engine, _client, op, ctx) =
     await engine.ctx.store.skills.remove(op.name);
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void readPublicSettings(engine.ctx).then((settings) => engine.ctx.emit({ type: 'settings.updated', settings })));
+  return done(outcome, () => engine.publishSettings());
 };
 
 export const settingsOps = {

@@ -6,6 +6,7 @@ import type { ElementReport } from '../../../content-scripts/messages';
 import type { ToolCallContext, ToolTarget } from '../types';
 import type { BrowserToolDeps } from './deps';
 import { parseRef } from './refs';
+import { exfiltrationRisk } from './restricted';
 import { pageTarget, tabIdFor } from './target';
 
 export interface RefContext {
@@ -39,6 +40,47 @@ export interface RiskChecks {
   activates?: boolean;
 }
 
+/** An http(s) URL on another origin than `pageOrigin`, or undefined. */
+function otherSite(pageOrigin: string | undefined, url: string | undefined): URL | undefined {
+  if (!url) return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  return u.origin === pageOrigin ? undefined : u;
+}
+
+/**
+ * Sets `alwaysAsk` for what acting on `el` would do — a download, a payment-like submit, data
+ * sent to another site — and makes a navigation to another site (a link, a form posted there)
+ * a write on its destination, as browser_navigate is: the page's rule does not cover it, and
+ * the approval names the site the data goes to.
+ */
+export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: RiskChecks): ToolTarget {
+  if (checks.activates && el.download) target.alwaysAsk = `downloads a file (${el.href ?? 'link'})`;
+  const submits = (checks.activates && el.submitsForm === 'click') || (checks.submits && el.submitsForm !== undefined);
+  if (submits && el.submitsPaymentForm) {
+    target.alwaysAsk = 'submits a form with payment card fields';
+  }
+  const form = submits ? otherSite(target.origin, el.formAction) : undefined;
+  const link = checks.activates && !el.download && !form ? otherSite(target.origin, el.href) : undefined;
+  const dest = form ?? link;
+  if (dest) {
+    const from = target.url;
+    target.url = dest.href;
+    target.origin = dest.origin;
+    // The title and icon describe the page the action starts from, not where it goes.
+    delete target.title;
+    delete target.favIconUrl;
+    if (form) target.alwaysAsk ??= `submits a form to another site (${dest.origin}): what is in the form goes with it`;
+    else target.alwaysAsk ??= exfiltrationRisk(from, dest.href);
+  }
+  return target;
+}
+
 /**
  * The page target of an element, with `alwaysAsk` set for downloads and payment-like submits.
  * The element is described once here (before approval); a stale ref fails here already.
@@ -46,11 +88,31 @@ export interface RiskChecks {
 export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks: RiskChecks): Promise<ToolTarget> {
   const target = await pageTarget(deps.host, r.tabId, r.frameId);
   if (target.forbidden) return target;
-  const el = await describeRef(deps, r);
-  if (checks.activates && el.download) target.alwaysAsk = `downloads a file (${el.href ?? 'link'})`;
-  const submits = (checks.activates && el.submitsForm === 'click') || (checks.submits && el.submitsForm !== undefined);
-  if (submits && el.submitsPaymentForm) {
-    target.alwaysAsk = 'submits a form with payment card fields';
+  return applyElementRisk(target, await describeRef(deps, r), checks);
+}
+
+interface RiskReport {
+  element?: ElementReport;
+  inFrame?: boolean;
+}
+
+/**
+ * The page target of an action without a ref: a key press on the focused element, or a click
+ * at viewport coordinates. What it lands on is judged as if the model had named it.
+ */
+export async function unnamedElementTarget(
+  deps: BrowserToolDeps,
+  tabId: number,
+  at: { focused: true } | { x: number; y: number },
+  checks: RiskChecks,
+): Promise<ToolTarget> {
+  const target = await pageTarget(deps.host, tabId);
+  if (target.forbidden) return target;
+  const request = 'focused' in at ? ({ op: 'describe_focused' } as const) : ({ op: 'describe_at', x: at.x, y: at.y } as const);
+  const found = await deps.client.call<RiskReport>(tabId, 0, request, { timeoutMs: 5000 });
+  if (found.inFrame) {
+    target.alwaysAsk = 'focused' in at ? 'presses a key inside an embedded frame Keel cannot inspect' : 'clicks inside an embedded frame Keel cannot inspect';
+    return target;
   }
-  return target;
+  return found.element ? applyElementRisk(target, found.element, checks) : target;
 }

@@ -22,7 +22,9 @@ export interface KeyCombo {
 
 export function parseKeyCombo(input: string): KeyCombo {
   const trimmed = input.trim();
-  if (trimmed === '+' || trimmed.length === 1) return { key: trimmed === '' ? ' ' : trimmed, modifiers: [] };
+  // " " is the space bar: trimming must not turn it into "no key".
+  if (trimmed === '' && input.length > 0) return { key: ' ', modifiers: [] };
+  if (trimmed === '+' || trimmed.length === 1) return { key: trimmed, modifiers: [] };
   // "Control++" means Control and the plus key.
   const parts = trimmed.endsWith('++') ? [...trimmed.slice(0, -2).split('+'), '+'] : trimmed.split('+');
   const modifiers: Modifier[] = [];

@@ -7,6 +7,11 @@
  * last snapshot or find). Requests that use refs carry it, so a ref from a previous page is
  * reported stale instead of hitting whatever got the same number on the new page. The record
  * survives service-worker restarts (session storage).
+ *
+ * And it remembers the highest ref number each (tab, frame) has handed out, across documents,
+ * and sends it with every request (`refBase`): a new document numbers its refs above it. Without
+ * that, once the model looked at a new page (its docId now remembered), an old page's `e1`
+ * would name whatever the new page numbered `e1` — a click on the wrong element.
  */
 import type { PageErrorCode, PageRequest, PageResponse } from '../../../content-scripts/messages';
 import { HostError, type BrowserHost } from './host';
@@ -35,15 +40,19 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 export class PageClient {
   private readonly docs = new Map<string, string>();
+  private readonly refHighs = new Map<string, number>();
 
   constructor(private readonly host: BrowserHost) {
     host.onTabRemoved((tabId) => {
       for (const key of this.docs.keys()) if (key.startsWith(`${tabId}:`)) this.docs.delete(key);
+      for (const key of this.refHighs.keys()) if (key.startsWith(`${tabId}:`)) this.refHighs.delete(key);
     });
   }
 
   async call<R>(tabId: number, frameId: number, request: PageRequest, opts: CallOptions = {}): Promise<R> {
-    const envelope = { channel: PAGE_CHANNEL, request };
+    const key = this.key(tabId, frameId);
+    const refBase = await this.refHighOf(key);
+    const envelope = { channel: PAGE_CHANNEL, request, ...(refBase > 0 ? { refBase } : {}) };
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let reply: unknown;
     try {
@@ -53,7 +62,23 @@ export class PageClient {
       await this.inject(tabId, frameId);
       reply = await this.host.sendToFrame(tabId, frameId, envelope, { timeoutMs, signal: opts.signal });
     }
+    if (isPageResponse(reply) && typeof reply.refHigh === 'number' && reply.refHigh > refBase) await this.noteRefHigh(key, reply.refHigh);
     return this.unwrap<R>(reply, opts.modelRef);
+  }
+
+  private async refHighOf(key: string): Promise<number> {
+    const known = this.refHighs.get(key);
+    if (known !== undefined) return known;
+    const stored = await this.host.sessionGet<number>(`keel.browser.refs.${key}`).catch(() => undefined);
+    const high = typeof stored === 'number' ? stored : 0;
+    this.refHighs.set(key, Math.max(high, this.refHighs.get(key) ?? 0));
+    return this.refHighs.get(key) ?? 0;
+  }
+
+  private async noteRefHigh(key: string, high: number): Promise<void> {
+    if (high <= (this.refHighs.get(key) ?? 0)) return;
+    this.refHighs.set(key, high);
+    await this.host.sessionSet(`keel.browser.refs.${key}`, high).catch(() => undefined);
   }
 
   private async inject(tabId: number, frameId: number): Promise<void> {

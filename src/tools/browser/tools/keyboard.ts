@@ -4,7 +4,7 @@ import type { AgentTool } from '../../types';
 import { pressKey, settleInput, typeText } from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
-import { elementTarget, refContext } from '../element-target';
+import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { parseKeyCombo } from '../key-combo';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
@@ -31,10 +31,15 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     effects: 'write',
     recovery: 'never-retry',
     async resolveTarget(params, ctx) {
-      if (!params.ref) return pageTarget(deps.host, tabIdFor(params, ctx));
-      const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
       const enter = (params.keys ?? []).some((k) => parseKeyCombo(k).key === 'Enter') || (params.text ?? '').includes('\n');
-      return elementTarget(deps, r, { submits: enter });
+      // Enter submits a form, follows a link, presses a button: judged on the element it lands on.
+      const checks = { submits: enter, activates: enter };
+      if (!params.ref) {
+        const tabId = tabIdFor(params, ctx);
+        return enter ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
+      }
+      const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
+      return elementTarget(deps, r, checks);
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (!params.text && !params.keys?.length) throw new Error('Give text to type or keys to press.');

@@ -3,7 +3,7 @@ import type { AgentTool, ToolTarget } from '../../types';
 import { mouseClick, mouseDrag, mouseMove, settleInput, type Point } from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
-import { elementTarget, refContext } from '../element-target';
+import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { locateRef } from '../locate';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { ModifiersParam, RefParam, TabIdParam } from '../params';
@@ -40,7 +40,12 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
         const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
         return elementTarget(deps, r, { activates: params.action !== 'move' });
       }
-      return pageTarget(deps.host, tabIdFor(params, ctx));
+      // A click at coordinates is judged on the element under the point, as a click on its ref.
+      const tabId = tabIdFor(params, ctx);
+      if (params.action !== 'move' && params.x !== undefined && params.y !== undefined) {
+        return unnamedElementTarget(deps, tabId, { x: params.x, y: params.y }, { activates: true });
+      }
+      return pageTarget(deps.host, tabId);
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);

@@ -3,7 +3,7 @@ import type { ActionAck } from '../../../../content-scripts/messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
-import { elementTarget, refContext } from '../element-target';
+import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { parseKeyCombo } from '../key-combo';
 import { runPageAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
@@ -29,9 +29,14 @@ export function pressKeyTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     recovery: 'never-retry',
     async resolveTarget(params, ctx) {
       const combo = parseKeyCombo(params.key);
-      if (!params.ref) return pageTarget(deps.host, tabIdFor(params, ctx));
+      const checks = { submits: combo.key === 'Enter', activates: combo.key === 'Enter' || combo.key === ' ' };
+      if (!params.ref) {
+        // Enter or Space on whatever has focus: judged on that element (a payment field, a link).
+        const tabId = tabIdFor(params, ctx);
+        return checks.activates ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
+      }
       const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
-      return elementTarget(deps, r, { submits: combo.key === 'Enter', activates: combo.key === 'Enter' || combo.key === ' ' });
+      return elementTarget(deps, r, checks);
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       const combo = parseKeyCombo(params.key);
