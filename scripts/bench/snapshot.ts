@@ -1,0 +1,76 @@
+/**
+ * The snapshot benchmark is another engineer's script (scripts/bench-snapshot.ts, `npm run
+ * bench:snapshot`): run it as a subprocess and fold its bench-results/snapshot.json into the
+ * summary. Its baseline is Playwright's own AI-mode snapshot of the same pages.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../demo/setup';
+import { fmtMs, fmtRatio, type BenchResult } from './stats';
+
+interface SnapshotSummary {
+  median?: { tokenRatio?: number; ms?: number };
+  p90?: { ms?: number; msUpTo500KB?: number };
+  totals?: { pages?: number; errors?: number; ourTokens?: number; playwrightTokens?: number; medianRatioVsDefaultAriaSnapshot?: number; refCoverage?: number; interactive?: number; interactiveWithRef?: number };
+}
+
+export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<BenchResult | null> {
+  const script = join(REPO_ROOT, 'scripts/bench-snapshot.ts');
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  if (!existsSync(script) || !pkg.scripts?.['bench:snapshot']) return null;
+  const out = join(REPO_ROOT, 'bench-results/snapshot.json');
+  const before = existsSync(out) ? statSync(out).mtimeMs : 0;
+  const started = Date.now();
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn('npm', ['run', '--silent', 'bench:snapshot'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // Its per-page lines ("name  123KB  ours …  pw …") stay out of the log; its summary lines show.
+    let pending = '';
+    const prefix = (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const l of lines) if (l.trim() && !/\bours\s+\d+\s+pw\s+\d+/.test(l)) process.stdout.write(`  [snapshot] ${l}\n`);
+    };
+    child.stdout.on('data', prefix);
+    child.stderr.on('data', prefix);
+    const timer = setTimeout(() => {
+      // The whole process group: npm, tsx and the Chromium it started.
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }, opts.timeoutMs ?? 5 * 60_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  const fresh = existsSync(out) && statSync(out).mtimeMs > before;
+  if (code !== 0 || !fresh) throw new Error(`npm run bench:snapshot ${code === null ? 'was stopped (timeout)' : `exited ${code}`}${fresh ? '' : ' and wrote no new bench-results/snapshot.json'}`);
+  const s = JSON.parse(readFileSync(out, 'utf8')) as SnapshotSummary;
+  const t = s.totals ?? {};
+  const ratio = s.median?.tokenRatio ?? NaN;
+  return {
+    name: 'snapshot',
+    file: 'snapshot.json',
+    write: false, // that script's own file: the summary only references it
+    data: { ranForMs: Date.now() - started, summaryOf: 'bench-results/snapshot.json', median: s.median, p90: s.p90, totals: t },
+    rows: [
+      {
+        metric: `snapshot size, ${t.pages ?? '?'} corpus pages (median, tokens)`,
+        value: `${fmtRatio(ratio)} of Playwright's`,
+        baseline: `Playwright AI snapshot (${t.playwrightTokens?.toLocaleString('en-US') ?? '?'} tokens in all; ours ${t.ourTokens?.toLocaleString('en-US') ?? '?'})`,
+        ratio: fmtRatio(ratio),
+        target: '—',
+      },
+      {
+        metric: 'snapshot time in the page (median / p90)',
+        value: `${fmtMs(s.median?.ms ?? NaN)} / ${fmtMs(s.p90?.ms ?? NaN)}`,
+        baseline: `refs on ${t.interactiveWithRef ?? '?'}/${t.interactive ?? '?'} visible interactive elements`,
+        ratio: '—',
+        target: '—',
+      },
+    ],
+  };
+}
