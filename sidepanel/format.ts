@@ -16,7 +16,8 @@ export function formatCost(usd: number): string {
 
 export function formatUsage(usage: Usage, costUsd?: number): string {
   const parts = [t('usageTokens', formatTokens(usage.inputTokens), formatTokens(usage.outputTokens))];
-  if (costUsd !== undefined) parts.push(formatCost(costUsd));
+  // No price known for the model means no cost (a thread's total starts at 0, not "free").
+  if (costUsd !== undefined && costUsd > 0) parts.push(formatCost(costUsd));
   return parts.join(' · ');
 }
 

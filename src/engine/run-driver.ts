@@ -162,6 +162,16 @@ export class RunDriver {
   async ended(runId: string): Promise<void> {
     const run = await this.ctx.store.runs.get(runId);
     if (!run) return;
+    // Tool lifecycles first (L2 detaches the debugger), so that when the UI hears the turn is
+    // complete, nothing of the turn is still attached to the user's tabs.
+    for (const l of this.ctx.registry.lifecycleHooks) {
+      try {
+        if (run.state === 'interrupted') await l.runInterrupted?.(runId, run.threadId);
+        else await l.runEnded?.(runId, run.threadId);
+      } catch (e) {
+        this.ctx.log.warn('tool lifecycle hook failed', { error: e instanceof Error ? e.message : String(e) });
+      }
+    }
     this.ctx.emit({ type: 'run.updated', threadId: run.threadId, runId, state: run.state, run: runSummary(run) });
     const thread = await this.ctx.store.threads.get(run.threadId);
     if (thread) this.ctx.emit({ type: 'thread.updated', thread: threadMeta(thread, run) });
@@ -174,14 +184,6 @@ export class RunDriver {
         stopReason: run.stopReason,
         ...(run.error ? { error: run.error } : {}),
       });
-    }
-    for (const l of this.ctx.registry.lifecycleHooks) {
-      try {
-        if (run.state === 'interrupted') await l.runInterrupted?.(runId, run.threadId);
-        else await l.runEnded?.(runId, run.threadId);
-      } catch (e) {
-        this.ctx.log.warn('tool lifecycle hook failed', { error: e instanceof Error ? e.message : String(e) });
-      }
     }
     await this.hooks.runEnded(run);
   }

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
-import { targetOfTab } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({});
@@ -20,10 +19,9 @@ export function tabsTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     effects: 'read',
     recovery: 'retry-safe',
     async resolveTarget(_params, ctx) {
-      // Listing reads no page content: the target is the conversation's tab, never forbidden.
-      if (ctx.tabId === undefined) return {};
-      const tab = await deps.host.getTab(ctx.tabId).catch(() => undefined);
-      return tab ? targetOfTab(tab) : { tabId: ctx.tabId };
+      // Listing reads no page content and acts on no page: no URL or origin for the Gatekeeper to
+      // judge (a conversation started from an internal page must still be able to list tabs).
+      return ctx.tabId === undefined ? {} : { tabId: ctx.tabId };
     },
     async execute(_id, _params, _signal, _onUpdate, ctx) {
       const tabs = await deps.host.listTabs();
