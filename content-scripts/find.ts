@@ -9,7 +9,8 @@ import { actionableOf } from './dom/interactive';
 import { accessibleName } from './dom/names';
 import { roleOf } from './dom/roles';
 import { clip, normalizeSpace, quote } from './dom/text';
-import { StyleCache } from './dom/visibility';
+import { isClippedAway, isCollapsedBox, isOffscreen, isSubtreeHidden, StyleCache, type Viewport } from './dom/visibility';
+import { TextEnv } from './snapshot/text-env';
 
 export interface FindResult {
   docId: string;
@@ -30,7 +31,73 @@ function isShown(el: Element): boolean {
   if (el.closest('[aria-hidden=true]')) return false;
   if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
   const r = el.getBoundingClientRect();
-  return r.width > 1 && r.height > 1;
+  return r.width > 1 && r.height > 1 && textEnvOf(el) !== null;
+}
+
+// ---- hidden text: the snapshot's rules (dom/visibility.ts), so find cannot leak what it drops ----
+
+function viewportOf(doc: Document): Viewport {
+  const win = doc.defaultView ?? window;
+  return { width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY, docWidth: doc.documentElement.scrollWidth };
+}
+
+function styleOf(el: Element): CSSStyleDeclaration {
+  return (el.ownerDocument.defaultView ?? window).getComputedStyle(el);
+}
+
+/** Hidden with everything inside it, or a box that shows nothing (clipped away, off the page). */
+function boxHidden(el: Element, style: CSSStyleDeclaration, vp: Viewport): boolean {
+  if (isSubtreeHidden(el, style)) return true;
+  const position = style.position || 'static';
+  const r = el.getBoundingClientRect();
+  const box = { x: r.x, y: r.y, width: r.width, height: r.height };
+  return isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, vp);
+}
+
+/**
+ * The readability of `el`'s own text (background colour, tiny fonts…), built from the root
+ * down; null when `el` or an ancestor hides it (off-screen, clipped, collapsed, hidden).
+ */
+function textEnvOf(el: Element): TextEnv | null {
+  const vp = viewportOf(el.ownerDocument);
+  const chain: Element[] = [];
+  for (let p: Element | null = el; p; ) {
+    chain.unshift(p);
+    const root = p.getRootNode();
+    p = p.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
+  }
+  let env = new TextEnv(null, null);
+  for (const a of chain) {
+    const style = styleOf(a);
+    if (boxHidden(a, style, vp)) return null;
+    env = new TextEnv(style, env);
+  }
+  return env;
+}
+
+/** The visible part of `el`'s own text (its text nodes and inline children), as ownText builds it. */
+function visibleOwnText(el: Element): string {
+  const env = textEnvOf(el);
+  if (!env) return '';
+  const vp = viewportOf(el.ownerDocument);
+  // At the top, like ownText: text nodes and inline children; inside those, everything visible.
+  const visit = (node: Element, nodeEnv: TextEnv, top: boolean): string => {
+    let s = '';
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) {
+        if (!nodeEnv.hidden) s += c.nodeValue;
+        continue;
+      }
+      if (c.nodeType !== 1) continue;
+      const child = c as Element;
+      if (top && !INLINE_TAGS.has(child.localName)) continue;
+      const style = styleOf(child);
+      if (boxHidden(child, style, vp)) continue;
+      s += visit(child, new TextEnv(style, nodeEnv), false);
+    }
+    return s;
+  };
+  return normalizeSpace(visit(el, env, true));
 }
 
 function where(el: Element): string {
@@ -100,9 +167,12 @@ function findText(ctx: AgentContext, words: string[], limit: number): FindResult
     const el = n as Element;
     if (el.localName === 'script' || el.localName === 'style' || el.localName === 'noscript') continue;
     // Match on blocks whose own text (not a child block's) contains the words.
-    const own = ownText(el);
-    if (!own || !matches(own, words)) continue;
+    const raw = ownText(el);
+    if (!raw || !matches(raw, words)) continue;
     if (seen.has(el) || !isShown(el)) continue;
+    // Only now (few elements get here) the costly part: drop text a sighted user cannot see.
+    const own = visibleOwnText(el);
+    if (!own || !matches(own, words)) continue;
     seen.add(el);
     total++;
     if (out.length >= limit) continue;
@@ -117,6 +187,8 @@ function findText(ctx: AgentContext, words: string[], limit: number): FindResult
   return { docId: ctx.registry.docId, matches: out, total };
 }
 
+const INLINE_TAGS = new Set(['a', 'b', 'i', 'em', 'strong', 'span', 'code', 'mark', 'small', 'abbr', 'sup', 'sub', 'u', 'time', 'label']);
+
 function ownText(el: Element): string {
   let s = '';
   for (let c = el.firstChild; c; c = c.nextSibling) {
@@ -124,7 +196,7 @@ function ownText(el: Element): string {
     else if (c.nodeType === 1) {
       const tag = (c as Element).localName;
       // Inline children are part of the block's text; block children are matched on their own.
-      if (['a', 'b', 'i', 'em', 'strong', 'span', 'code', 'mark', 'small', 'abbr', 'sup', 'sub', 'u', 'time', 'label'].includes(tag)) {
+      if (INLINE_TAGS.has(tag)) {
         s += c.textContent;
       }
     }

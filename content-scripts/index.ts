@@ -53,7 +53,7 @@ function install(): void {
     if (!isTrustedSender(sender, chrome.runtime.id, workerUrl)) return false;
     const envelope = PageEnvelope.safeParse(message);
     if (!envelope.success) return false;
-    void agent.handle(envelope.data.request).then(sendResponse);
+    void agent.handle(envelope.data.request, { refBase: envelope.data.refBase }).then(sendResponse);
     return true;
   });
   g[KEY] = { alive: runtimeAlive };

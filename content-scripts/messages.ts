@@ -39,6 +39,9 @@ export const PageRequest = z.discriminatedUnion('op', [
     refPrefix: z.string().check(z.regex(/^(f\d{1,9})?$/)),
   }),
   z.object({ op: z.literal('describe'), ...refOp }),
+  // What a key press without a ref, or a click at coordinates, would act on (for approval).
+  z.object({ op: z.literal('describe_focused') }),
+  z.object({ op: z.literal('describe_at'), x: z.number().check(z.gte(-100_000), z.lte(100_000)), y: z.number().check(z.gte(-100_000), z.lte(100_000)) }),
   z.object({ op: z.literal('locate'), ...refOp }),
   z.object({ op: z.literal('locate_frame'), url: z.string().check(z.maxLength(8000)), width: int(0, 100_000), height: int(0, 100_000) }),
   z.object({ op: z.literal('history_back') }),
@@ -111,13 +114,19 @@ export const PageRequest = z.discriminatedUnion('op', [
 export type PageRequest = z.infer<typeof PageRequest>;
 export type PageOp = PageRequest['op'];
 
-export const PageEnvelope = z.object({ channel: z.literal(PAGE_CHANNEL), request: z.unknown() });
+/** `refBase`: the highest ref earlier documents of this frame handed out (see RefRegistry.skipTo). */
+export const PageEnvelope = z.object({
+  channel: z.literal(PAGE_CHANNEL),
+  request: z.unknown(),
+  refBase: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(1_000_000_000))),
+});
 
 export type PageErrorCode = 'bad_request' | 'stale_ref' | 'not_actionable' | 'not_found' | 'timeout' | 'failed';
 
+/** `refHigh`: the highest ref this document has handed out, for the next document's `refBase`. */
 export type PageResponse<R = unknown> =
-  | { ok: true; result: R }
-  | { ok: false; error: { code: PageErrorCode; message: string } };
+  | { ok: true; result: R; refHigh?: number }
+  | { ok: false; error: { code: PageErrorCode; message: string }; refHigh?: number };
 
 export interface BoxReport {
   x: number;

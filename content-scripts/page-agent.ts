@@ -11,6 +11,7 @@ import { AgentContext } from './agent-context';
 import { ChangeTracker } from './actions/change-tracker';
 import { click, focus, hover, locate, locateFrame, mark, unmark, type Deferred } from './actions/pointer';
 import { pressKey } from './actions/keys';
+import { describeAt, describeFocused } from './actions/risk';
 import { scroll } from './actions/scroll';
 import { selectOptions } from './actions/select';
 import { settle, waitFor } from './actions/settle';
@@ -27,7 +28,8 @@ import { Snapshotter } from './snapshot/snapshotter';
 
 export interface PageAgent {
   readonly docId: string;
-  handle(raw: unknown): Promise<PageResponse>;
+  /** `refBase`: continue ref numbers above it (the envelope's field; see RefRegistry.skipTo). */
+  handle(raw: unknown, opts?: { refBase?: number }): Promise<PageResponse>;
   /** The ref an element carries, if it was given one (tests and the benchmark check coverage). */
   refOf(el: Element): string | undefined;
 }
@@ -80,6 +82,10 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return find(ctx, req.query, req.kind, req.role, req.limit);
       case 'describe':
         return { docId, url: env.win.location.href, element: ctx.report(ctx.resolve(req.ref, req.docId)) };
+      case 'describe_focused':
+        return describeFocused(ctx);
+      case 'describe_at':
+        return describeAt(ctx, req.x, req.y);
       case 'locate':
         return locate(ctx, req.ref, req.docId);
       case 'locate_frame':
@@ -125,16 +131,18 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   return {
     docId,
     refOf: (el) => registry.peek(el),
-    async handle(raw) {
+    async handle(raw, opts) {
       const parsed = PageRequest.safeParse(raw);
       if (!parsed.success) {
         return { ok: false, error: { code: 'bad_request', message: `Invalid page request: ${parsed.error.issues[0]?.message ?? 'unknown'}` } };
       }
+      if (opts?.refBase !== undefined) registry.skipTo(opts.refBase);
       try {
-        return { ok: true, result: await run(parsed.data) };
+        const result = await run(parsed.data);
+        return { ok: true, result, refHigh: registry.high };
       } catch (e) {
-        if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message } };
-        return { ok: false, error: { code: 'failed', message: e instanceof Error ? e.message : String(e) } };
+        if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message }, refHigh: registry.high };
+        return { ok: false, error: { code: 'failed', message: e instanceof Error ? e.message : String(e) }, refHigh: registry.high };
       }
     },
   };

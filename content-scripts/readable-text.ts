@@ -7,6 +7,9 @@
  * Semantic containers (a single <article>, <main>) are trusted first.
  */
 import { normalizeSpace } from './dom/text';
+import { isClippedAway, isCollapsedBox, isInvisible, isOffscreen, isSubtreeHidden, type Viewport } from './dom/visibility';
+import type { Box } from './env';
+import { TextEnv } from './snapshot/text-env';
 
 export interface ReadableText {
   title: string;
@@ -18,15 +21,56 @@ export interface ReadableText {
   nextOffset?: number;
 }
 
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'dialog', 'header']);
+/** Never text: code, media, embedded documents and form control values. */
+const NOT_TEXT = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'select', 'input', 'textarea'];
+const SKIP = new Set([...NOT_TEXT, 'nav', 'aside', 'footer', 'form', 'button', 'dialog', 'header']);
+/** The whole-page fallback keeps page chrome (navigation, forms' labels) but still no code or values. */
+const SKIP_FALLBACK = new Set(NOT_TEXT);
+
+interface Walk {
+  win: Window;
+  vp: Viewport;
+  boxOf(el: Element): Box;
+  skip: ReadonlySet<string>;
+}
+
+function boxOf(el: Element): Box {
+  const r = el.getBoundingClientRect();
+  return { x: r.x, y: r.y, width: r.width, height: r.height };
+}
+
+/** The text environment (background colour, readability) the walk starts in: built from the root down. */
+function envAbove(el: Element, win: Window): TextEnv {
+  const chain: Element[] = [];
+  for (let p = el.parentElement; p; p = p.parentElement) chain.unshift(p);
+  let env = new TextEnv(null, null);
+  for (const a of chain) env = new TextEnv(win.getComputedStyle(a), env);
+  return env;
+}
+
+/**
+ * The text under `root`. Hidden text is dropped by the same rules as the snapshot
+ * (dom/visibility.ts): besides display/visibility/opacity, off-screen and clipped-away boxes,
+ * tiny fonts, text indented away and text in its background's colour — the usual hiding places
+ * of prompt injections, which must not reach the model through this tool either.
+ */
+function extract(root: Element, doc: Document, skip: ReadonlySet<string>): string {
+  const win = doc.defaultView ?? window;
+  const vp: Viewport = { width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY, docWidth: doc.documentElement.scrollWidth };
+  const parts: string[] = [];
+  const walk: Walk = { win, vp, boxOf, skip };
+  const style = win.getComputedStyle(root);
+  collect(root, parts, walk, new TextEnv(style, envAbove(root, win)));
+  return normalizeBlocks(parts.join(''));
+}
+
 const BOILERPLATE = /comment|share|social|related|promo|sidebar|advert|\bads?\b|cookie|newsletter|subscribe|footer|menu|breadcrumb/i;
 
 export function readableText(doc: Document, maxChars: number, offset: number): ReadableText {
   const root = mainBlock(doc);
-  const parts: string[] = [];
-  collect(root, parts, doc.defaultView ?? window);
-  let text = normalizeBlocks(parts.join(''));
-  if (text.length < 200 && doc.body) text = normalizeBlocks(doc.body.innerText);
+  let text = extract(root, doc, SKIP);
+  // A thin main block: take the whole visible page instead (innerText would bring hidden text back).
+  if (text.length < 200 && doc.body) text = extract(doc.body, doc, SKIP_FALLBACK);
   const totalChars = text.length;
   const slice = text.slice(offset, offset + maxChars);
   const out: ReadableText = { title: normalizeSpace(doc.title), text: slice, totalChars, offset };
@@ -91,27 +135,38 @@ function linkDensity(el: Element): number {
   return Math.min(1, links / total);
 }
 
-function collect(el: Element, out: string[], win: Window): void {
+function collect(el: Element, out: string[], w: Walk, text: TextEnv): void {
   for (let n = el.firstChild; n; n = n.nextSibling) {
     if (n.nodeType === 3) {
-      out.push((n.nodeValue ?? '').replace(/\s+/g, ' '));
+      if (!text.hidden) out.push((n.nodeValue ?? '').replace(/\s+/g, ' '));
       continue;
     }
     if (n.nodeType !== 1) continue;
     const c = n as HTMLElement;
     const tag = c.localName;
-    if (SKIP.has(tag) || c.getAttribute('aria-hidden') === 'true' || c.hidden) continue;
-    const style = win.getComputedStyle(c);
-    if (style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0') continue;
+    if (w.skip.has(tag)) continue;
+    const style = w.win.getComputedStyle(c);
+    if (isSubtreeHidden(c, style) || isInvisible(style)) continue;
+    const display = style.display || 'inline';
+    const position = style.position || 'static';
+    // A static inline box cannot be moved off-screen or clipped on its own: skip the layout read.
+    if (display !== 'contents' && !(display === 'inline' && position === 'static')) {
+      const box = w.boxOf(c);
+      if (isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, w.vp)) continue;
+    }
+    const env = new TextEnv(style, text);
     const hint = `${c.id} ${typeof c.className === 'string' ? c.className : ''}`;
     if (BOILERPLATE.test(hint) && linkDensity(c) > 0.4) continue;
     if (/^h[1-6]$/.test(tag)) {
-      out.push(`\n\n${'#'.repeat(Number(tag[1]))} ${normalizeSpace(c.textContent ?? '')}\n\n`);
+      const inner: string[] = [];
+      collect(c, inner, w, env);
+      const heading = normalizeSpace(inner.join(''));
+      if (heading) out.push(`\n\n${'#'.repeat(Number(tag[1]))} ${heading}\n\n`);
     } else if (tag === 'li') {
       out.push('\n- ');
-      collect(c, out, win);
+      collect(c, out, w, env);
     } else if (tag === 'pre') {
-      out.push(`\n\n\`\`\`\n${c.textContent ?? ''}\n\`\`\`\n\n`);
+      if (!env.hidden) out.push(`\n\n\`\`\`\n${c.textContent ?? ''}\n\`\`\`\n\n`);
     } else if (tag === 'br') {
       out.push('\n');
     } else if (tag === 'img') {
@@ -119,15 +174,15 @@ function collect(el: Element, out: string[], win: Window): void {
       if (alt) out.push(` [image: ${alt}] `);
     } else if (tag === 'tr') {
       out.push('\n');
-      collect(c, out, win);
+      collect(c, out, w, env);
     } else if (tag === 'td' || tag === 'th') {
       out.push(' | ');
-      collect(c, out, win);
-    } else if (style.display.startsWith('inline')) {
-      collect(c, out, win);
+      collect(c, out, w, env);
+    } else if (display.startsWith('inline')) {
+      collect(c, out, w, env);
     } else {
       out.push('\n\n');
-      collect(c, out, win);
+      collect(c, out, w, env);
       out.push('\n\n');
     }
   }

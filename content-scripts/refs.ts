@@ -29,6 +29,20 @@ export class RefRegistry {
     return ref;
   }
 
+  /** The highest number handed out so far (0: none yet). */
+  get high(): number {
+    return this.next - 1;
+  }
+
+  /**
+   * Continue numbering above `n`. The service worker passes the highest ref any earlier document
+   * of the same frame handed out, so a new page never reuses a number the model may still hold
+   * from the old one (a stale `e1` must not name this page's `e1`).
+   */
+  skipTo(n: number): void {
+    if (Number.isSafeInteger(n) && n >= this.next) this.next = n + 1;
+  }
+
   /** The element's ref if it already has one (does not assign). */
   peek(el: Element): string | undefined {
     return this.byElement.get(el);

@@ -47,7 +47,7 @@ export function reportElement(
     const form = submit.form;
     report.submitsForm = submit.by;
     report.submitsPaymentForm = hasPaymentFields(form);
-    report.formAction = form.action;
+    report.formAction = submissionUrl(form, submit.by === 'click' ? el : defaultButton(form));
   }
   return report;
 }
@@ -66,6 +66,21 @@ export function submittedForm(el: Element): { form: HTMLFormElement; by: 'click'
     if (!['checkbox', 'radio', 'file', 'button', 'reset', 'hidden', 'range', 'color'].includes(i.type)) return of(i.form, 'enter');
   }
   return null;
+}
+
+/** The form's default button: the one implicit submission (Enter in a field) goes through. */
+function defaultButton(form: HTMLFormElement): Element | null {
+  for (const c of Array.from(form.elements)) {
+    const type = (c as HTMLButtonElement | HTMLInputElement).type;
+    if ((c.localName === 'button' || c.localName === 'input') && (type === 'submit' || type === 'image')) return c;
+  }
+  return null;
+}
+
+/** Where a submission goes: the submitter's `formaction` overrides the form's `action`. */
+function submissionUrl(form: HTMLFormElement, submitter: Element | null): string {
+  if (submitter?.hasAttribute('formaction')) return (submitter as HTMLButtonElement | HTMLInputElement).formAction;
+  return form.action;
 }
 
 /** Card-number, CVC or expiry fields: submitting this form may spend money. */

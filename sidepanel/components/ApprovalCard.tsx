@@ -75,6 +75,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <div class="approval-target-text">
           {target.title && <div class="approval-page-title">{target.title}</div>}
           <div class="approval-origin">{place}</div>
+          {target.url && target.url !== place && <div class="approval-url" title={target.url}>{target.url}</div>}
         </div>
       </div>
       <div class="approval-meta">
@@ -116,6 +117,10 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
 function reasonText(reason: string): string {
   if (reason === 'write') return t('reasonWrite');
   if (reason === 'rule_changed') return t('reasonRuleChanged');
-  if (reason.startsWith('always_ask')) return t('reasonAlwaysAsk');
+  if (reason.startsWith('always_ask')) {
+    // The detail (what makes it sensitive: a download, a payment form, data sent to another site).
+    const detail = reason.slice('always_ask'.length).replace(/^:/, '').trim();
+    return detail ? `${t('reasonAlwaysAsk')} (${detail})` : t('reasonAlwaysAsk');
+  }
   return reason;
 }

@@ -71,6 +71,18 @@ function enforcePolicy(body: HTMLElement): void {
         el.remove();
         continue;
       }
+      if (!src.startsWith('data:')) {
+        // A remote image would be fetched without asking: an injected model could leak data in
+        // its URL. Show a link the user can choose to open instead.
+        const a = el.ownerDocument.createElement('a');
+        a.setAttribute('href', src);
+        a.setAttribute('target', '_blank');
+        a.setAttribute('rel', 'noopener noreferrer');
+        a.setAttribute('class', 'remote-image');
+        a.textContent = `[image: ${new URL(src).host}${el.getAttribute('alt') ? ` — ${el.getAttribute('alt')}` : ''}]`;
+        el.replaceWith(a);
+        continue;
+      }
       el.setAttribute('src', src);
       el.setAttribute('referrerpolicy', 'no-referrer');
       el.setAttribute('loading', 'lazy');

