@@ -86,3 +86,13 @@ export async function loadLocale(preference: UiLocale | null): Promise<void> {
   i18nStore.set({ locale, active, english });
   if (typeof document !== 'undefined') document.documentElement.lang = locale;
 }
+
+/**
+ * A tool's name for people: the locale's label for known tools (`tool_<name>` keys), else the
+ * label the engine sent (MCP tools), else the raw name.
+ */
+export function toolLabel(name: string, engineLabel?: string): string {
+  const key = `tool_${name}` as MessageKey;
+  const own = t(key);
+  return own !== key ? own : engineLabel || name;
+}

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest, Decision } from '../../src/protocol';
 import { prettyJson } from '../format';
-import { t, type MessageKey } from '../i18n';
+import { t, type MessageKey, toolLabel } from '../i18n';
 import { safeImageSrc } from '../markdown/url-policy';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
@@ -68,7 +68,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
     >
       <h2 class="approval-title" id={titleId}>
         <Icon name="shield" />
-        {t('approvalTitle', tool.label || tool.name)}
+        {t('approvalTitle', toolLabel(tool.name, tool.label))}
       </h2>
       <div class="approval-target">
         <Favicon url={target.favIconUrl} />

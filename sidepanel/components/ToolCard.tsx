@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ToolCallItem, ToolCallState, ToolResultItem } from '../../src/protocol';
 import { prettyJson } from '../format';
-import { t, type MessageKey } from '../i18n';
+import { t, type MessageKey, toolLabel } from '../i18n';
 import { useKeyed } from '../state/hooks';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
@@ -99,7 +99,7 @@ export function ToolCard({ item, result }: { item: ToolCallItem; result?: ToolRe
   const headParts = (
     <>
       <Icon name={icon} class="tool-state-icon" />
-      <span class="tool-name">{item.label || item.name}</span>
+      <span class="tool-name">{toolLabel(item.name, item.label)}</span>
       <span class="tool-state">{t(stateKey)}</span>
     </>
   );
