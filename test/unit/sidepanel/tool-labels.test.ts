@@ -1,3 +1,4 @@
+// @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import en from '../../../_locales/en/messages.json';
 import zh from '../../../_locales/zh_CN/messages.json';
