@@ -49,6 +49,11 @@ export class CredentialsRepo {
     }
   }
 
+  /** When the secret was last written (0 if absent): lets callers cache what they built from it. */
+  async stamp(id: string): Promise<number> {
+    return (await this.db.credentials.get(id))?.updatedAt ?? 0;
+  }
+
   async has(id: string): Promise<boolean> {
     return (await this.db.credentials.get(id)) !== undefined;
   }

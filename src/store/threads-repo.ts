@@ -10,6 +10,13 @@ export const ZERO_USAGE = { inputTokens: 0, outputTokens: 0 };
  * multi-record step; on their own each is atomic.
  */
 export class ThreadsRepo {
+  /**
+   * The last node sequence handed out per thread. Sequences only need to be increasing (they order
+   * siblings); a number skipped by a rolled-back transaction is harmless. Filled from the index
+   * on first use, so a new worker continues above what is stored.
+   */
+  private readonly lastSeq = new Map<string, number>();
+
   constructor(private readonly db: KeelDB) {}
 
   get(threadId: string): Promise<ThreadRecord | undefined> {
@@ -53,6 +60,7 @@ export class ThreadsRepo {
   }
 
   async delete(threadId: string): Promise<void> {
+    this.lastSeq.delete(threadId);
     await this.db.nodes.where('threadId').equals(threadId).delete();
     await this.db.threads.delete(threadId);
   }
@@ -61,12 +69,27 @@ export class ThreadsRepo {
     return this.db.nodes.get(id);
   }
 
+  /** The sequence the next node of this thread will get (no side effect). */
   async nextSeq(threadId: string): Promise<number> {
-    const last = await this.db.nodes
+    return (await this.lastSeqOf(threadId)) + 1;
+  }
+
+  private async lastSeqOf(threadId: string): Promise<number> {
+    const cached = this.lastSeq.get(threadId);
+    if (cached !== undefined) return cached;
+    const rec = await this.db.nodes
       .where('[threadId+seq]')
       .between([threadId, -Infinity], [threadId, Infinity])
       .last();
-    return (last?.seq ?? 0) + 1;
+    return rec?.seq ?? 0;
+  }
+
+  /** Hand out the next sequence: synchronous after the await, so concurrent appends never share one. */
+  private async allocateSeq(threadId: string): Promise<number> {
+    const stored = await this.lastSeqOf(threadId);
+    const seq = Math.max(stored, this.lastSeq.get(threadId) ?? 0) + 1;
+    this.lastSeq.set(threadId, seq);
+    return seq;
   }
 
   /** Append an item under `parentId` (does not move the leaf: callers do that in the same transaction). */
@@ -76,7 +99,7 @@ export class ThreadsRepo {
       id: fields.item.id,
       threadId: fields.threadId,
       parentId: fields.parentId,
-      seq: await this.nextSeq(fields.threadId),
+      seq: await this.allocateSeq(fields.threadId),
       runId: fields.runId,
       turnId: fields.turnId,
       createdAt: fields.item.createdAt,
