@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'playwright-core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { EngineClient, launchExtension, startModelServer } from './harness';
+import { EngineClient, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
 import type { LaunchedExtension, ModelServer, ScriptStep } from './harness';
-import type { EventOf, Item, ThreadSnapshot } from '../../src/protocol';
+import type { EventOf, Item } from '../../src/protocol';
 import type { EverythingServer } from '../fixtures/mcp/everything-server';
 import { isTitleRequest, lastToolMessage, listServerTools, offeredTools, startEverything, toolMessages } from './mcp/helpers';
 
@@ -304,26 +304,7 @@ describe('MCP servers through the built extension (server-everything)', () => {
     expect(toolMessages(r4.requests[2]).join('\n')).toContain('Echo: before restart');
   });
 
-  /** Stop the worker, reconnect the panel's Port (which starts a new worker) and re-initialize. */
-  async function restartWorker(): Promise<void> {
-    await ext!.stopServiceWorker();
-    await client.waitForDisconnect();
-    await client.reconnect();
-    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
-  }
 
-  /** Poll the thread's snapshot until its run reaches one of `states`. */
-  async function runSettles(threadId: string, states: string[], timeoutMs = 20_000): Promise<ThreadSnapshot> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const from = client.mark();
-      await client.sendOk({ type: 'thread.subscribe', threadId });
-      const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 5_000, from);
-      if (ev.snapshot.run && states.includes(ev.snapshot.run.state)) return ev.snapshot;
-      if (Date.now() > end) throw new Error(`run still ${ev.snapshot.run?.state}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  }
 
   it('7. the worker stops during a read-only MCP call: after the restart the call runs again on a new connection', async () => {
     const threadId = await newThread();
@@ -336,8 +317,8 @@ describe('MCP servers through the built extension (server-everything)', () => {
     const [call] = toolCallsOf(turn.from, threadId);
     expect(first).toMatchObject({ itemId: call.id, delta: { toolProgress: 'Progress 1/6 (17%)' } });
     const restartedAt = client.mark();
-    await restartWorker(); // the call's HTTP request dies with the worker
-    const snap = await runSettles(threadId, ['completed', 'failed', 'paused_uncertain']);
+    await restartWorker(ext!, client); // the call's HTTP request dies with the worker
+    const snap = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
     expect(snap.run).toMatchObject({ runId: turn.runId, state: 'completed' });
     // The new worker registered the server's tools before recovery (same digests: the run was not
     // refused) and ran the call again from the start: its progress starts over on the same card.
@@ -360,11 +341,11 @@ describe('MCP servers through the built extension (server-everything)', () => {
       { text: 'Noted.' },
     ]);
     const ask = await client.waitForEvent('interaction.request', (e) => e.runId === turn.runId, 20_000, turn.from);
-    await restartWorker();
-    const snap = await runSettles(threadId, ['waiting_interaction', 'completed', 'failed', 'paused_uncertain']);
+    await restartWorker(ext!, client);
+    const snap = await runSettles(client, threadId, ['waiting_interaction', 'completed', 'failed', 'paused_uncertain']);
     expect(snap.run).toMatchObject({ state: 'waiting_interaction', pendingInteraction: { interactionId: ask.interactionId, kind: 'elicitation' } });
     await client.sendOk({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { name: 'Grace Hopper' } } });
-    const done = await runSettles(threadId, ['completed', 'failed', 'paused_uncertain']);
+    const done = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
     expect(done.run).toMatchObject({ runId: turn.runId, state: 'completed' });
     const requests = mainRequests().slice(before);
     expect(requests).toHaveLength(2);

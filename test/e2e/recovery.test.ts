@@ -2,16 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineClient, launchExtension, startModelServer } from './harness';
+import { EngineClient, isTitleRequest, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
 import type { LaunchedExtension, ModelServer, RecordedRequest, ScriptedReply } from './harness';
-import type { ThreadSnapshot } from '../../src/protocol';
 
 /**
  * Recovery in real Chromium (issue 3 §4): the service worker is stopped with CDP at the worst
  * moments, the panel page reconnects, and each run must end exactly as if nothing had happened.
  */
 
-const isTitle = (r: RecordedRequest) => JSON.stringify(r.body).includes('You write titles');
+const isTitle = isTitleRequest;
 const mainRequests = (s: ModelServer) => s.requests.filter((r) => !isTitle(r));
 const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
 
@@ -75,26 +74,7 @@ describe('recovery after Chrome stops the service worker', () => {
     return tab;
   }
 
-  /** Stop the worker, reconnect the panel's Port (which starts a new worker) and re-initialize. */
-  async function restart(): Promise<void> {
-    await ext.stopServiceWorker();
-    await client.waitForDisconnect();
-    await client.reconnect();
-    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
-  }
 
-  /** Poll the thread's snapshot until its run reaches one of `states`. */
-  async function runSettles(threadId: string, states: string[], timeoutMs = 20_000): Promise<ThreadSnapshot> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const from = client.mark();
-      await client.sendOk({ type: 'thread.subscribe', threadId });
-      const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 5_000, from);
-      if (ev.snapshot.run && states.includes(ev.snapshot.run.state)) return ev.snapshot;
-      if (Date.now() > end) throw new Error(`run still ${ev.snapshot.run?.state}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  }
 
   it('(a) during a streaming model call: the call is redone from the checkpoint', async () => {
     script = (n) => (n === 1 ? { text: 'this first answer streams slowly and will be cut off by the stop', delayMs: 150 } : { text: 'The recovered answer.' });
@@ -103,8 +83,8 @@ describe('recovery after Chrome stops the service worker', () => {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'tell me something' } });
     await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
-    await restart();
-    const snap = await runSettles(threadId, ['completed', 'failed']);
+    await restartWorker(ext, client);
+    const snap = await runSettles(client, threadId, ['completed', 'failed']);
     expect(snap.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
     expect(snap.path.map((i) => i.kind)).toEqual(['user_message', 'assistant_message']);
     expect(snap.path[1]).toMatchObject({ text: 'The recovered answer.' });
@@ -122,11 +102,11 @@ describe('recovery after Chrome stops the service worker', () => {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'order a shirt' } });
     const req = await client.waitForEvent('interaction.request', (e) => e.threadId === threadId, 15_000);
-    await restart();
-    const snap = await runSettles(threadId, ['waiting_interaction']);
+    await restartWorker(ext, client);
+    const snap = await runSettles(client, threadId, ['waiting_interaction']);
     expect(snap.run?.pendingInteraction).toMatchObject({ interactionId: req.interactionId, kind: 'ask_user', payload: { question: 'Which size do you want?' } });
     await client.sendOk({ type: 'interaction.response', interactionId: req.interactionId, response: { answer: 'Medium' } });
-    const done = await runSettles(threadId, ['completed', 'failed']);
+    const done = await runSettles(client, threadId, ['completed', 'failed']);
     expect(done.run).toMatchObject({ runId, state: 'completed' });
     const mine = mainRequests(server).slice(before);
     expect(mine).toHaveLength(2);
@@ -141,11 +121,11 @@ describe('recovery after Chrome stops the service worker', () => {
     const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'go to the other site' } });
     const req = await client.waitForEvent('approval.request', (e) => e.threadId === threadId, 15_000);
     expect(req).toMatchObject({ tool: { name: 'browser_navigate', effects: 'write' }, target: { origin: elsewhere } });
-    await restart();
-    const snap = await runSettles(threadId, ['waiting_approval']);
+    await restartWorker(ext, client);
+    const snap = await runSettles(client, threadId, ['waiting_approval']);
     expect(snap.run?.pendingApproval).toMatchObject({ approvalId: req.approvalId, params: { url: `${elsewhere}/landing` } });
     await client.sendOk({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
-    const done = await runSettles(threadId, ['completed', 'failed']);
+    const done = await runSettles(client, threadId, ['completed', 'failed']);
     expect(done.run).toMatchObject({ runId, state: 'completed' });
     expect(tab.url()).toBe(`${elsewhere}/landing`);
     await tab.close();
@@ -167,12 +147,12 @@ describe('recovery after Chrome stops the service worker', () => {
     const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'place the order' } });
     await client.waitForEvent('item.complete', (e) => e.threadId === threadId && e.item.kind === 'tool_call' && e.item.name === 'browser_click' && e.item.state === 'executing', 20_000);
     await new Promise((r) => setTimeout(r, 500));
-    await restart();
-    const snap = await runSettles(threadId, ['paused_uncertain', 'completed', 'failed']);
+    await restartWorker(ext, client);
+    const snap = await runSettles(client, threadId, ['paused_uncertain', 'completed', 'failed']);
     expect(snap.run).toMatchObject({ runId, state: 'paused_uncertain', uncertainToolCallId: expect.any(String) });
     expect(snap.path.at(-1)).toMatchObject({ kind: 'notice', code: 'paused_uncertain' });
     await client.sendOk({ type: 'run.resolveUncertain', runId, resolution: 'mark_done' });
-    const done = await runSettles(threadId, ['completed', 'failed']);
+    const done = await runSettles(client, threadId, ['completed', 'failed']);
     expect(done.run).toMatchObject({ runId, state: 'completed' });
     expect(slowHits).toBe(1);
     await tab.close();
@@ -185,8 +165,8 @@ describe('recovery after Chrome stops the service worker', () => {
     const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({ type: 'turn.submit', threadId, input: { text: 'plan a trip' } });
     await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
     await client.sendOk({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: 'STEER: prefer trains' } });
-    await restart();
-    const snap = await runSettles(threadId, ['completed', 'failed']);
+    await restartWorker(ext, client);
+    const snap = await runSettles(client, threadId, ['completed', 'failed']);
     expect(snap.run).toMatchObject({ runId, state: 'completed' });
     const steered = snap.path.filter((i) => i.kind === 'user_message' && i.steered);
     expect(steered).toHaveLength(1);

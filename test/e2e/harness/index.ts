@@ -14,3 +14,4 @@ export type {
   ScriptedUsage,
   ScriptStep,
 } from './model-script';
+export { isTitleRequest, restartWorker, runSettles } from './run-helpers';
