@@ -148,10 +148,19 @@ describe('recovery after the service worker restarts', () => {
 
   it('queued runs start after recovery, in order', async () => {
     const t = testTool('probe', { delayMs: 30 });
-    const { rig, kill } = await killedRig('tool:running', 1, { script: [{ toolCalls: [call('probe')] }, { text: 'first' }, { text: 'second' }, { text: 'third' }], tools: [t] });
+    // The first reply waits until both messages are queued, so the kill (at the tool's start)
+    // always comes after them, however loaded the machine is.
+    let queued!: () => void;
+    const bothQueued = new Promise<void>((r) => (queued = r));
+    const first = async () => {
+      await bothQueued;
+      return { toolCalls: [call('probe')] };
+    };
+    const { rig, kill } = await killedRig('tool:running', 1, { script: [first, { text: 'first' }, { text: 'second' }, { text: 'third' }], tools: [t] });
     const { threadId } = await rig.submit('one');
     await rig.client.ack({ type: 'turn.enqueue', threadId, input: { text: 'two' } });
     await rig.client.ack({ type: 'turn.enqueue', threadId, input: { text: 'three' } });
+    queued();
     await until(() => kill.killed !== null);
     const b = await rig.reopen();
     // (The first recovered turn may finish before this client connects: watch the store.)
