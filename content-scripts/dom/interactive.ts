@@ -3,20 +3,11 @@
  * ARIA widgets are obvious; framework "div buttons" are found by what makes them clickable for
  * a user: an inline onclick, a tabindex, or the pointer cursor starting on them.
  */
-import { implicitRole, INTERACTIVE_ROLES, isContentEditableRoot, isNativelyFocusable } from './roles';
+import { implicitRole, INTERACTIVE_ROLES, isContentEditableRoot, isNativelyFocusable, SECTION_ROLES } from './roles';
 
 /** Roles that are structure, even when focusable or under a pointer cursor. */
 const STRUCTURAL_ROLES = new Set([
-  'banner',
-  'navigation',
-  'main',
-  'contentinfo',
-  'complementary',
-  'search',
-  'form',
-  'region',
-  'dialog',
-  'alertdialog',
+  ...SECTION_ROLES,
   'tabpanel',
   'list',
   'listbox',

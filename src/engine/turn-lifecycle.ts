@@ -54,7 +54,9 @@ async function enabledSkills(engine: Engine, thread: ThreadRecord): Promise<{ na
 export async function prepareStart(engine: Engine, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
   // A server added a moment ago should be in this run's catalog; never wait more than 5 s.
-  await Promise.race([ctx.live.toolsSettled().catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([ctx.live.toolsSettled().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+  clearTimeout(timer);
   const settings = await ctx.store.settings.get();
   const env = await resolveEnvironment({
     settings,

@@ -51,3 +51,10 @@ export async function assertPageAllowed(host: BrowserHost, tab: TabInfo): Promis
   const why = pageRestriction(tab.url, { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin });
   if (why) throw new Error(`Cannot use tab ${tab.tabId}: ${why}.`);
 }
+
+/** The tab, if it still exists and its page may be used (the preamble of every page-reading tool). */
+export async function readablePage(host: BrowserHost, tabId: number): Promise<TabInfo> {
+  const tab = await getTabOrThrow(host, tabId);
+  await assertPageAllowed(host, tab);
+  return tab;
+}

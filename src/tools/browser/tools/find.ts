@@ -4,7 +4,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { FrameIdParam, TabIdParam } from '../params';
 import { refPrefix } from '../refs';
-import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
@@ -41,8 +41,7 @@ export function findTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const frameId = params.frameId ?? 0;
-      const tab = await getTabOrThrow(deps.host, tabId);
-      await assertPageAllowed(deps.host, tab);
+      const tab = await readablePage(deps.host, tabId);
       const ask = (kind: 'element' | 'text', limit: number) =>
         deps.client.call<FindReply>(tabId, frameId, { op: 'find', query: params.query, kind, role: params.role, limit, refPrefix: refPrefix(frameId) }, { signal });
       const lines: string[] = [];

@@ -3,7 +3,7 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { FrameIdParam, TabIdParam } from '../params';
-import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
@@ -38,8 +38,7 @@ export function getTextTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
-      const tab = await getTabOrThrow(deps.host, tabId);
-      await assertPageAllowed(deps.host, tab);
+      const tab = await readablePage(deps.host, tabId);
       const r = await deps.client.call<ReadableReply>(
         tabId,
         params.frameId ?? 0,

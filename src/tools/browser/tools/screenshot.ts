@@ -3,7 +3,7 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { TabIdParam } from '../params';
-import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { pageTarget, readablePage, tabIdFor } from '../target';
 
 const Params = z.object({
   tabId: TabIdParam,
@@ -25,8 +25,7 @@ export function screenshotTool(deps: BrowserToolDeps): AgentTool<Params, Browser
     resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx)),
     async execute(_id, params, _signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
-      const tab = await getTabOrThrow(deps.host, tabId);
-      await assertPageAllowed(deps.host, tab);
+      const tab = await readablePage(deps.host, tabId);
       if (!tab.active) {
         throw new Error(`Tab ${tabId} is not the visible tab of its window, so it cannot be captured. Use browser_tab_switch first, or browser_snapshot to read it.`);
       }

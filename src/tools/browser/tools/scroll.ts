@@ -5,7 +5,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { FrameIdParam, RefParam, TabIdParam } from '../params';
 import { parseRef } from '../refs';
-import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { pageTarget, readablePage, tabIdFor } from '../target';
 import { untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
@@ -32,8 +32,7 @@ export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.ref ? parseRef(params.ref).frameId : (params.frameId ?? 0)),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
-      const tab = await getTabOrThrow(deps.host, tabId);
-      await assertPageAllowed(deps.host, tab);
+      const tab = await readablePage(deps.host, tabId);
       const parsed = params.ref ? parseRef(params.ref) : undefined;
       const frameId = parsed?.frameId ?? params.frameId ?? 0;
       const docId = parsed ? await deps.client.docOf(tabId, frameId) : undefined;

@@ -6,7 +6,7 @@ import type { BrowserToolDetails } from '../details';
 import { FrameIdParam, TabIdParam } from '../params';
 import { fillFramePlaceholders, resolveFrameIds } from '../frame-ids';
 import { refPrefix } from '../refs';
-import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
@@ -41,8 +41,7 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const frameId = params.frameId ?? 0;
-      const tab = await getTabOrThrow(deps.host, tabId);
-      await assertPageAllowed(deps.host, tab);
+      const tab = await readablePage(deps.host, tabId);
       const snap = await deps.client.call<SnapshotResult>(
         tabId,
         frameId,
