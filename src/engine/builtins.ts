@@ -1,12 +1,12 @@
 import { createAskUserTool } from '../tools/builtin/ask-user';
 import { createGetSkillTool } from '../tools/builtin/get-skill';
 import { createTodoTool } from '../tools/builtin/todo';
-import type { Engine } from './engine-core';
+import type { EngineHost } from './engine-host';
 
 /** Register the builtin tools, wiring todo's list to the thread record and `todo.updated`. */
-export function registerBuiltins(engine: Engine): void {
-  const { store, clock } = engine.ctx;
-  engine.registry.register(
+export function registerBuiltins(engine: EngineHost): void {
+  const { store, clock, registry } = engine.ctx;
+  registry.register(
     createTodoTool({
       async saveTodos(threadId, todos) {
         await engine.ctx.commit('todos', () =>
@@ -19,8 +19,8 @@ export function registerBuiltins(engine: Engine): void {
       },
     }),
   );
-  engine.registry.register(createAskUserTool());
-  engine.registry.register(
+  registry.register(createAskUserTool());
+  registry.register(
     createGetSkillTool({
       // From the run's snapshot, not the live table: a resumed run sees the skill it started with.
       async loadSkill(runId, name) {

@@ -3,34 +3,26 @@ import { Store } from '../store/store';
 import { ReceiptsRepo } from '../store/receipts-repo';
 import type { ToolRegistry } from '../tools/registry';
 import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './context';
+import type { Client, EngineHost } from './engine-host';
 import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './receipts';
 import { RunDriver } from './run-driver';
 import { ActorPool } from './thread-actor';
 import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './types';
 import { handlers, type HandlerResult, type OpContext } from './ops';
 import { readPublicSettings } from './settings-service';
-import { recoverRuns, startNextQueued } from './turn-lifecycle';
+import { startNextQueued } from './queue';
+import { recoverRuns } from './recovery';
 
 /** Ops whose relative order within a thread is part of their meaning. */
 const ORDERED_OPS = new Set(['turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove']);
 
-interface Client {
-  conn: EngineConnection;
-  /** Thread ids this client follows; '*' = all. */
-  subs: Set<string>;
-  /**
-   * Events for a client whose `initialize` snapshot is being built wait here and are delivered
-   * right after `initialized`, so the snapshot never overwrites something newer.
-   */
-  held: AgentEvent[] | null;
-}
 
 /**
  * EngineCore (ARCHITECTURE.md "Engine"): validates ops at the boundary, applies command receipts,
  * routes each op to its handler, and routes events to the clients subscribed to their thread.
  * Invalid input is rejected with `invalid_command` and never wedges the engine.
  */
-export class Engine implements EngineEndpoint {
+export class Engine implements EngineEndpoint, EngineHost {
   readonly ctx: EngineContext;
   readonly driver: RunDriver;
   readonly actors = new ActorPool();
@@ -274,7 +266,7 @@ export class Engine implements EngineEndpoint {
   }
 
   private runHandler(client: Client, op: Op, opCtx: OpContext | null): Promise<HandlerResult> {
-    const handler = handlers[op.type as OpType] as (engine: Engine, client: Client, op: OpOf<OpType>, ctx: OpContext) => Promise<HandlerResult>;
+    const handler = handlers[op.type as OpType] as (engine: EngineHost, client: Client, op: OpOf<OpType>, ctx: OpContext) => Promise<HandlerResult>;
     const noReceipt: OpContext = { written: true, writeReceipt: async () => undefined };
     return handler(this, client, op, opCtx ?? noReceipt);
   }

@@ -7,11 +7,12 @@ import { DEFAULT_TRUNCATION, buildContext } from './context-builder';
 import { RunAborted, type EngineContext } from './context';
 import { discard, streamOnce } from './model-stream';
 import { emitCommitted } from './nodes';
-import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT } from './planning';
+import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT, stripIntentTags } from './planning';
 import { attemptFailed, failRun } from './run-failure';
 import { takeCutoff } from './step-cutoff';
+import { currentRound, type StepOutcome } from './step-outcome';
 
-export type StepOutcome = 'continue' | 'parked' | 'ended';
+export type { StepOutcome };
 
 /**
  * One model call of a run (spec/001 §2): take the steer cutoff and materialize admitted steers
@@ -61,8 +62,12 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
   const assistantId = ctx.ids.next('n');
   const res = await streamOnce(ctx, run, provider, assistantId, request, round ? new IntentTagFilter() : null);
   if (signal.aborted) {
-    discard(ctx, run.threadId, assistantId, res.calls);
-    throw new RunAborted();
+    // The answer so far is kept (as an interrupted message, by the interrupt's commit); tool calls
+    // that had started streaming never ran and are dropped.
+    const kept = Boolean(res.text.trim() || res.thinking.trim());
+    if (kept) for (const c of res.calls) ctx.emit({ type: 'item.discarded', threadId: run.threadId, itemId: c.nodeId });
+    else discard(ctx, run.threadId, assistantId, res.calls);
+    throw new RunAborted(undefined, kept ? { assistantId, text: shownAnswer(res.text, round), thinking: res.thinking } : undefined);
   }
   if (res.error || !res.stop) {
     discard(ctx, run.threadId, assistantId, res.calls);
@@ -74,12 +79,9 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
   return commitAssistant(ctx, run, assistantId, res, path);
 }
 
-/** The round this model call belongs to: a planning round first when the thread asks for one. */
-export function currentRound(run: RunRecord): 'plan' | 'continuation' | undefined {
-  const r = run.stepCursor.round;
-  if (r === 'plan' || r === 'continuation') return r;
-  return run.env?.planFirst && run.stepCursor.modelCalls === 0 ? 'plan' : undefined;
+/** What the user saw of a round's text: intent tags never reach them. */
+function shownAnswer(text: string, round: 'plan' | 'continuation' | undefined): string {
+  return round ? stripIntentTags(text) : text;
 }
 
-export { failRun };
-export { turnStopReason } from './assistant-commit';
+export { currentRound, failRun };

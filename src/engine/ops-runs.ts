@@ -3,8 +3,10 @@ import { validateElicitationResponse } from '../tools/mcp/elicitation';
 import { canonicalJson } from '../util/canonical-json';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
-import type { Engine } from './engine-core';
+import type { EngineHost } from './engine-host';
 import type { RunRecord } from '../store/records';
+import { runDrift } from './recovery';
+import { afterDecision, afterUncertainResolution, onResume } from './run-machine';
 import { runSummary } from './thread-view';
 
 /**
@@ -48,7 +50,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
       r.state = 'executing_tool';
       r.pendingTool = {
         ...r.pendingTool!,
-        phase: op.decision === 'deny' ? 'denied' : op.decision === 'deny_stop' ? 'denied_stop' : 'approved',
+        phase: afterDecision(op.decision).phase,
         ruleVersion,
         ...(op.reason ? { denyReason: op.reason } : {}),
       };
@@ -109,7 +111,7 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
 };
 
 /** A paused run goes on (resume, or the user's answer to an uncertain action): same turn, driven again. */
-function continueRun(engine: Engine, r: RunRecord): void {
+function continueRun(engine: EngineHost, r: RunRecord): void {
   engine.ctx.emit({ type: 'turn.start', threadId: r.threadId, turnId: r.turnId, runId: r.runId });
   engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
   engine.schedule(r.threadId, r.runId);
@@ -119,17 +121,22 @@ function continueRun(engine: Engine, r: RunRecord): void {
 const resume: Handler<'run.resume'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
   const outcome = ack();
+  // The snapshot must still describe the world before the run goes on (spec/001 §5): verified
+  // outside the transaction (digests are async crypto), then the state is re-read inside it.
+  const before = await store.runs.get(op.runId);
+  const drift = before && onResume(before).kind === 'continue' ? await runDrift(engine, before) : null;
+  if (drift) return done(reject('not_resumable', `This task cannot continue: ${drift}. Send a new message instead.`));
   const res = await engine.ctx.commit('resume', async () => {
     const run = await store.runs.get(op.runId);
     if (!run) return { outcome: reject('not_found', 'No such run.') };
-    const resumable = run.state === 'interrupted' || run.state === 'budget_paused' || (run.state === 'failed' && run.error?.code !== 'environment_drift' && run.error?.code !== 'user_failed');
-    if (!resumable || !run.env) return { outcome: reject('not_resumable', `A run in state ${run.state} cannot be continued.`) };
+    const t = onResume(run);
+    if (t.kind === 'reject') return { outcome: reject('not_resumable', t.message) };
     const current = await store.runs.current(run.threadId);
     if (current && current.runId !== run.runId) return { outcome: reject('not_resumable', 'Another task is current in this thread.') };
     const latest = await store.runs.latest(run.threadId);
     if (latest && latest.runId !== run.runId) return { outcome: reject('not_resumable', 'A newer turn exists in this thread.') };
     const r = await store.runs.update(run.runId, (r) => {
-      r.state = r.stepCursor.nextToolIndex < r.stepCursor.toolCalls.length ? 'executing_tool' : 'streaming_model';
+      r.state = t.state;
       r.counters.modelAttempts = 0;
       r.counters.budgetBaseline = r.usage.inputTokens + r.usage.outputTokens;
       delete r.stopReason;
@@ -155,7 +162,7 @@ const resolveUncertain: Handler<'run.resolveUncertain'> = async (engine, _client
       r.state = 'executing_tool';
       delete r.stopReason;
       // 'retry' goes through the dispatch-time re-check (same origin, rule, tool) before running.
-      r.pendingTool = { ...r.pendingTool!, phase: op.resolution === 'retry' ? 'approved' : op.resolution === 'mark_done' ? 'resolved_done' : 'resolved_failed' };
+      r.pendingTool = { ...r.pendingTool!, phase: afterUncertainResolution(op.resolution).phase };
     }, clock.now());
     await ctx.writeReceipt(outcome);
     return { outcome, run: r };

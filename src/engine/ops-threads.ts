@@ -5,7 +5,9 @@ import { done, type Handler } from './ops';
 import { isVisible, threadMeta, threadSnapshot } from './thread-view';
 import { readPublicSettings } from './settings-service';
 import { redactSecrets } from './secret-scan';
-import { BUSY_STATES, SUPERSEDABLE } from './turn-lifecycle';
+import { emitCommitted } from './nodes';
+import { isBusy } from './run-machine';
+import { supersedeCurrent } from './turn-lifecycle';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
 const INITIAL_SNAPSHOTS = 20;
@@ -74,14 +76,23 @@ const del: Handler<'thread.delete'> = async (engine, _client, op, ctx) => {
   });
 };
 
-/** While a recovered approval or interaction waits, its thread's history may not move. */
+/**
+ * While an approval or interaction waits — and after it was answered, until its continuation has
+ * recorded the call's result — its thread's history may not move (spec/001 §5 exclusivity).
+ */
 async function exclusivity(engine: Parameters<Handler<'thread.fork'>>[0], threadId: string): Promise<string | null> {
   const current = await engine.ctx.store.runs.current(threadId);
   if (current && (current.state === 'waiting_approval' || current.state === 'waiting_interaction')) {
     return 'The thread is waiting for your answer to a pending request: answer it or interrupt first.';
   }
+  if (current && current.pendingTool && CLAIMED_PHASES.has(current.pendingTool.phase)) {
+    return 'The thread is carrying out an answered request: wait for it to finish or interrupt first.';
+  }
   return null;
 }
+
+/** Phases of a call whose approval or answer was claimed but whose result is not recorded yet. */
+const CLAIMED_PHASES = new Set(['approved', 'denied', 'denied_stop', 'answered', 'resolved_done', 'resolved_failed']);
 
 const fork: Handler<'thread.fork'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
@@ -128,7 +139,7 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
   const node = await store.threads.getNode(op.leafId);
   if (!thread || !node || node.threadId !== op.threadId) return done(reject('not_found', 'That branch does not exist in this thread.'));
   const current = await store.runs.current(op.threadId);
-  if (current && BUSY_STATES.has(current.state)) return done(reject('busy', 'The thread is working on a task: switch branches when it is done, or interrupt it.'));
+  if (current && isBusy(current.state)) return done(reject('busy', 'The thread is working on a task: switch branches when it is done, or interrupt it.'));
   const outcome = ack();
   const updated = await engine.ctx.commit('select_branch', async () => {
     // A non-leaf id selects the newest leaf beneath it.
@@ -139,16 +150,21 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
       if (!kids.length) break;
       leaf = kids.reduce((a, b) => (b.seq > a.seq ? b : a));
     }
-    if (current && SUPERSEDABLE.has(current.state)) await store.runs.update(current.runId, (r) => void (r.state = 'completed'), clock.now());
+    // The run being left behind ends, its acked steers materialized at its own leaf first.
+    const fresh = await store.runs.current(op.threadId);
+    if (fresh && isBusy(fresh.state)) return null;
+    const superseded = await supersedeCurrent(engine, fresh);
     const t = await store.threads.update(op.threadId, (t) => {
       t.leafId = leaf.id;
       t.updatedAt = clock.now();
     });
     await ctx.writeReceipt(outcome);
-    return t;
+    return { t, superseded };
   });
+  if (!updated) return done(reject('busy', 'The thread is working on a task: switch branches when it is done, or interrupt it.'));
   return done(outcome, () => {
-    engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated) });
+    for (const n of updated.superseded) emitCommitted(engine.ctx, n);
+    engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated.t) });
     void threadSnapshot(store, op.threadId).then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }));
   });
 };

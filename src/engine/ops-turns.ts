@@ -1,20 +1,13 @@
+import type { NodeRecord } from '../store/records';
 import { EnvironmentError } from './environment';
+import { emitCommitted } from './nodes';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './ops';
+import { queueItems, queuedInputRefusal, startNextQueued } from './queue';
+import { isBusy, isSteerable } from './run-machine';
+import { admitSteer } from './steer-admission';
 import { threadMeta, threadSnapshot } from './thread-view';
-import {
-  BUSY_STATES,
-  SUPERSEDABLE,
-  announceTurnStart,
-  commitTurnStart,
-  newRun,
-  prepareStart,
-  queueItems,
-  startNextQueued,
-} from './turn-lifecycle';
-
-/** A run that is still working: a steer joins it. Paused runs cannot take a steer. */
-const STEERABLE = new Set(['streaming_model', 'executing_tool', 'waiting_approval', 'waiting_interaction']);
+import { announceTurnStart, commitTurnStart, imagesRefusal, newRun, prepareStart, supersedeCurrent } from './turn-lifecycle';
 
 const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
@@ -25,7 +18,7 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
     if (!parent || parent.threadId !== op.threadId) return done(reject('not_found', 'The message to branch from does not exist in this thread.'));
   }
   const current0 = await store.runs.current(op.threadId);
-  if (current0 && BUSY_STATES.has(current0.state)) return done(reject('busy', 'A task is running in this thread: steer it or queue your message.'));
+  if (current0 && isBusy(current0.state)) return done(reject('busy', 'A task is running in this thread: steer it or queue your message.'));
   if (!op.input.text.trim() && !op.input.images?.length) return done(reject('invalid_command', 'The message is empty.'));
   let prepared: Awaited<ReturnType<typeof prepareStart>>;
   try {
@@ -34,26 +27,27 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
     if (e instanceof EnvironmentError) return done(reject(e.code === 'no_provider' ? 'no_provider' : 'invalid_command', e.message));
     throw e;
   }
-  if (op.input.images?.length && !prepared.env.modelInfo.vision) {
-    return done(reject('invalid_command', `The model ${prepared.env.model} cannot see images: remove them or choose a model with vision.`));
-  }
+  const images = imagesRefusal(op.input, prepared.env.modelInfo.vision, prepared.env.model);
+  if (images) return done(reject('invalid_command', images));
   const runId = ids.next('run');
   const turnId = ids.next('turn');
   const outcome = ack({ turnId, runId });
   const res = await engine.ctx.commit('turn_start', async () => {
     const current = await store.runs.current(op.threadId);
-    if (current && BUSY_STATES.has(current.state)) return null;
+    if (current && isBusy(current.state)) return null;
     const now = clock.now();
-    if (current && SUPERSEDABLE.has(current.state)) await store.runs.update(current.runId, (r) => void (r.state = 'completed'), now);
+    // Before the new message: the paused run's acked steers land at its leaf, then it ends.
+    const superseded = await supersedeCurrent(engine, current);
     const t = (await store.threads.get(op.threadId))!;
     const run = newRun({ runId, turnId, threadId: op.threadId, now, state: 'streaming_model', env: prepared.env, ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}), ...(op.overrides ? { overrides: op.overrides } : {}) });
     await store.runs.add(run);
     const started = await commitTurnStart(engine, { thread: t, run, input: op.input, parentId: op.parentNodeId ?? t.leafId, now });
     await ctx.writeReceipt(outcome);
-    return { ...started, run };
+    return { ...started, run, superseded };
   });
   if (!res) return done(reject('busy', 'A task is running in this thread: steer it or queue your message.'));
   return done(outcome, () => {
+    emitAll(engine, res.superseded);
     void announceTurnStart(engine, res, 'schedule');
     // A new branch replaces the visible path: send the whole path, not just the new items.
     if (op.parentNodeId) void threadSnapshot(store, op.threadId).then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }));
@@ -65,23 +59,13 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
  * sequence (spec/001 §3). It never waits for the thread's actor: a running turn must not delay it.
  */
 const steer: Handler<'turn.steer'> = async (engine, _client, op, ctx) => {
-  const { store, ids, clock } = engine.ctx;
+  const { ids } = engine.ctx;
   if (!op.input.text.trim() && !op.input.images?.length) return done(reject('invalid_command', 'The message is empty.'));
   const steerId = ids.next('str');
   const outcome = ack({ steerId });
-  const res = await engine.ctx.commit('steer', async () => {
-    const run = await store.runs.current(op.threadId);
-    if (!run) return reject('no_active_turn', 'No task is running in this thread.');
-    if (run.turnId !== op.expectedTurnId) return reject('turn_mismatch', `The running turn is ${run.turnId}, not ${op.expectedTurnId}.`);
-    if (!STEERABLE.has(run.state)) return reject('not_steerable', 'The task is paused: queue your message or continue the task.');
-    if (op.input.images?.length && run.env && !run.env.modelInfo.vision) return reject('invalid_command', `The model ${run.env.model} cannot see images.`);
-    await store.runs.update(run.runId, (r) => {
-      r.pendingSteers.push({ steerId, seq: r.nextSteerSeq, input: op.input, admittedAt: clock.now() });
-      r.nextSteerSeq += 1;
-    }, clock.now());
-    await ctx.writeReceipt(outcome);
-    return outcome;
-  });
+  const res = await engine.ctx.commit('steer', () =>
+    admitSteer(engine.ctx, { threadId: op.threadId, expectedTurnId: op.expectedTurnId, input: op.input, steerId, writeReceipt: (o) => ctx.writeReceipt(o), outcome }),
+  );
   return done(res);
 };
 
@@ -89,6 +73,8 @@ const enqueue: Handler<'turn.enqueue'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
   if (!(await store.threads.get(op.threadId))) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   if (!op.input.text.trim() && !op.input.images?.length) return done(reject('invalid_command', 'The message is empty.'));
+  const images = await queuedInputRefusal(engine, op.input);
+  if (images) return done(reject('invalid_command', images));
   const runId = ids.next('run');
   const outcome = ack({ queueItemId: runId });
   const res = await engine.ctx.commit('enqueue', async () => {
@@ -109,6 +95,8 @@ const enqueue: Handler<'turn.enqueue'> = async (engine, _client, op, ctx) => {
 
 const queueUpdate: Handler<'queue.update'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
+  const images = await queuedInputRefusal(engine, op.input);
+  if (images) return done(reject('invalid_command', images));
   const outcome = ack();
   const res = await engine.ctx.commit('queue_update', async () => {
     const r = await store.runs.get(op.queueItemId);
@@ -127,7 +115,7 @@ const queueRemove: Handler<'queue.remove'> = async (engine, _client, op, ctx) =>
   const res = await engine.ctx.commit('queue_remove', async () => {
     const r = await store.runs.get(op.queueItemId);
     if (!r || r.threadId !== op.threadId || r.state !== 'queued') return reject('not_found', 'That queued message was already started or removed.');
-    await engine.ctx.store.db.runs.delete(r.runId);
+    await store.runs.delete(r.runId);
     await ctx.writeReceipt(outcome);
     return outcome;
   });
@@ -143,7 +131,7 @@ const interrupt: Handler<'turn.interrupt'> = async (engine, _client, op) => {
   if (current) {
     if (engine.driver.isLive(current.runId)) {
       wasActive = await engine.driver.abort(current.runId);
-    } else if (STEERABLE.has(current.state)) {
+    } else if (isSteerable(current.state)) {
       // Parked on an approval or interaction (or recovered and not yet driven): commit the
       // interrupt on the thread's actor so it cannot race a drive.
       await engine.actors.for(op.threadId).run(async () => {
@@ -159,6 +147,10 @@ const interrupt: Handler<'turn.interrupt'> = async (engine, _client, op) => {
     void store.threads.get(op.threadId).then((t) => t && engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(t) }));
   });
 };
+
+function emitAll(engine: Parameters<Handler<'turn.submit'>>[0], nodes: NodeRecord[]): void {
+  for (const n of nodes) emitCommitted(engine.ctx, n);
+}
 
 export const turnOps = {
   'turn.submit': submit,

@@ -1,5 +1,5 @@
 import type { OpOf, OpType } from '../protocol';
-import type { Client, Engine } from './engine-core';
+import type { Client, EngineHost } from './engine-host';
 import type { Outcome } from './receipts';
 import { threadOps } from './ops-threads';
 import { turnOps } from './ops-turns';
@@ -19,7 +19,7 @@ export interface HandlerResult {
   after?: () => void;
 }
 
-export type Handler<T extends OpType> = (engine: Engine, client: Client, op: OpOf<T>, ctx: OpContext) => Promise<HandlerResult>;
+export type Handler<T extends OpType> = (engine: EngineHost, client: Client, op: OpOf<T>, ctx: OpContext) => Promise<HandlerResult>;
 export type HandlerMap = { [T in OpType]: Handler<T> };
 
 export const handlers: HandlerMap = {

@@ -1,12 +1,15 @@
-import type { NodeRecord, RunRecord } from '../store/records';
-import { EngineKilled, RunAborted, type EngineContext } from './context';
-import { failRun, modelStep, type StepOutcome } from './model-step';
-import { appendNotice, emitCommitted } from './nodes';
+import type { RunRecord } from '../store/records';
+import { closeRemainingCalls } from './close-calls';
+import { EngineKilled, RunAborted, type EngineContext, type PartialAnswer } from './context';
+import { LeafWriter } from './leaf-writer';
+import { modelStep } from './model-step';
+import { emitCommitted } from './nodes';
+import { failRun } from './run-failure';
+import { driveAction, isDriven, onInterrupt } from './run-machine';
+import { commitEnd } from './run-end';
+import type { StepOutcome } from './step-outcome';
 import { toolStep } from './tool-step';
 import { runSummary, threadMeta } from './thread-view';
-
-/** States in which a run waits for the user (a new drive would do nothing). */
-const WAITING = new Set(['waiting_approval', 'waiting_interaction', 'paused_uncertain', 'budget_paused', 'interrupted']);
 
 interface LiveRun {
   controller: AbortController;
@@ -55,10 +58,9 @@ export class RunDriver {
         if (controller.signal.aborted) throw new RunAborted();
         const run = await this.ctx.store.runs.get(runId);
         if (!run) return;
-        let out: StepOutcome;
-        if (run.state === 'streaming_model') out = await modelStep(this.ctx, runId, controller.signal);
-        else if (run.state === 'executing_tool') out = await toolStep(this.ctx, runId, controller.signal);
-        else out = WAITING.has(run.state) ? 'parked' : 'ended';
+        const action = driveAction(run.state);
+        const out: StepOutcome =
+          action === 'model' ? await modelStep(this.ctx, runId, controller.signal) : action === 'tool' ? await toolStep(this.ctx, runId, controller.signal) : action;
         if (out === 'parked') return;
         if (out === 'ended') {
           await this.ended(runId);
@@ -68,7 +70,7 @@ export class RunDriver {
     } catch (e) {
       if (e instanceof EngineKilled) throw e;
       if (e instanceof RunAborted || controller.signal.aborted) {
-        await this.finalizeInterrupt(runId, e instanceof RunAborted ? e.partial : undefined);
+        await this.finalizeInterrupt(runId, e instanceof RunAborted ? e.partial : undefined, e instanceof RunAborted ? e.answer : undefined);
         await this.ended(runId);
         return;
       }
@@ -82,78 +84,52 @@ export class RunDriver {
   }
 
   /**
-   * Commit an interrupt (spec/001 §3): keep what was committed; the call in flight gets an
-   * "interrupted" result (with any partial output) and the rest of its batch "not executed";
-   * acknowledged steers are materialized at this safe leaf; the run ends `interrupted`.
+   * Commit an interrupt (spec/001 §3, `onInterrupt`): keep what was committed, and the answer
+   * streamed so far as an assistant message ending `interrupted` (recovery and the context see
+   * it); the call in flight gets an "interrupted" result (with any partial output) and the rest of
+   * its batch "not executed"; acknowledged steers are materialized at this safe leaf; the run
+   * ends `interrupted`.
    */
-  async finalizeInterrupt(runId: string, partial?: string): Promise<void> {
+  async finalizeInterrupt(runId: string, partial?: string, answer?: PartialAnswer): Promise<void> {
     const { store } = this.ctx;
     const created = await this.ctx.commit('interrupt', async () => {
       const run = await store.runs.get(runId);
-      if (!run || run.state === 'completed' || run.state === 'failed' || run.state === 'interrupted') return [];
+      if (!run) return [];
+      const t = onInterrupt({ state: run.state, toolCalls: run.stepCursor.toolCalls, nextToolIndex: run.stepCursor.nextToolIndex, ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}), ...(partial ? { partial } : {}) });
+      if (t.kind === 'noop') return [];
       const now = this.ctx.clock.now();
-      const out: NodeRecord[] = [];
-      let leaf = (await store.threads.get(run.threadId))!.leafId;
-      const append = async (item: NodeRecord['item']) => {
-        const n = await store.threads.appendNode({ threadId: run.threadId, parentId: leaf, runId, turnId: run.turnId, item });
-        out.push(n);
-        leaf = n.id;
-      };
-      const calls = run.state === 'executing_tool' || run.state === 'waiting_approval' || run.state === 'waiting_interaction' ? run.stepCursor.toolCalls.slice(run.stepCursor.nextToolIndex) : [];
-      for (const c of calls) {
-        const isCurrent = run.pendingTool?.toolCallId === c.id;
-        const node = await store.threads.getNode(c.nodeId);
-        const reg = this.ctx.registry.get(c.name);
-        if (node && node.item.kind === 'tool_call') {
-          const updated = await store.threads.updateNodeItem(c.nodeId, (it) => {
-            if (it.kind === 'tool_call') it.state = 'invalid';
-          });
-          out.push(updated);
-        } else {
-          await append({
-            kind: 'tool_call',
-            id: c.nodeId,
-            createdAt: now,
-            toolCallId: c.id,
-            ...(run.stepCursor.assistantNodeId ? { assistantId: run.stepCursor.assistantNodeId } : {}),
-            name: c.name,
-            label: reg?.descriptor.label ?? c.name,
-            params: c.args,
-            state: 'invalid',
-            ...(reg ? { level: reg.descriptor.level, effects: reg.descriptor.effects, visibility: reg.descriptor.visibility } : {}),
-          });
-        }
-        const text = isCurrent && run.pendingTool?.phase === 'executing'
-          ? `Interrupted by the user while running.${partial ? ` Partial progress: ${partial}` : ''} The action may have been partly done; check before repeating it.`
-          : 'Not executed: the user interrupted the turn.';
-        await append({ kind: 'tool_result', id: this.ctx.ids.next('n'), createdAt: now, toolCallId: c.id, name: c.name, ok: false, outcome: 'interrupted', content: [{ type: 'text', text }], ...(reg?.descriptor.visibility === 'internal' ? { visibility: 'internal' } : {}) });
+      const w = await LeafWriter.open(this.ctx, run);
+      const kept = answer && run.state === 'streaming_model' && (answer.text.trim() || answer.thinking.trim());
+      if (kept) {
+        await w.append({
+          kind: 'assistant_message',
+          id: answer.assistantId,
+          createdAt: now,
+          text: answer.text,
+          ...(answer.thinking ? { thinking: answer.thinking } : {}),
+          providerStopReason: 'interrupted',
+          ...(run.env ? { model: run.env.model, providerId: run.env.providerId } : {}),
+        });
       }
-      if (run.pendingTool?.approvalId) {
-        const a = await store.approvals.get(run.pendingTool.approvalId);
+      await closeRemainingCalls(this.ctx, w, run, t.close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })), 'interrupted');
+      if (t.cancelApproval) {
+        const a = await store.approvals.get(t.cancelApproval);
         if (a?.status === 'pending') await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
       }
-      if (run.pendingTool?.interactionId) {
-        const i = await store.interactions.get(run.pendingTool.interactionId);
+      if (t.cancelInteraction) {
+        const i = await store.interactions.get(t.cancelInteraction);
         if (i?.status === 'pending') await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
       }
-      for (const s of [...run.pendingSteers].sort((a, b) => a.seq - b.seq)) {
-        await append({ kind: 'user_message', id: this.ctx.ids.next('n'), createdAt: now, text: s.input.text, ...(s.input.images?.length ? { images: s.input.images } : {}), steered: true });
-      }
-      const notice = await appendNotice(this.ctx, run, leaf, 'interrupted', 'Interrupted. Continue to resume, or send a new message.');
-      out.push(notice);
-      leaf = notice.id;
-      await store.threads.update(run.threadId, (t) => {
-        t.leafId = leaf;
-        t.updatedAt = now;
-      });
-      await store.runs.update(runId, (r) => {
-        r.pendingSteers = [];
+      // After a kept partial answer the model must hear that it was cut off (and the next
+      // request must not end on an assistant message).
+      const notice = kept
+        ? { code: 'interrupted', text: 'The user interrupted this reply. Continue to resume, or send a new message.', forModel: true }
+        : { code: 'interrupted', text: 'Interrupted. Continue to resume, or send a new message.' };
+      await commitEnd(this.ctx, w, run, { state: 'interrupted', stopReason: 'interrupted', notice }, (r) => {
         r.pendingTool = undefined;
         r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
-        r.state = 'interrupted';
-        r.stopReason = 'interrupted';
-      }, now);
-      return out;
+      });
+      return w.created;
     });
     for (const n of created) emitCommitted(this.ctx, n);
   }
@@ -175,7 +151,7 @@ export class RunDriver {
     this.ctx.emit({ type: 'run.updated', threadId: run.threadId, runId, state: run.state, run: runSummary(run) });
     const thread = await this.ctx.store.threads.get(run.threadId);
     if (thread) this.ctx.emit({ type: 'thread.updated', thread: threadMeta(thread, run) });
-    if (run.stopReason && run.state !== 'streaming_model' && run.state !== 'executing_tool') {
+    if (run.stopReason && !isDriven(run.state)) {
       this.ctx.emit({
         type: 'turn.complete',
         threadId: run.threadId,

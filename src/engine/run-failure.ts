@@ -1,56 +1,44 @@
 import type { ProviderError } from '../providers/types';
 import type { EngineContext } from './context';
-import type { StepOutcome } from './model-step';
-import { appendNotice, emitCommitted } from './nodes';
+import { LeafWriter } from './leaf-writer';
+import { emitCommitted } from './nodes';
+import { onProviderFailure } from './run-machine';
+import { commitEnd } from './run-end';
+import type { StepOutcome } from './step-outcome';
 
-/** A failed attempt: retry from the checkpoint while attempts remain and the error may pass. */
+/**
+ * A failed attempt (`onProviderFailure`): retry from the checkpoint while attempts remain and the
+ * error may pass; otherwise the run fails — after its acked steers are materialized (spec/001 §3).
+ */
 export async function attemptFailed(ctx: EngineContext, runId: string, err: ProviderError): Promise<StepOutcome> {
   const { store } = ctx;
   const out = await ctx.commit('attempt_failed', async () => {
     const run = (await store.runs.get(runId))!;
     const now = ctx.clock.now();
-    const retry = err.retryable && run.counters.modelAttempts < ctx.options.maxModelAttempts && err.code !== 'aborted';
-    const thread = (await store.threads.get(run.threadId))!;
-    const text = retry
-      ? `The model call failed (${err.message}). Retrying from the last checkpoint (attempt ${run.counters.modelAttempts + 1} of ${ctx.options.maxModelAttempts}).`
-      : `The model call failed: ${err.message}`;
-    const notice = await appendNotice(ctx, run, thread.leafId, 'model_error', text);
-    await store.threads.update(run.threadId, (t) => {
-      t.leafId = notice.id;
-      t.updatedAt = now;
-    });
-    const r = retry
-      ? run
-      : await store.runs.update(runId, (r) => {
-          r.state = 'failed';
-          r.stopReason = 'error';
-          r.error = { code: err.code, message: err.message };
-        }, now);
-    return { retry, notice, run: r };
+    const t = onProviderFailure({ code: err.code, message: err.message, retryable: err.retryable, attempts: run.counters.modelAttempts, maxAttempts: ctx.options.maxModelAttempts });
+    const w = await LeafWriter.open(ctx, run);
+    if (t.kind === 'retry') {
+      await w.notice('model_error', `The model call failed (${err.message}). Retrying from the last checkpoint (attempt ${t.attempt} of ${t.of}).`);
+      await w.finish(now);
+      return { retry: true, created: w.created };
+    }
+    await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error: t.error, notice: { code: 'model_error', text: `The model call failed: ${err.message}` } });
+    return { retry: false, created: w.created };
   });
-  emitCommitted(ctx, out.notice);
+  for (const n of out.created) emitCommitted(ctx, n);
   return out.retry ? 'continue' : 'ended';
 }
 
+/** Fail the run now (no provider, an internal error), acked steers materialized first. */
 export async function failRun(ctx: EngineContext, runId: string, error: { code: string; message: string }): Promise<StepOutcome> {
   const { store } = ctx;
-  const notice = await ctx.commit('fail_run', async () => {
-    const run = (await store.runs.get(runId))!;
-    const thread = (await store.threads.get(run.threadId))!;
-    const now = ctx.clock.now();
-    const n = await appendNotice(ctx, run, thread.leafId, error.code, error.message);
-    await store.threads.update(run.threadId, (t) => {
-      t.leafId = n.id;
-      t.updatedAt = now;
-    });
-    await store.runs.update(runId, (r) => {
-      r.state = 'failed';
-      r.stopReason = 'error';
-      r.error = error;
-    }, now);
-    return n;
+  const created = await ctx.commit('fail_run', async () => {
+    const run = await store.runs.get(runId);
+    if (!run) return [];
+    const w = await LeafWriter.open(ctx, run);
+    await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error, notice: { code: error.code, text: error.message } });
+    return w.created;
   });
-  emitCommitted(ctx, notice);
+  for (const n of created) emitCommitted(ctx, n);
   return 'ended';
 }
-

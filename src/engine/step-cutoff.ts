@@ -1,6 +1,9 @@
 import type { NodeRecord, RunRecord } from '../store/records';
 import type { EngineContext } from './context';
-import { appendNotice } from './nodes';
+import { LeafWriter } from './leaf-writer';
+import { cutoffDecision } from './run-machine';
+import { commitEnd } from './run-end';
+import { dropMaterialized, materializeAdmittedSteers } from './steer-admission';
 import { totalTokens } from './usage';
 
 export type Cutoff =
@@ -8,66 +11,42 @@ export type Cutoff =
   | { kind: 'budget' | 'failed'; run: RunRecord; created: NodeRecord[] };
 
 /**
- * The steer cutoff of one model request (spec/001 §3), in one transaction: check the token budget,
- * materialize every admitted steer after the leaf in admission order, and count the attempt
- * (persisted before the call, so a crash loop cannot reset it). One cutoff per request: a steer
- * admitted after this commits waits for the next request.
+ * The steer cutoff of one model request (spec/001 §3), in one transaction: materialize every
+ * admitted steer after the leaf in admission order, then apply `cutoffDecision` — the token budget
+ * (a pause keeps the steers in the path, so neither a resume nor a new turn can lose them) and the
+ * attempt count (persisted before the call, so a crash loop cannot reset it). One cutoff per
+ * request: a steer admitted after this commits waits for the next request.
  */
 export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cutoff | null> {
   const { store } = ctx;
   return ctx.commit('cutoff', async () => {
     const run = await store.runs.get(runId);
     if (!run || run.state !== 'streaming_model' || !run.env) return null;
-    const thread = await store.threads.get(run.threadId);
-    if (!thread) return null;
+    if (!(await store.threads.get(run.threadId))) return null;
     const now = ctx.clock.now();
-    const budget = run.env.tokenBudget;
-    if (budget !== null && run.stepCursor.modelCalls > 0 && totalTokens(run.usage) - run.counters.budgetBaseline >= budget) {
-      const notice = await appendNotice(ctx, run, thread.leafId, 'budget_pause', `Paused: this turn used its token budget (${budget.toLocaleString('en-US')} tokens). Continue to give it another budget.`);
-      await store.threads.update(run.threadId, (t) => {
-        t.leafId = notice.id;
-        t.updatedAt = now;
-      });
-      const r = await store.runs.update(runId, (r) => {
-        r.state = 'budget_paused';
-        r.stopReason = 'budget_pause';
-      }, now);
-      return { kind: 'budget' as const, run: r, created: [notice] };
+    const w = await LeafWriter.open(ctx, run);
+    const decision = cutoffDecision({
+      tokenBudget: run.env.tokenBudget,
+      modelCalls: run.stepCursor.modelCalls,
+      usedSinceBaseline: totalTokens(run.usage) - run.counters.budgetBaseline,
+      attempts: run.counters.modelAttempts,
+      maxAttempts: ctx.options.maxModelAttempts,
+    });
+    if (decision.kind === 'budget_pause') {
+      const text = `Paused: this turn used its token budget (${decision.budget.toLocaleString('en-US')} tokens). Continue to give it another budget.`;
+      const { run: r } = await commitEnd(ctx, w, run, { state: 'budget_paused', stopReason: 'budget_pause', notice: { code: 'budget_pause', text } });
+      return { kind: 'budget' as const, run: r, created: w.created };
     }
-    const steers = [...run.pendingSteers].sort((a, b) => a.seq - b.seq);
-    let leaf = thread.leafId;
-    const created: NodeRecord[] = [];
-    for (const s of steers) {
-      const node = await store.threads.appendNode({
-        threadId: run.threadId,
-        parentId: leaf,
-        runId,
-        turnId: run.turnId,
-        item: { kind: 'user_message', id: ctx.ids.next('n'), createdAt: now, text: s.input.text, ...(s.input.images?.length ? { images: s.input.images } : {}), steered: true },
-      });
-      created.push(node);
-      leaf = node.id;
+    if (decision.kind === 'attempts_exhausted') {
+      const { run: r } = await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error: decision.error });
+      return { kind: 'failed' as const, run: r, created: w.created };
     }
-    if (steers.length) {
-      await store.threads.update(run.threadId, (t) => {
-        t.leafId = leaf;
-        t.updatedAt = now;
-      });
-    }
-    const attempts = run.counters.modelAttempts + 1;
-    if (attempts > ctx.options.maxModelAttempts) {
-      const r = await store.runs.update(runId, (r) => {
-        r.pendingSteers = [];
-        r.state = 'failed';
-        r.stopReason = 'error';
-        r.error = { code: 'model_failed', message: `The model call failed ${ctx.options.maxModelAttempts} times; the run stopped. Retry with Continue or a new message.` };
-      }, now);
-      return { kind: 'failed' as const, run: r, created };
-    }
+    const steers = await materializeAdmittedSteers(ctx, w, run);
+    if (steers.size) await w.finish(now);
     const r = await store.runs.update(runId, (r) => {
-      r.pendingSteers = [];
-      r.counters.modelAttempts = attempts;
+      dropMaterialized(r, steers);
+      r.counters.modelAttempts = decision.attempt;
     }, now);
-    return { kind: 'call' as const, run: r, leaf, created };
+    return { kind: 'call' as const, run: r, leaf: w.leaf, created: w.created };
   });
 }

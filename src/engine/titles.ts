@@ -1,4 +1,4 @@
-import type { Engine } from './engine-core';
+import type { EngineHost } from './engine-host';
 import { threadMeta } from './thread-view';
 
 const TITLE_PROMPT =
@@ -9,7 +9,7 @@ const TITLE_PROMPT =
  * model title replaces it only if nothing else (the user) renamed the thread meanwhile. Failures
  * are silent — a title is never worth an error in the chat.
  */
-export async function generateTitle(engine: Engine, threadId: string, text: string): Promise<void> {
+export async function generateTitle(engine: EngineHost, threadId: string, text: string): Promise<void> {
   const { store, providers, clock } = engine.ctx;
   const settings = await store.settings.get();
   const ref = settings.taskModel ?? settings.defaultModel;

@@ -2,7 +2,7 @@ import { RECORD_VERSION, type PlannedToolCall, type PreparedToolCall, type RunRe
 import type { RegisteredTool } from '../tools/registry';
 import type { ToolCallContext, ToolResult, ToolTarget } from '../tools/types';
 import { RunAborted, type EngineContext } from './context';
-import type { StepOutcome } from './model-step';
+import type { StepOutcome } from './step-outcome';
 import { emitCommitted } from './nodes';
 import { interactionEvent } from './thread-view';
 import { errorText, text, upsertCallNode } from './tool-call-node';

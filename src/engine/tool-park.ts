@@ -4,7 +4,7 @@ import { RECORD_VERSION, type PlannedToolCall, type PreparedToolCall, type RunRe
 import type { RegisteredTool } from '../tools/registry';
 import type { ToolTarget } from '../tools/types';
 import type { EngineContext } from './context';
-import type { StepOutcome } from './model-step';
+import type { StepOutcome } from './step-outcome';
 import { emitCommitted } from './nodes';
 import { approvalEvent, interactionEvent } from './thread-view';
 import { upsertCallNode } from './tool-call-node';

@@ -4,7 +4,7 @@ import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
 import { catalogEntry } from './environment';
-import type { StepOutcome } from './model-step';
+import type { StepOutcome } from './step-outcome';
 import { appendNotice, emitCommitted } from './nodes';
 import { errorText, text } from './tool-call-node';
 import { execute } from './tool-execute';

@@ -1,16 +1,13 @@
 import type { UserInput } from '../protocol';
-import { CURRENT_RUN_STATES } from '../store/runs-repo';
 import { RECORD_VERSION, type NodeRecord, type RunEnvironmentSnapshot, type RunRecord, type ThreadRecord } from '../store/records';
-import type { Engine } from './engine-core';
-import { EnvironmentError, resolveEnvironment, verifyEnvironment } from './environment';
-import { appendNotice, emitCommitted } from './nodes';
-import { approvalEvent, interactionEvent, runSummary, threadMeta } from './thread-view';
+import type { EngineHost } from './engine-host';
+import { resolveEnvironment } from './environment';
+import { LeafWriter } from './leaf-writer';
+import { emitCommitted } from './nodes';
+import { isSupersedable } from './run-machine';
+import { commitEnd } from './run-end';
+import { threadMeta } from './thread-view';
 import { generateTitle } from './titles';
-
-/** Runs that are the thread's turn and busy (submit → `busy`; steer or enqueue instead). */
-export const BUSY_STATES = new Set(['streaming_model', 'executing_tool', 'waiting_approval', 'waiting_interaction', 'paused_uncertain']);
-/** Paused runs a new turn may replace (they end with their stop reason kept). */
-export const SUPERSEDABLE = new Set(['interrupted', 'budget_paused']);
 
 export function newRun(fields: { runId: string; turnId: string; threadId: string; now: number; state: RunRecord['state']; input?: UserInput; queueSeq?: number; env?: RunEnvironmentSnapshot; tabId?: number; overrides?: RunRecord['overrides'] }): RunRecord {
   return {
@@ -41,7 +38,7 @@ export function firstLineTitle(text: string): string {
   return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
 }
 
-async function enabledSkills(engine: Engine, thread: ThreadRecord): Promise<{ name: string; description: string; body: string }[]> {
+async function enabledSkills(engine: EngineHost, thread: ThreadRecord): Promise<{ name: string; description: string; body: string }[]> {
   const out = [];
   for (const name of thread.enabledSkills ?? []) {
     const s = await engine.ctx.store.skills.get(name);
@@ -51,7 +48,7 @@ async function enabledSkills(engine: Engine, thread: ThreadRecord): Promise<{ na
 }
 
 /** Resolve what a starting run needs outside any transaction (crypto, settings, the active tab). */
-export async function prepareStart(engine: Engine, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
+export async function prepareStart(engine: EngineHost, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
   // A server added a moment ago should be in this run's catalog; never wait more than 5 s.
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -76,7 +73,7 @@ export async function prepareStart(engine: Engine, thread: ThreadRecord, overrid
  * Inside a transaction: put the user's message after `parentId` and make `run` the thread's
  * running turn (spec/001 §2: turn context + user_message + Run(streaming_model) atomically).
  */
-export async function commitTurnStart(engine: Engine, args: { thread: ThreadRecord; run: RunRecord; input: UserInput; parentId: string | null; now: number }): Promise<{ node: NodeRecord; thread: ThreadRecord; firstTurn: boolean }> {
+export async function commitTurnStart(engine: EngineHost, args: { thread: ThreadRecord; run: RunRecord; input: UserInput; parentId: string | null; now: number }): Promise<{ node: NodeRecord; thread: ThreadRecord; firstTurn: boolean }> {
   const { store, ids } = engine.ctx;
   const node = await store.threads.appendNode({
     threadId: args.thread.threadId,
@@ -101,7 +98,7 @@ export async function commitTurnStart(engine: Engine, args: { thread: ThreadReco
 }
 
 /** After a turn-start commit: tell the UI, start the title, and drive the run. */
-export function announceTurnStart(engine: Engine, r: { node: NodeRecord; thread: ThreadRecord; firstTurn: boolean; run: RunRecord }, drive: 'schedule' | 'inline'): Promise<void> | void {
+export function announceTurnStart(engine: EngineHost, r: { node: NodeRecord; thread: ThreadRecord; firstTurn: boolean; run: RunRecord }, drive: 'schedule' | 'inline'): Promise<void> | void {
   const { ctx } = engine;
   ctx.emit({ type: 'thread.updated', thread: threadMeta(r.thread, r.run) });
   ctx.emit({ type: 'turn.start', threadId: r.run.threadId, turnId: r.run.turnId, runId: r.run.runId });
@@ -115,115 +112,19 @@ export function announceTurnStart(engine: Engine, r: { node: NodeRecord; thread:
   engine.schedule(r.run.threadId, r.run.runId);
 }
 
-/** Start the next queued run of a thread if it has no current run ("started in order when a turn ends"). */
-export function startNextQueued(engine: Engine, threadId: string): Promise<void> {
-  return engine.actors.for(threadId).run(async () => {
-    const { store, clock } = engine.ctx;
-    for (;;) {
-      if (await store.runs.current(threadId)) return;
-      const next = (await store.runs.queued(threadId))[0];
-      if (!next) return;
-      const thread = await store.threads.get(threadId);
-      if (!thread) return;
-      let prepared: Awaited<ReturnType<typeof prepareStart>>;
-      try {
-        prepared = await prepareStart(engine, thread, next.overrides);
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        await engine.ctx.commit('queued_failed', () =>
-          store.runs.update(next.runId, (r) => {
-            r.state = 'failed';
-            r.stopReason = 'error';
-            r.error = { code: e instanceof EnvironmentError ? e.code : 'internal', message };
-          }, clock.now()),
-        );
-        engine.ctx.emit({ type: 'queue.updated', threadId, items: await queueItems(engine, threadId) });
-        engine.ctx.emit({ type: 'turn.complete', threadId, turnId: next.turnId, runId: next.runId, stopReason: 'error', error: { code: 'no_provider', message } });
-        continue;
-      }
-      const started = await engine.ctx.commit('queued_start', async () => {
-        if (await store.runs.current(threadId)) return null;
-        const r0 = await store.runs.get(next.runId);
-        if (!r0 || r0.state !== 'queued') return null;
-        const t = (await store.threads.get(threadId))!;
-        const now = clock.now();
-        const run = await store.runs.update(next.runId, (r) => {
-          r.state = 'streaming_model';
-          r.env = prepared.env;
-          if (prepared.tabId !== undefined) r.tabId = prepared.tabId;
-          delete r.queueSeq;
-        }, now);
-        const res = await commitTurnStart(engine, { thread: t, run, input: r0.input ?? { text: '' }, parentId: t.leafId, now });
-        return { ...res, run };
-      });
-      if (!started) continue;
-      engine.ctx.emit({ type: 'queue.updated', threadId, items: await queueItems(engine, threadId) });
-      await announceTurnStart(engine, started, 'inline');
-      return;
-    }
-  });
-}
-
-export async function queueItems(engine: Engine, threadId: string): Promise<{ queueItemId: string; input: UserInput }[]> {
-  return (await engine.ctx.store.runs.queued(threadId)).map((r) => ({ queueItemId: r.runId, input: r.input ?? { text: '' } }));
-}
-
 /**
- * Recovery when the service worker starts (ARCHITECTURE.md "Run machine and recovery"):
- *
- * | state at death                    | on restart                                                     |
- * |-----------------------------------|----------------------------------------------------------------|
- * | queued                            | resolve the environment now and start (if the thread is free)  |
- * | streaming_model                   | verify the snapshot, redo the model call from the checkpoint   |
- * | executing_tool                    | verify; the tool step applies the recovery policy of the call  |
- * | waiting_approval / _interaction   | stay parked; the request is re-shown from its table            |
- * | budget_paused / interrupted /     | wait for the user                                              |
- * |   paused_uncertain                |                                                                |
+ * Inside a commit: a paused run that a new turn replaces (submit, branch selection) ends
+ * `completed` with its stop reason kept — its acked pending steers materialized at its leaf first
+ * (spec/001 §3), so superseding can never drop them. Returns the nodes written (emit them).
  */
-export async function recoverRuns(engine: Engine): Promise<void> {
-  const { store, providers, registry } = engine.ctx;
-  const runs = (await store.runs.unfinished()).sort((a, b) => a.createdAt - b.createdAt);
-  const threadsWithQueue = new Set<string>();
-  for (const run of runs) {
-    if (run.state === 'queued') {
-      threadsWithQueue.add(run.threadId);
-      continue;
-    }
-    if (!CURRENT_RUN_STATES.includes(run.state)) continue;
-    if (run.state === 'waiting_approval') {
-      for (const a of await store.approvals.pendingForRun(run.runId)) engine.ctx.emit(approvalEvent(a));
-      continue;
-    }
-    if (run.state === 'waiting_interaction') {
-      for (const i of await store.interactions.pendingForRun(run.runId)) engine.ctx.emit(interactionEvent(i));
-      continue;
-    }
-    if (run.state !== 'streaming_model' && run.state !== 'executing_tool') continue;
-    const drift = run.env ? await verifyEnvironment(run.env, providers, registry.snapshot()) : 'the run has no environment snapshot';
-    if (drift) {
-      await refuseResume(engine, run, drift);
-      continue;
-    }
-    engine.schedule(run.threadId, run.runId);
-  }
-  for (const threadId of threadsWithQueue) void startNextQueued(engine, threadId).catch((e) => engine.onBackgroundError(e));
+export async function supersedeCurrent(engine: EngineHost, current: RunRecord | undefined): Promise<NodeRecord[]> {
+  if (!current || !isSupersedable(current.state)) return [];
+  const w = await LeafWriter.open(engine.ctx, current);
+  await commitEnd(engine.ctx, w, current, { state: 'completed', stopReason: current.stopReason ?? 'interrupted' });
+  return w.created;
 }
 
-async function refuseResume(engine: Engine, run: RunRecord, drift: string): Promise<void> {
-  const { store, clock } = engine.ctx;
-  const notice = await engine.ctx.commit('refuse_resume', async () => {
-    const t = (await store.threads.get(run.threadId))!;
-    const n = await appendNotice(engine.ctx, run, t.leafId, 'environment_drift', `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`);
-    await store.threads.update(run.threadId, (th) => void (th.leafId = n.id));
-    await store.runs.update(run.runId, (r) => {
-      r.state = 'failed';
-      r.stopReason = 'error';
-      r.error = { code: 'environment_drift', message: drift };
-    }, clock.now());
-    return n;
-  });
-  emitCommitted(engine.ctx, notice);
-  const r = (await store.runs.get(run.runId))!;
-  engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
-  engine.ctx.emit({ type: 'turn.complete', threadId: r.threadId, turnId: r.turnId, runId: r.runId, stopReason: 'error', error: r.error! });
+/** A message with images for a model that cannot see them: the reason to refuse it, or null. */
+export function imagesRefusal(input: UserInput, vision: boolean, model: string): string | null {
+  return input.images?.length && !vision ? `The model ${model} cannot see images: remove them or choose a model with vision.` : null;
 }

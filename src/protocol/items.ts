@@ -90,6 +90,12 @@ export const ToolResultItem = z.object({
   visibility: z.string().optional(),
   /** Page / MCP content is untrusted: it reaches the model inside an untrusted-data block. */
   untrusted: z.boolean().optional(),
+  /**
+   * How many times a retry-safe call was started before this result (spec/004), when more than
+   * once: transient failures (content script not injected yet, tab loading, frame detached) are
+   * retried with backoff before the model sees an error. Absent = one attempt.
+   */
+  attempts: z.number().int().positive().optional(),
 });
 
 export const NoticeItem = z.object({

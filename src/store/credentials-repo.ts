@@ -58,6 +58,11 @@ export class CredentialsRepo {
     return (await this.db.credentials.get(id)) !== undefined;
   }
 
+  /** The ids of every stored secret (no values): what an export scans for. */
+  async ids(): Promise<string[]> {
+    return (await this.db.credentials.toArray()).map((c) => c.id);
+  }
+
   async delete(id: string): Promise<void> {
     await this.db.credentials.delete(id);
   }

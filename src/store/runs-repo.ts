@@ -68,6 +68,11 @@ export class RunsRepo {
     return runs.filter((r) => r.state !== 'queued').sort((a, b) => b.createdAt - a.createdAt)[0];
   }
 
+  /** Remove one run (a queued message the user withdrew). Inside the caller's transaction. */
+  async delete(runId: string): Promise<void> {
+    await this.db.runs.delete(runId);
+  }
+
   async deleteByThread(threadId: string): Promise<void> {
     await this.db.runs.where('threadId').equals(threadId).delete();
   }

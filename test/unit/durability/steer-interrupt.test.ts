@@ -111,21 +111,40 @@ describe('steer (spec/001 §3)', () => {
 });
 
 describe('interrupt (spec/001 §3)', () => {
-  it('aborts the model stream, keeps what was committed, and resumes with run.resume', async () => {
+  it('aborts the model stream, keeps the partial answer as an interrupted message, and resumes with run.resume', async () => {
     const provider = new ScriptedProvider([{ text: 'a long answer that streams slowly' }, { text: 'resumed answer' }], { tokenDelayMs: 30 });
     const rig = await makeRig({ provider });
     const { threadId, runId } = await rig.submit('q');
-    await rig.client.waitFor((e) => e.type === 'item.delta');
+    const delta = (await rig.client.waitFor((e) => e.type === 'item.delta')) as Extract<AgentEvent, { type: 'item.delta' }>;
     expect(await rig.client.ack({ type: 'turn.interrupt', threadId })).toEqual({ wasActive: true });
     const done = await rig.client.turnComplete(runId);
     expect(done.stopReason).toBe('interrupted');
-    expect(rig.client.of('item.discarded').length).toBeGreaterThan(0);
+    // Issue 19: what streamed is kept (same item id as the streaming card), not discarded.
+    expect(rig.client.of('item.discarded').filter((e) => e.itemId === delta.itemId)).toHaveLength(0);
     const path = await rig.store.threads.path(threadId, (await rig.store.threads.get(threadId))!.leafId);
-    expect(path.map((n) => n.item.kind)).toEqual(['user_message', 'notice']);
+    expect(path.map((n) => n.item.kind)).toEqual(['user_message', 'assistant_message', 'notice']);
+    const partial = path[1].item;
+    expect(partial).toMatchObject({ id: delta.itemId, providerStopReason: 'interrupted' });
+    expect(partial.kind === 'assistant_message' && partial.text.length > 0 && 'a long answer that streams slowly'.startsWith(partial.text.trimEnd())).toBe(true);
     const n = rig.client.events.length;
     await rig.client.ack({ type: 'run.resume', runId });
     await rig.client.waitFor((e) => e.type === 'turn.complete' && rig.client.events.indexOf(e) >= n);
     expect((await rig.store.runs.get(runId))!.state).toBe('completed');
+    // The resumed request sees the partial answer, then the interruption (never ends on an assistant message).
+    const roles = provider.requests[1].messages.map((m) => m.role);
+    expect(roles).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('an interrupt before the first token keeps nothing of the stream', async () => {
+    const provider = new ScriptedProvider([{ text: 'never seen' }, { text: 'resumed' }], { tokenDelayMs: 200 });
+    const rig = await makeRig({ provider });
+    const { threadId, runId } = await rig.submit('q');
+    await rig.client.waitFor((e) => e.type === 'item.start' && e.item.kind === 'assistant_message');
+    await rig.client.ack({ type: 'turn.interrupt', threadId });
+    await rig.client.turnComplete(runId);
+    const path = await rig.store.threads.path(threadId, (await rig.store.threads.get(threadId))!.leafId);
+    expect(path.map((n) => n.item.kind)).toEqual(['user_message', 'notice']);
+    expect(rig.client.of('item.discarded').length).toBeGreaterThan(0);
   });
 
   it('aborts a running tool: the call gets an "interrupted" result with partial progress; acked steers land at a safe leaf', async () => {

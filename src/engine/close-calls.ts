@@ -1,0 +1,41 @@
+import type { PlannedToolCall, RunRecord } from '../store/records';
+import type { EngineContext } from './context';
+import type { LeafWriter } from './leaf-writer';
+import { text, toolCallItem } from './tool-call-node';
+
+/**
+ * "Close the remaining calls (why)", the one implementation: every call that will not run gets
+ * its tool_call (created `invalid`, or an existing card moved to `invalid`) and a failed
+ * tool_result saying why, so each call has exactly one result and the provider's pairing rules
+ * hold. Results keep the tool's visibility: an internal tool's closing stays internal.
+ */
+export async function closeRemainingCalls(
+  ctx: EngineContext,
+  w: LeafWriter,
+  run: Pick<RunRecord, 'stepCursor'>,
+  calls: { call: PlannedToolCall; why: string }[],
+  outcome: 'invalid' | 'interrupted' = 'invalid',
+  assistantId = run.stepCursor.assistantNodeId,
+): Promise<void> {
+  const now = ctx.clock.now();
+  for (const { call, why } of calls) {
+    const reg = ctx.registry.get(call.name);
+    const existing = await ctx.store.threads.getNode(call.nodeId);
+    if (existing && existing.item.kind === 'tool_call') {
+      w.touched(await ctx.store.threads.updateNodeItem(call.nodeId, (it) => void (it.kind === 'tool_call' && (it.state = 'invalid'))));
+    } else {
+      await w.append(toolCallItem({ call, reg, params: call.args, state: 'invalid', assistantId, now }));
+    }
+    await w.append({
+      kind: 'tool_result',
+      id: ctx.ids.next('n'),
+      createdAt: now,
+      toolCallId: call.id,
+      name: call.name,
+      ok: false,
+      outcome,
+      content: text(why),
+      ...(reg?.descriptor.visibility === 'internal' ? { visibility: 'internal' } : {}),
+    });
+  }
+}
