@@ -83,10 +83,30 @@ export class Engine implements EngineEndpoint, EngineHost {
    * once when the service worker starts.
    */
   start(): Promise<void> {
+    void this.pruneReceipts();
     void recoverRuns(this)
       .catch((e) => this.ctx.log.error('recovery failed', { error: String(e) }))
       .finally(() => this.markReady());
     return this.ready;
+  }
+
+  private receiptsSincePrune = 0;
+  private pruning: Promise<void> | null = null;
+
+  /**
+   * Keep the receipts table bounded: by age, then by count (oldest first). Runs at start and
+   * after every tenth of `maxReceipts` new receipts, outside any op's transaction.
+   */
+  private pruneReceipts(): Promise<void> {
+    this.receiptsSincePrune = 0;
+    this.pruning ??= (async () => {
+      const { options, clock } = this.ctx;
+      await this.store.receipts.prune(clock.now() - options.receiptTtlMs);
+      await this.store.receipts.pruneToNewest(options.maxReceipts);
+    })()
+      .catch((e) => this.onBackgroundError(e))
+      .finally(() => (this.pruning = null));
+    return this.pruning;
   }
 
   /** Whether any run is being driven right now (keeps the worker alive). */
@@ -254,6 +274,7 @@ export class Engine implements EngineEndpoint, EngineHost {
         if (!opCtx.written) await this.ctx.commit('receipt', () => opCtx.writeReceipt(res.outcome));
         send(res.outcome);
         res.after?.();
+        if (++this.receiptsSincePrune >= Math.max(1, Math.floor(this.ctx.options.maxReceipts / 10))) void this.pruneReceipts();
       } finally {
         this.inflight.delete(key);
         release();

@@ -1,6 +1,7 @@
 import type { ModelInfo, ProviderResolver } from '../providers/types';
 import { RECORD_VERSION, type RunEnvironmentSnapshot, type SettingsRecord, type ToolCatalogEntry } from '../store/records';
 import { catalogOf, type RegisteredTool, type ToolRegistry } from '../tools/registry';
+import type { ToolDescriptor } from '../tools/types';
 import { buildSystemPrompt } from './system-prompt';
 
 export class EnvironmentError extends Error {
@@ -39,6 +40,8 @@ export async function resolveEnvironment(args: {
   const tools = info.toolUse
     ? args.registry.list().filter((t) => (info.vision || t.tool.name !== 'browser_screenshot') && (skills.length > 0 || t.tool.name !== 'get_skill'))
     : [];
+  // Bound first: an oversized or too deeply nested catalog is refused before any digest is computed.
+  checkToolBounds(tools.map((t) => t.descriptor));
   const toolCatalog = await catalogOf(tools);
   const env: RunEnvironmentSnapshot = {
     v: RECORD_VERSION,
@@ -99,17 +102,27 @@ export function catalogEntry(env: RunEnvironmentSnapshot, name: string): ToolCat
 /** Bounds on what a run snapshot may hold (spec/001 §5): total bytes, catalog entries, nesting depth. */
 export const SNAPSHOT_LIMITS = { maxEntries: 256, maxEntryBytes: 64 * 1024, maxDepth: 24 } as const;
 
+/**
+ * The per-tool bounds (entry count, nesting depth — checked before size, since serializing a
+ * pathologically deep schema is itself the hazard — and bytes per definition). Cheap and
+ * synchronous, so it runs before any digest.
+ */
+export function checkToolBounds(descriptors: readonly ToolDescriptor[]): void {
+  if (descriptors.length > SNAPSHOT_LIMITS.maxEntries) {
+    throw new EnvironmentError('too_large', `${descriptors.length} tools are enabled (limit ${SNAPSHOT_LIMITS.maxEntries}); disable some MCP servers or tools.`);
+  }
+  for (const d of descriptors) {
+    if (depthOf(d.inputSchema) > SNAPSHOT_LIMITS.maxDepth) throw new EnvironmentError('too_large', `Tool ${d.name} has a schema nested deeper than ${SNAPSHOT_LIMITS.maxDepth} levels.`);
+    // + room for the catalog entry's name and digest.
+    const size = JSON.stringify(d).length + d.name.length + 100;
+    if (size > SNAPSHOT_LIMITS.maxEntryBytes) throw new EnvironmentError('too_large', `Tool ${d.name} has a ${size}-byte definition (limit ${SNAPSHOT_LIMITS.maxEntryBytes}).`);
+  }
+}
+
 export function checkSnapshotBounds(env: RunEnvironmentSnapshot, maxBytes: number): void {
+  checkToolBounds(env.toolCatalog.map((e) => e.descriptor));
   const bytes = JSON.stringify(env).length;
   if (bytes > maxBytes) throw new EnvironmentError('too_large', `The run environment is ${bytes} bytes (limit ${maxBytes}); disable some tools or MCP servers.`);
-  if (env.toolCatalog.length > SNAPSHOT_LIMITS.maxEntries) {
-    throw new EnvironmentError('too_large', `${env.toolCatalog.length} tools are enabled (limit ${SNAPSHOT_LIMITS.maxEntries}); disable some MCP servers or tools.`);
-  }
-  for (const e of env.toolCatalog) {
-    const size = JSON.stringify(e).length;
-    if (size > SNAPSHOT_LIMITS.maxEntryBytes) throw new EnvironmentError('too_large', `Tool ${e.name} has a ${size}-byte definition (limit ${SNAPSHOT_LIMITS.maxEntryBytes}).`);
-    if (depthOf(e.descriptor.inputSchema) > SNAPSHOT_LIMITS.maxDepth) throw new EnvironmentError('too_large', `Tool ${e.name} has a schema nested deeper than ${SNAPSHOT_LIMITS.maxDepth} levels.`);
-  }
 }
 
 function depthOf(v: unknown, d = 0): number {

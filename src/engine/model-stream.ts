@@ -78,7 +78,10 @@ export async function streamOnce(ctx: EngineContext, run: RunRecord, provider: P
           const call = byIndex.get(ev.index);
           if (call) {
             call.args += ev.argsFragment;
-            ctx.emit({ type: 'item.delta', threadId, itemId: call.nodeId, delta: { toolArgs: ev.argsFragment } });
+            // Internal tools (todo) have no card: their arguments never reach the UI.
+            if (ctx.registry.get(call.name)?.descriptor.visibility !== 'internal') {
+              ctx.emit({ type: 'item.delta', threadId, itemId: call.nodeId, delta: { toolArgs: ev.argsFragment } });
+            }
           }
           break;
         }

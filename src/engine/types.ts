@@ -57,6 +57,12 @@ export interface EngineOptions {
   toolTimeoutMs: number;
   /** Bound on the serialized environment snapshot stored with a run. */
   maxSnapshotBytes: number;
+  /**
+   * Receipts kept (spec/001 §5.1): a repeated submission replays its first outcome while its
+   * receipt exists. Older than `receiptTtlMs` or beyond `maxReceipts` (oldest first) they go.
+   */
+  maxReceipts: number;
+  receiptTtlMs: number;
 }
 
 export const DEFAULT_OPTIONS: EngineOptions = {
@@ -66,6 +72,8 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxQueue: 8,
   toolTimeoutMs: 120_000,
   maxSnapshotBytes: 512 * 1024,
+  maxReceipts: 10_000,
+  receiptTtlMs: 7 * 24 * 3600_000,
 };
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -48,8 +48,8 @@ export function decideVerdict({ descriptor, target, rule, approvalMode }: Verdic
     return { kind: 'deny', reason: `The user blocked Keel on ${permissionKey(descriptor, target)}.` };
   }
   if (target.alwaysAsk) return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
+  // A builtin skips approval only by its own declaration (ask_user, todo), never by its level.
   if (descriptor.skipApproval) return { kind: 'allow', reason: 'skip_approval' };
-  if (descriptor.level === 'builtin') return { kind: 'allow', reason: 'builtin' };
   if (descriptor.level === 'mcp') {
     return rule === 'allow' ? { kind: 'allow', reason: 'server_allowed' } : { kind: 'ask', reason: 'mcp', options: ALL_DECISIONS };
   }

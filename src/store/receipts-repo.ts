@@ -28,4 +28,17 @@ export class ReceiptsRepo {
   async prune(before: number): Promise<number> {
     return this.db.receipts.where('createdAt').below(before).delete();
   }
+
+  count(): Promise<number> {
+    return this.db.receipts.count();
+  }
+
+  /** Keep only the `keep` newest receipts (by creation time); returns how many were deleted. */
+  async pruneToNewest(keep: number): Promise<number> {
+    const excess = (await this.db.receipts.count()) - keep;
+    if (excess <= 0) return 0;
+    const oldest = await this.db.receipts.orderBy('createdAt').limit(excess).primaryKeys();
+    await this.db.receipts.bulkDelete(oldest);
+    return oldest.length;
+  }
 }

@@ -19,10 +19,13 @@ export interface TestModel {
 }
 
 /** A resolver with one scripted provider "p1" (and nothing else). */
-export function scriptedResolver(provider: ScriptedProvider, model: TestModel = {}): ProviderResolver {
+export function scriptedResolver(provider: ScriptedProvider, model0: TestModel = {}, models: Record<string, TestModel> = {}): ProviderResolver {
   return {
     resolve: async (id) => (id === 'p1' ? provider : null),
-    modelInfo: async (_id, m) => ({ id: m, toolUse: model.toolUse ?? true, vision: model.vision ?? false, contextWindow: 200_000, maxOutputTokens: 4096, ...(model.pricing ? { pricing: model.pricing } : {}) }),
+    modelInfo: async (_id, m) => {
+      const model = models[m] ?? model0;
+      return { id: m, toolUse: model.toolUse ?? true, vision: model.vision ?? false, contextWindow: 200_000, maxOutputTokens: 4096, ...(model.pricing ? { pricing: model.pricing } : {}) };
+    },
     transportIdentity: async (id) => (id === 'p1' ? { kind: 'scripted' } : null),
   };
 }
@@ -113,6 +116,8 @@ export interface RigOptions {
   script: ScriptEntry[];
   tools: AgentTool[];
   model: TestModel;
+  /** Per-model capabilities by model name (others use `model`). */
+  models: Record<string, TestModel>;
   options: Partial<EngineOptions>;
   faults: FaultInjector;
   settings: Partial<ReturnType<typeof defaultSettings>>;
@@ -131,7 +136,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
   const engine = new Engine({
     store,
     registry,
-    providers: scriptedResolver(provider, opts.model),
+    providers: scriptedResolver(provider, opts.model, opts.models),
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),

@@ -70,7 +70,7 @@ describe('decideVerdict: deny', () => {
   });
 
   it('restricted URLs do not apply to builtin and MCP tools (they do not act on the page)', () => {
-    expect(verdict(BUILTIN, { url: 'chrome://settings/' })).toEqual({ kind: 'allow', reason: 'builtin' });
+    expect(verdict(BUILTIN, { url: 'chrome://settings/' })).toEqual({ kind: 'allow', reason: 'read' });
     expect(verdict(MCP, { url: 'chrome://settings/', serverId: 'docs' }, 'allow')).toEqual({ kind: 'allow', reason: 'server_allowed' });
   });
 
@@ -106,9 +106,10 @@ describe('decideVerdict: allow without asking', () => {
     expect(verdict(descriptor('builtin', 'read', { skipApproval: true }), {})).toEqual({ kind: 'allow', reason: 'skip_approval' });
   });
 
-  it('builtin tools are allowed, even with write effects and no target', () => {
-    expect(verdict(BUILTIN, {})).toEqual({ kind: 'allow', reason: 'builtin' });
-    expect(verdict(descriptor('builtin', 'write'), {})).toEqual({ kind: 'allow', reason: 'builtin' });
+  it('builtin tools skip approval by their declaration, not their level (issue 12)', () => {
+    expect(verdict(BUILTIN, {})).toEqual({ kind: 'allow', reason: 'read' });
+    expect(verdict(descriptor('builtin', 'write', { skipApproval: true }), {})).toEqual({ kind: 'allow', reason: 'skip_approval' });
+    expect(verdict(descriptor('builtin', 'write'), {}).kind).toBe('ask');
   });
 
   it('reads are allowed on any site that is not blocked, with or without a rule, in both modes', () => {
