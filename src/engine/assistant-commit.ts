@@ -88,9 +88,8 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
       t.costUsd += cost ?? 0;
     };
     if (next.kind === 'end') {
-      const ended = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}) }, usage);
-      const t = await store.threads.update(run.threadId, threadUsage);
-      return { created: w.created, run: ended.run, thread: t };
+      const ended = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}) }, { run: usage, thread: threadUsage });
+      return { created: w.created, run: ended.run, thread: ended.thread };
     }
     const t = await w.finish(now, threadUsage);
     const r = await store.runs.update(run.runId, (r) => {

@@ -92,6 +92,7 @@ export class Engine implements EngineEndpoint, EngineHost {
 
   private receiptsSincePrune = 0;
   private pruning: Promise<void> | null = null;
+  private pruneAgain = false;
 
   /**
    * Keep the receipts table bounded: by age, then by count (oldest first). Runs at start and
@@ -99,10 +100,19 @@ export class Engine implements EngineEndpoint, EngineHost {
    */
   private pruneReceipts(): Promise<void> {
     this.receiptsSincePrune = 0;
-    this.pruning ??= (async () => {
+    if (this.pruning) {
+      // One pass at a time; a request meanwhile runs one more pass after it.
+      this.pruneAgain = true;
+      return this.pruning;
+    }
+    this.pruning = (async () => {
       const { options, clock } = this.ctx;
-      await this.store.receipts.prune(clock.now() - options.receiptTtlMs);
-      await this.store.receipts.pruneToNewest(options.maxReceipts);
+      do {
+        this.pruneAgain = false;
+        if (this.killed) return;
+        await this.store.receipts.prune(clock.now() - options.receiptTtlMs);
+        await this.store.receipts.pruneToNewest(options.maxReceipts);
+      } while (this.pruneAgain);
     })()
       .catch((e) => this.onBackgroundError(e))
       .finally(() => (this.pruning = null));

@@ -2,7 +2,7 @@ import { permissionKey } from '../gatekeeper/verdict';
 import { validateElicitationResponse } from '../tools/mcp/elicitation';
 import { canonicalJson } from '../util/canonical-json';
 import { ack, reject } from './receipts';
-import { done, type Handler } from './ops';
+import { done, type Handler } from './op-handler';
 import type { EngineHost } from './engine-host';
 import type { RunRecord } from '../store/records';
 import { runDrift } from './recovery';

@@ -1,7 +1,7 @@
 import { normalizeOrigin } from '../gatekeeper/origins';
 import { parseSkill } from '../skills/parse-skill';
 import { ack, reject } from './receipts';
-import { done, type Handler } from './ops';
+import { done, type Handler } from './op-handler';
 import { applySettingsPatch, publicSettings, validateSettings } from './settings-service';
 
 const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {

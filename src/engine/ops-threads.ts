@@ -1,7 +1,7 @@
 import { pathFrom } from '../store/threads-repo';
 import type { NodeRecord } from '../store/records';
 import { ack, reject } from './receipts';
-import { done, type Handler } from './ops';
+import { done, type Handler } from './op-handler';
 import { isVisible, threadMeta, threadSnapshot } from './thread-view';
 import { readPublicSettings } from './settings-service';
 import { redactSecrets } from './secret-scan';

@@ -2,7 +2,7 @@ import type { NodeRecord } from '../store/records';
 import { EnvironmentError } from './environment';
 import { emitCommitted } from './nodes';
 import { ack, reject } from './receipts';
-import { done, type Handler } from './ops';
+import { done, type Handler } from './op-handler';
 import { queueItems, queuedInputRefusal, startNextQueued } from './queue';
 import { isBusy, isSteerable } from './run-machine';
 import { admitSteer } from './steer-admission';

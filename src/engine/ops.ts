@@ -1,32 +1,16 @@
-import type { OpOf, OpType } from '../protocol';
-import type { Client, EngineHost } from './engine-host';
-import type { Outcome } from './receipts';
+import type { HandlerMap } from './op-handler';
 import { threadOps } from './ops-threads';
 import { turnOps } from './ops-turns';
 import { runOps } from './ops-runs';
 import { settingsOps } from './ops-settings';
 
-export interface OpContext {
-  /** Whether the receipt was already written (inside the handler's transaction). */
-  written: boolean;
-  /** Write this op's receipt; call it inside the transaction that makes the decision durable. */
-  writeReceipt(outcome: Outcome): Promise<void>;
-}
+export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
+export { done } from './op-handler';
 
-export interface HandlerResult {
-  outcome: Outcome;
-  /** Runs after the ack/reject was sent: events and scheduling that follow the decision. */
-  after?: () => void;
-}
-
-export type Handler<T extends OpType> = (engine: EngineHost, client: Client, op: OpOf<T>, ctx: OpContext) => Promise<HandlerResult>;
-export type HandlerMap = { [T in OpType]: Handler<T> };
-
+/** Every op type's handler. */
 export const handlers: HandlerMap = {
   ...threadOps,
   ...turnOps,
   ...runOps,
   ...settingsOps,
 };
-
-export const done = (outcome: Outcome, after?: () => void): HandlerResult => (after ? { outcome, after } : { outcome });

@@ -125,9 +125,11 @@ export class RunDriver {
       const notice = kept
         ? { code: 'interrupted', text: 'The user interrupted this reply. Continue to resume, or send a new message.', forModel: true }
         : { code: 'interrupted', text: 'Interrupted. Continue to resume, or send a new message.' };
-      await commitEnd(this.ctx, w, run, { state: 'interrupted', stopReason: 'interrupted', notice }, (r) => {
-        r.pendingTool = undefined;
-        r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
+      await commitEnd(this.ctx, w, run, { state: 'interrupted', stopReason: 'interrupted', notice }, {
+        run: (r) => {
+          r.pendingTool = undefined;
+          r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
+        },
       });
       return w.created;
     });

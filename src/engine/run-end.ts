@@ -15,19 +15,25 @@ export interface EndWrite {
 /**
  * Write a turn's end (or pause) inside the caller's commit, in the order spec/001 §3 requires:
  * acknowledged pending steers are materialized at the safe leaf first, then the notice, then the
- * thread's leaf and the run's state. `more` adjusts the run in the same write.
+ * thread's leaf and the run's state. `more` adjusts the run and the thread in the same writes.
  */
-export async function commitEnd(ctx: EngineContext, w: LeafWriter, run: RunRecord, end: EndWrite, more?: (r: RunRecord) => void): Promise<{ run: RunRecord; thread: ThreadRecord }> {
+export async function commitEnd(
+  ctx: EngineContext,
+  w: LeafWriter,
+  run: RunRecord,
+  end: EndWrite,
+  more: { run?: (r: RunRecord) => void; thread?: (t: ThreadRecord) => void } = {},
+): Promise<{ run: RunRecord; thread: ThreadRecord }> {
   const now = ctx.clock.now();
   const steers = await materializeAdmittedSteers(ctx, w, run);
   if (end.notice) await w.notice(end.notice.code, end.notice.text, end.notice.forModel ?? false);
-  const thread = await w.finish(now);
+  const thread = await w.finish(now, more.thread);
   const r = await ctx.store.runs.update(run.runId, (r) => {
     dropMaterialized(r, steers);
     r.state = end.state;
     r.stopReason = end.stopReason;
     if (end.error) r.error = end.error;
-    more?.(r);
+    more.run?.(r);
   }, now);
   return { run: r, thread };
 }

@@ -91,7 +91,7 @@ export async function finishCall(
       r.stepCursor = { ...r.stepCursor, nextToolIndex: next.kind === 'next_call' ? r.stepCursor.nextToolIndex + 1 : r.stepCursor.toolCalls.length };
     };
     if (next.kind === 'end') {
-      const { run: r } = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}), ...(f.end ? { notice: f.end.notice } : {}) }, cursor);
+      const { run: r } = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}), ...(f.end ? { notice: f.end.notice } : {}) }, { run: cursor });
       return { created: w.created, run: r };
     }
     await w.finish(now);

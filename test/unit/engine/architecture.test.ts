@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Structure rules of src/engine (STYLE.md 4–5, issue 12): no import cycles — type-only imports
+ * included, so the handlers depend on the narrow EngineHost, never back on engine-core — and no
+ * writes through the raw Dexie database (`store.db`): every access goes through a repository.
+ */
+
+const ROOT = resolve(__dirname, '../../../src');
+const ENGINE = join(ROOT, 'engine');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+/** Relative imports and re-exports of a file, resolved to files (`./x` → `./x.ts` or `./x/index.ts`). */
+function importsOf(file: string): string[] {
+  const src = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g)) {
+    const base = resolve(dirname(file), m[1]);
+    for (const cand of [`${base}.ts`, join(base, 'index.ts')]) {
+      try {
+        readFileSync(cand);
+        out.push(cand);
+        break;
+      } catch {
+        // not this one
+      }
+    }
+  }
+  return out;
+}
+
+/** Every cycle reachable in the import graph restricted to `files`, as readable paths. */
+export function findCycles(files: string[]): string[][] {
+  const inSet = new Set(files);
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((x) => inSet.has(x))]));
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const g of graph.get(f) ?? []) {
+      if (state.get(g) === 'open') cycles.push([...stack.slice(stack.indexOf(g)), g].map((x) => relative(ROOT, x)));
+      else if (!state.has(g)) visit(g);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of files) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
+describe('src/engine structure', () => {
+  it('has no import cycles (type-only imports included)', () => {
+    expect(findCycles(filesUnder(ENGINE))).toEqual([]);
+  });
+
+  it('the cycle finder finds a cycle when there is one (type-only edges count)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keel-cycles-'));
+    writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = b;\n");
+    writeFileSync(join(dir, 'b.ts'), "import type { C } from './c';\nexport const b = 1 as unknown as C;\n");
+    writeFileSync(join(dir, 'c.ts'), "export type { A as C } from './a';\n");
+    const cycles = findCycles(['a.ts', 'b.ts', 'c.ts'].map((f) => join(dir, f)));
+    expect(cycles.map((c) => c.map((f) => f.split(/[\\/]/).pop()))).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  });
+
+  it('no engine module writes through the raw database (store.db)', () => {
+    const offenders = filesUnder(ENGINE).filter((f) => /\bstore\.db\b|ctx\.store\.db\b/.test(readFileSync(f, 'utf8')));
+    expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+});
