@@ -42,23 +42,10 @@ export class EngineKilled extends Error {
   }
 }
 
-/** The answer a model had streamed when the turn was interrupted (kept, spec/001 §3; issue 19). */
-export interface PartialAnswer {
-  assistantId: string;
-  text: string;
-  thinking: string;
-}
-
 /** Thrown inside the driver when the run's signal fired (interrupt). */
 export class RunAborted extends Error {
-  /**
-   * `partial`: progress text a tool had reported before it was stopped (kept in its result);
-   * `answer`: the model's streamed answer so far (kept as an interrupted assistant message).
-   */
-  constructor(
-    readonly partial?: string,
-    readonly answer?: PartialAnswer,
-  ) {
+  /** Progress text a tool had reported before it was stopped (kept in its result). */
+  constructor(readonly partial?: string) {
     super('interrupted');
   }
 }

@@ -8,6 +8,7 @@ import { RunAborted, type EngineContext } from './context';
 import { discard, streamOnce } from './model-stream';
 import { emitCommitted } from './nodes';
 import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT, stripIntentTags } from './planning';
+import { InterruptedAnswer } from './run-aborted';
 import { attemptFailed, failRun } from './run-failure';
 import { takeCutoff } from './step-cutoff';
 import { currentRound, type StepOutcome } from './step-outcome';
@@ -67,7 +68,7 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
     const kept = Boolean(res.text.trim() || res.thinking.trim());
     if (kept) for (const c of res.calls) ctx.emit({ type: 'item.discarded', threadId: run.threadId, itemId: c.nodeId });
     else discard(ctx, run.threadId, assistantId, res.calls);
-    throw new RunAborted(undefined, kept ? { assistantId, text: shownAnswer(res.text, round), thinking: res.thinking } : undefined);
+    throw kept ? new InterruptedAnswer({ assistantId, text: shownAnswer(res.text, round), thinking: res.thinking }) : new RunAborted();
   }
   if (res.error || !res.stop) {
     discard(ctx, run.threadId, assistantId, res.calls);

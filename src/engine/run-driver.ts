@@ -1,6 +1,7 @@
 import type { RunRecord } from '../store/records';
 import { closeRemainingCalls } from './close-calls';
-import { EngineKilled, RunAborted, type EngineContext, type PartialAnswer } from './context';
+import { EngineKilled, RunAborted, type EngineContext } from './context';
+import { InterruptedAnswer, type PartialAnswer } from './run-aborted';
 import { LeafWriter } from './leaf-writer';
 import { modelStep } from './model-step';
 import { emitCommitted } from './nodes';
@@ -70,7 +71,7 @@ export class RunDriver {
     } catch (e) {
       if (e instanceof EngineKilled) throw e;
       if (e instanceof RunAborted || controller.signal.aborted) {
-        await this.finalizeInterrupt(runId, e instanceof RunAborted ? e.partial : undefined, e instanceof RunAborted ? e.answer : undefined);
+        await this.finalizeInterrupt(runId, e instanceof RunAborted ? e.partial : undefined, e instanceof InterruptedAnswer ? e.answer : undefined);
         await this.ended(runId);
         return;
       }

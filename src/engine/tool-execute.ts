@@ -7,6 +7,7 @@ import { emitCommitted } from './nodes';
 import { interactionEvent } from './thread-view';
 import { errorText, text, upsertCallNode } from './tool-call-node';
 import { finishCall } from './tool-finish';
+import { retryDecision } from './tool-retry';
 
 /**
  * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
@@ -62,12 +63,57 @@ export async function execute(
       return ctx.waiters.wait(interactionId, signal);
     },
   };
+  // Transient failures of a retry-safe tool are retried here, before the model sees an error
+  // (spec/004); each attempt gets the full bound. Every attempt is reported on the card.
+  let result: ToolResult;
+  let attempt = 1;
+  for (;;) {
+    const out = await attemptOnce(ctx, reg, call, params, liveCtx, signal, (p) => {
+      progress = p;
+      ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: p } });
+    });
+    if (out.kind === 'aborted') throw new RunAborted(progress);
+    if (out.kind === 'result') {
+      result = out.result;
+      break;
+    }
+    const next = retryDecision({ recovery: reg.descriptor.recovery, attempt, error: out.error, policy: ctx.options.toolRetry });
+    if (next.kind === 'give_up') {
+      const why = errorText(out.error);
+      result = { content: text(attempt > 1 ? `${why} (after ${attempt} attempts)` : why), isError: true };
+      break;
+    }
+    ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: `Retrying (attempt ${next.nextAttempt} of ${ctx.options.toolRetry.maxAttempts}): ${errorText(out.error)}` } });
+    try {
+      await ctx.options.sleep(next.delayMs, signal);
+    } catch {
+      throw new RunAborted(progress);
+    }
+    if (signal.aborted) throw new RunAborted(progress);
+    attempt = next.nextAttempt;
+  }
+  await ctx.boundary('tool:returned');
+  const ok = !result.isError;
+  return finishCall(ctx, run, call, reg, { callState: 'result', ok, outcome: ok ? 'ok' : 'error', content: result.content, details: result.details, failure: ok ? 'success' : 'failure', attempts: attempt });
+}
+
+type Attempt = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: unknown } | { kind: 'aborted' };
+
+/** One execution of the tool under the run's signal and the engine's bound. Never throws. */
+async function attemptOnce(
+  ctx: EngineContext,
+  reg: RegisteredTool,
+  call: PlannedToolCall,
+  params: unknown,
+  liveCtx: ToolCallContext,
+  signal: AbortSignal,
+  onProgress: (p: string) => void,
+): Promise<Attempt> {
   const callAbort = new AbortController();
   const onRunAbort = () => callAbort.abort(signal.reason);
   signal.addEventListener('abort', onRunAbort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbortReject: (() => void) | undefined;
-  let result: ToolResult;
   try {
     // MCP calls keep their own deadline, reset by progress and paused while the user answers an
     // elicitation; every other tool gets the engine's fixed bound.
@@ -83,23 +129,14 @@ export async function execute(
       onAbortReject = () => reject(new RunAborted());
       signal.addEventListener('abort', onAbortReject, { once: true });
     });
-    result = await Promise.race([
-      reg.tool.execute(call.id, params, callAbort.signal, (u) => {
-        progress = u.progressText;
-        ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: u.progressText } });
-      }, liveCtx),
-      timeout,
-      aborted,
-    ]);
+    const result = await Promise.race([reg.tool.execute(call.id, params, callAbort.signal, (u) => onProgress(u.progressText), liveCtx), timeout, aborted]);
+    return { kind: 'result', result };
   } catch (e) {
-    if (e instanceof RunAborted || signal.aborted) throw new RunAborted(progress);
-    result = { content: text(errorText(e)), isError: true };
+    if (e instanceof RunAborted || signal.aborted) return { kind: 'aborted' };
+    return { kind: 'error', error: e };
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onRunAbort);
     if (onAbortReject) signal.removeEventListener('abort', onAbortReject);
   }
-  await ctx.boundary('tool:returned');
-  const ok = !result.isError;
-  return finishCall(ctx, run, call, reg, { callState: 'result', ok, outcome: ok ? 'ok' : 'error', content: result.content, details: result.details, failure: ok ? 'success' : 'failure' });
 }

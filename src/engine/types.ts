@@ -1,6 +1,7 @@
 import type { ProviderResolver } from '../providers/types';
 import type { Store } from '../store/store';
 import type { ToolRegistry } from '../tools/registry';
+import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from './tool-retry';
 
 /** Time and identity are injected so tests can step the engine deterministically. */
 export interface Clock {
@@ -63,6 +64,10 @@ export interface EngineOptions {
    */
   maxReceipts: number;
   receiptTtlMs: number;
+  /** Retries of retry-safe tools on transient failures (spec/004). */
+  toolRetry: ToolRetryPolicy;
+  /** The wait between those retries; injected so tests do not wait (must reject on abort). */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export const DEFAULT_OPTIONS: EngineOptions = {
@@ -74,6 +79,8 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxSnapshotBytes: 512 * 1024,
   maxReceipts: 10_000,
   receiptTtlMs: 7 * 24 * 3600_000,
+  toolRetry: DEFAULT_TOOL_RETRY,
+  sleep: abortableSleep,
 };
 
 export const systemClock: Clock = { now: () => Date.now() };

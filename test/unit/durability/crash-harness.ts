@@ -40,7 +40,8 @@ export interface ScenarioIO {
   threadId: string;
   turnId(): string | undefined;
   acked: { steers: string[] };
-  sendSteer(text: string): void;
+  /** Resolves when the steer was answered (or at once when there is no turn yet). */
+  sendSteer(text: string): Promise<void>;
   sendInterrupt(): void;
 }
 
@@ -90,8 +91,8 @@ export async function runTrial(scenario: Scenario, killAt: { name: string; occur
     acked,
     sendSteer(text) {
       const turnId = holder.turnId;
-      if (!turnId) return;
-      void holder.rig!.client.send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text } }).then(
+      if (!turnId) return Promise.resolve();
+      return holder.rig!.client.send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text } }).then(
         (r) => void (r.type === 'command.ack' && acked.steers.push(text)),
         () => undefined,
       );

@@ -10,7 +10,7 @@ const lastUserText = (req: RecordedRequest) => {
   return u && u.role === 'user' ? u.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ') : '';
 };
 
-function counted(name: string, effects: 'read' | 'write', opts: { delayMs?: number; recovery?: 'retry-safe' | 'never-retry'; onRun?: (n: number) => void } = {}): AgentTool<{ v?: string }> & { runs: number } {
+function counted(name: string, effects: 'read' | 'write', opts: { delayMs?: number; recovery?: 'retry-safe' | 'never-retry'; onRun?: (n: number) => unknown } = {}): AgentTool<{ v?: string }> & { runs: number } {
   const tool = {
     runs: 0,
     name,
@@ -25,7 +25,10 @@ function counted(name: string, effects: 'read' | 'write', opts: { delayMs?: numb
     },
     async execute(_id: string, p: { v?: string }, signal: AbortSignal) {
       tool.runs += 1;
-      opts.onRun?.(tool.runs);
+      const during = opts.onRun?.(tool.runs);
+      // A scenario's user action during the call is answered before the call returns (bounded:
+      // a killed engine never answers), so a busy machine cannot let the turn end first.
+      if (during instanceof Promise) await Promise.race([during, new Promise((r) => setTimeout(r, 2_000))]);
       if (opts.delayMs) {
         await new Promise<void>((res, rej) => {
           const t = setTimeout(res, opts.delayMs);
@@ -74,10 +77,8 @@ export const scenarios: Scenario[] = [
       counted('slow', 'read', {
         delayMs: 15,
         onRun: (n) => {
-          if (n === 1) {
-            io.sendSteer('steer-1');
-            io.sendSteer('steer-2');
-          }
+          if (n === 1) return Promise.all([io.sendSteer('steer-1'), io.sendSteer('steer-2')]);
+          return undefined;
         },
       }),
     ],
