@@ -1,4 +1,5 @@
 import type { PlannedToolCall, RunRecord } from '../store/records';
+import { openBatch } from './run-machine';
 import type { EngineContext } from './context';
 import type { LeafWriter } from './leaf-writer';
 import { text, toolCallItem } from './tool-call-node';
@@ -38,4 +39,20 @@ export async function closeRemainingCalls(
       ...(reg?.descriptor.visibility === 'internal' ? { visibility: 'internal' } : {}),
     });
   }
+}
+
+/**
+ * Close whatever is open in the run's batch when it stops mid-batch (an internal failure, drift on
+ * recovery), so the leaf is safe for the steers and the notice that follow. Apply `batchClosed` to
+ * the run in the same commit.
+ */
+export async function closeOpenBatch(ctx: EngineContext, w: LeafWriter, run: RunRecord, texts: { running: string; pending: string }): Promise<void> {
+  const close = openBatch({ state: run.state, toolCalls: run.stepCursor.toolCalls, nextToolIndex: run.stepCursor.nextToolIndex, ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}) }, texts);
+  await closeRemainingCalls(ctx, w, run, close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })));
+}
+
+/** The run's cursor after its batch was closed. */
+export function batchClosed(r: RunRecord): void {
+  r.pendingTool = undefined;
+  r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
 }

@@ -4,7 +4,13 @@ import { verifyEnvironment } from './environment';
 import { LeafWriter } from './leaf-writer';
 import { emitCommitted } from './nodes';
 import { startNextQueued } from './queue';
+import { batchClosed, closeOpenBatch } from './close-calls';
 import { isCurrent } from './run-machine';
+
+const DRIFT_BATCH_TEXTS = {
+  running: 'Keel restarted while this was running and the task could not resume: the action may have been partly done; check before repeating it.',
+  pending: 'Not executed: the task could not resume after Keel restarted.',
+};
 import { commitEnd } from './run-end';
 import { approvalEvent, interactionEvent, runSummary } from './thread-view';
 
@@ -75,7 +81,8 @@ async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string):
     for (const i of await store.interactions.pendingForRun(run.runId)) await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
     const w = await LeafWriter.open(engine.ctx, run);
     const text = `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`;
-    const ended = await commitEnd(engine.ctx, w, run, { state: 'failed', stopReason: 'error', error: { code: 'environment_drift', message: drift }, notice: { code: 'environment_drift', text } });
+    await closeOpenBatch(engine.ctx, w, run, DRIFT_BATCH_TEXTS);
+    const ended = await commitEnd(engine.ctx, w, run, { state: 'failed', stopReason: 'error', error: { code: 'environment_drift', message: drift }, notice: { code: 'environment_drift', text } }, { run: batchClosed });
     return { created: w.created, run: ended.run };
   });
   for (const n of out.created) emitCommitted(engine.ctx, n);

@@ -2,7 +2,8 @@ import type { ProviderError } from '../providers/types';
 import type { EngineContext } from './context';
 import { LeafWriter } from './leaf-writer';
 import { emitCommitted } from './nodes';
-import { onProviderFailure } from './run-machine';
+import { FAILED_BATCH_TEXTS, onProviderFailure } from './run-machine';
+import { batchClosed, closeOpenBatch } from './close-calls';
 import { commitEnd } from './run-end';
 import type { StepOutcome } from './step-outcome';
 
@@ -36,7 +37,8 @@ export async function failRun(ctx: EngineContext, runId: string, error: { code: 
     const run = await store.runs.get(runId);
     if (!run) return [];
     const w = await LeafWriter.open(ctx, run);
-    await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error, notice: { code: error.code, text: error.message } });
+    await closeOpenBatch(ctx, w, run, FAILED_BATCH_TEXTS);
+    await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error, notice: { code: error.code, text: error.message } }, { run: batchClosed });
     return w.created;
   });
   for (const n of created) emitCommitted(ctx, n);

@@ -289,24 +289,35 @@ export type Interrupt =
       cancelInteraction?: string;
     };
 
+type BatchFacts = { state: RunState; toolCalls: { id: string }[]; nextToolIndex: number; pendingTool?: Pick<PreparedToolCall, 'toolCallId' | 'phase'> };
+
+/**
+ * The calls of the current batch that have no result yet, when a run stops mid-batch: each must
+ * be closed (one result per call) before anything else is written, so the leaf is safe again — no
+ * user message may land between a tool_call and its result. `running` is the text for the call
+ * that may have had an effect; `pending` for the ones that certainly did not.
+ */
+export function openBatch(f: BatchFacts, texts: { running: string; pending: string }): { index: number; why: string }[] {
+  const inBatch = f.state === 'executing_tool' || f.state === 'waiting_approval' || f.state === 'waiting_interaction' || f.state === 'paused_uncertain';
+  if (!inBatch) return [];
+  return f.toolCalls.slice(f.nextToolIndex).map((c, i) => {
+    const running = f.pendingTool?.toolCallId === c.id && f.pendingTool.phase === 'executing';
+    return { index: f.nextToolIndex + i, why: running ? texts.running : texts.pending };
+  });
+}
+
 /**
  * An interrupt (spec/001 §3) keeps what was committed: the call in flight gets an "interrupted"
  * result (with its partial progress) and the rest of its batch "not executed"; a pending approval
  * or question is withdrawn. Always allowed; a finished run is left alone.
  */
-export function onInterrupt(f: { state: RunState; toolCalls: { id: string }[]; nextToolIndex: number; pendingTool?: Pick<PreparedToolCall, 'toolCallId' | 'phase' | 'approvalId' | 'interactionId'>; partial?: string }): Interrupt {
+export function onInterrupt(f: BatchFacts & { pendingTool?: Pick<PreparedToolCall, 'approvalId' | 'interactionId'>; partial?: string }): Interrupt {
   // Only a working run stops: paused runs are already stopped, finished and queued ones never ran.
   if (!isSteerable(f.state)) return { kind: 'noop' };
-  const inBatch = f.state === 'executing_tool' || f.state === 'waiting_approval' || f.state === 'waiting_interaction';
-  const close = inBatch
-    ? f.toolCalls.slice(f.nextToolIndex).map((c, i) => {
-        const running = f.pendingTool?.toolCallId === c.id && f.pendingTool.phase === 'executing';
-        const why = running
-          ? `Interrupted by the user while running.${f.partial ? ` Partial progress: ${f.partial}` : ''} The action may have been partly done; check before repeating it.`
-          : 'Not executed: the user interrupted the turn.';
-        return { index: f.nextToolIndex + i, why };
-      })
-    : [];
+  const close = openBatch(f, {
+    running: `Interrupted by the user while running.${f.partial ? ` Partial progress: ${f.partial}` : ''} The action may have been partly done; check before repeating it.`,
+    pending: 'Not executed: the user interrupted the turn.',
+  });
   return {
     kind: 'interrupt',
     close,
@@ -314,6 +325,12 @@ export function onInterrupt(f: { state: RunState; toolCalls: { id: string }[]; n
     ...(f.pendingTool?.interactionId ? { cancelInteraction: f.pendingTool.interactionId } : {}),
   };
 }
+
+/** The texts for calls left open when a run fails mid-batch (an internal error, drift on recovery). */
+export const FAILED_BATCH_TEXTS = {
+  running: 'The run failed while this was running: the action may have been partly done; check before repeating it.',
+  pending: 'Not executed: the run failed.',
+};
 
 export type Resume = { kind: 'reject'; message: string } | { kind: 'continue'; state: 'executing_tool' | 'streaming_model' };
 

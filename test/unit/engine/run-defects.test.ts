@@ -106,16 +106,20 @@ describe('drift and exclusivity after a restart (spec/001 §5)', () => {
   it('a recovered waiting_approval run is verified: drift fails it and withdraws the request', async () => {
     const w = testTool('writer', { effects: 'write' });
     const rig = await makeRig({ script: [{ toolCalls: [call('writer')] }, { text: 'done' }], tools: [w] });
-    const { runId, threadId } = await rig.submit('write it');
+    const { runId, threadId, turnId } = await rig.submit('write it');
     const req = (await rig.client.waitFor((e) => e.type === 'approval.request')) as Extract<AgentEvent, { type: 'approval.request' }>;
+    await rig.client.ack({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: 'use the other account' } });
     const b = await rig.reopen({ tools: [changedWriter()] });
-    expect((await b.store.runs.get(runId))!).toMatchObject({ state: 'failed', error: { code: 'environment_drift' } });
+    expect((await b.store.runs.get(runId))!).toMatchObject({ state: 'failed', error: { code: 'environment_drift' }, pendingSteers: [] });
+    // The parked call gets its one result, then the acked steer lands at that safe leaf.
+    const path = await b.store.threads.path(threadId, (await b.store.threads.get(threadId))!.leafId);
+    const kinds = path.map((n) => (n.item.kind === 'user_message' && n.item.steered ? 'steer' : n.item.kind));
+    expect(kinds).toEqual(['user_message', 'assistant_message', 'tool_call', 'tool_result', 'steer', 'notice']);
     expect((await b.store.approvals.get(req.approvalId))!.status).toBe('cancelled');
     expect(b.client.of('approval.request')).toEqual([]);
     const late = await b.client.send({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
     expect(late).toMatchObject({ type: 'command.reject', code: 'already_resolved' });
-    const notice = (await b.store.threads.allNodes(threadId)).find((n) => n.item.kind === 'notice')!;
-    expect(notice.item).toMatchObject({ code: 'environment_drift' });
+    expect(path.at(-1)!.item).toMatchObject({ code: 'environment_drift' });
   });
 
   it('a recovered waiting_interaction run is verified too', async () => {
