@@ -6,7 +6,8 @@ import { done, type Handler } from './op-handler';
 import type { EngineHost } from './engine-host';
 import type { RunRecord } from '../store/records';
 import { runDrift } from './recovery';
-import { afterDecision, afterUncertainResolution, onResume } from './run-machine';
+import { answeredCall, decidedCall, resolvedCall } from './prepared-call';
+import { onResume } from './run-machine';
 import { runSummary } from './thread-view';
 
 /**
@@ -35,7 +36,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
       return { outcome: reject('invalid_command', `"${op.decision}" is not offered for this request (offered: ${a.options.join(', ')}).`) };
     }
     const now = clock.now();
-    let ruleVersion = run.pendingTool.ruleVersion;
+    let ruleVersion = run.pendingTool.ruleVersion ?? 0;
     let ruleChanged = false;
     if (op.decision === 'allow_site') {
       const reg = engine.ctx.registry.get(a.tool.name);
@@ -48,12 +49,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
     await store.approvals.put({ ...a, status: 'resolved', decision: op.decision, ...(op.reason ? { decisionReason: op.reason } : {}), resolvedAt: now });
     await store.runs.update(run.runId, (r) => {
       r.state = 'executing_tool';
-      r.pendingTool = {
-        ...r.pendingTool!,
-        phase: afterDecision(op.decision).phase,
-        ruleVersion,
-        ...(op.reason ? { denyReason: op.reason } : {}),
-      };
+      if (r.pendingTool?.phase === 'awaiting_approval') r.pendingTool = decidedCall(r.pendingTool, op.decision, ruleVersion, op.reason);
     }, now);
     await ctx.writeReceipt(outcome);
     return { outcome, approval: a, ruleChanged };
@@ -95,7 +91,7 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
     await store.interactions.put({ ...i, status: live ? 'claimed' : 'answered', response: op.response, resolvedAt: now });
     await store.runs.update(run.runId, (r) => {
       r.state = 'executing_tool';
-      if (!live) r.pendingTool = { ...r.pendingTool!, phase: 'answered' };
+      if (!live && r.pendingTool) r.pendingTool = answeredCall(r.pendingTool, i.interactionId);
     }, now);
     await ctx.writeReceipt(outcome);
     return { outcome, interaction: i, live };
@@ -162,7 +158,7 @@ const resolveUncertain: Handler<'run.resolveUncertain'> = async (engine, _client
       r.state = 'executing_tool';
       delete r.stopReason;
       // 'retry' goes through the dispatch-time re-check (same origin, rule, tool) before running.
-      r.pendingTool = { ...r.pendingTool!, phase: afterUncertainResolution(op.resolution).phase };
+      r.pendingTool = resolvedCall(r.pendingTool!, op.resolution);
     }, clock.now());
     await ctx.writeReceipt(outcome);
     return { outcome, run: r };

@@ -263,8 +263,6 @@ export function onProviderFailure(f: { code: string; message: string; retryable:
   return { kind: 'fail', error: { code: f.code, message: f.message } };
 }
 
-export type PreparedPhase = PreparedToolCall['phase'];
-
 /** The phase an approval decision moves the parked call to (committed with the decision). */
 export function afterDecision(decision: Decision): { phase: 'approved' | 'denied' | 'denied_stop' } {
   if (decision === 'deny') return { phase: 'denied' };

@@ -7,6 +7,7 @@ import { emitCommitted } from './nodes';
 import { interactionEvent } from './thread-view';
 import { errorText, text, upsertCallNode } from './tool-call-node';
 import { finishCall } from './tool-finish';
+import { startedCall } from './prepared-call';
 import { retryDecision } from './tool-retry';
 
 /**
@@ -30,13 +31,7 @@ export async function execute(
     const n = await upsertCallNode(ctx, run, call, reg, params, 'executing');
     await ctx.store.runs.update(run.runId, (r) => {
       r.state = 'executing_tool';
-      r.pendingTool = {
-        ...(prev ?? { toolCallId: call.id, nodeId: call.nodeId, name: call.name, params, attempts: 0 }),
-        params,
-        target,
-        phase: 'executing',
-        attempts: (prev?.attempts ?? 0) + 1,
-      };
+      r.pendingTool = startedCall(prev, { toolCallId: call.id, nodeId: call.nodeId, name: call.name }, params, target);
     }, now);
     return n;
   });

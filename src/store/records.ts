@@ -107,38 +107,46 @@ export interface PlannedToolCall {
   rawArgs?: string;
 }
 
-/**
- * The tool call a run is working on. `phase` is what recovery reads to decide whether the call
- * may have had an effect (executing) or not (everything before).
- */
-export interface PreparedToolCall {
+interface PreparedBase {
   toolCallId: string;
   nodeId: string;
   name: string;
   params: unknown;
-  phase:
-    | 'awaiting_approval'
-    | 'approved'
-    | 'denied'
-    | 'denied_stop'
-    | 'awaiting_interaction'
-    | 'answered'
-    | 'executing'
-    | 'resolved_done'
-    | 'resolved_failed';
-  /** The user's reason when denying, passed to the model. */
-  denyReason?: string;
-  approvalId?: string;
-  interactionId?: string;
-  target?: ToolTarget;
-  /** Digest of (descriptor, canonical params, target origin) the approval was given for. */
-  approvalDigest?: string;
-  /** Site-rule version seen when the decision was made (re-checked at dispatch). */
-  ruleVersion?: number;
-  descriptorDigest?: string;
   /** How many times this call has been started (crash loops cannot reset it). */
   attempts: number;
 }
+
+/** What the Gatekeeper judged: re-checked at dispatch (same origin, rule version, tool). */
+interface Judged {
+  target: ToolTarget;
+  /** Site-rule version seen when the decision was made. */
+  ruleVersion: number;
+  descriptorDigest: string;
+}
+
+/** Fields a phase does not have (so every phase can be read with optional chaining). */
+type Without<K extends string> = { [P in K]?: never };
+
+/**
+ * The tool call a run is working on, one shape per phase. `phase` is what recovery reads to decide
+ * whether the call may have had an effect (`executing`) or certainly did not (everything before).
+ *
+ * - `awaiting_approval`: parked on an approval; the request's digest and what it was judged on.
+ * - `approved`: the user (or a site rule, or a retry after an uncertain outcome) let it run;
+ *   dispatch re-checks the judgement before executing.
+ * - `denied` / `denied_stop`: the user refused (and stopped the turn); the reason goes to the model.
+ * - `awaiting_interaction` / `answered`: ask_user and the like, before and after the answer.
+ * - `executing`: started; the outcome is unknown until its result commits.
+ * - `resolved_done` / `resolved_failed`: the user's answer about an uncertain outcome.
+ */
+export type PreparedToolCall =
+  | (PreparedBase & Judged & { phase: 'awaiting_approval'; approvalId: string; approvalDigest: string } & Without<'interactionId' | 'denyReason'>)
+  | (PreparedBase & Judged & { phase: 'approved'; approvalId?: string; approvalDigest?: string } & Without<'interactionId' | 'denyReason'>)
+  | (PreparedBase & Partial<Judged> & { phase: 'denied' | 'denied_stop'; approvalId: string; approvalDigest?: string; denyReason?: string } & Without<'interactionId'>)
+  | (PreparedBase & { phase: 'awaiting_interaction' | 'answered'; interactionId: string } & Without<'approvalId' | 'approvalDigest' | 'denyReason' | keyof Judged>)
+  | (PreparedBase & Partial<Judged> & { phase: 'executing' | 'resolved_done' | 'resolved_failed'; approvalId?: string; approvalDigest?: string; interactionId?: string } & Without<'denyReason'>);
+
+export type PreparedPhase = PreparedToolCall['phase'];
 
 export interface RunRecord {
   v: typeof RECORD_VERSION;

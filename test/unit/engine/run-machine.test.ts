@@ -295,3 +295,30 @@ describe('RUN_TRANSITIONS (the table in docs/recovery.md)', () => {
     expect(new Set(RUN_TRANSITIONS.map((t) => `${t.from}|${t.event}`)).size).toBe(RUN_TRANSITIONS.length);
   });
 });
+
+describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
+  const base = { toolCallId: 'c1', nodeId: 'n1', name: 'writer', params: { v: 1 }, attempts: 0 };
+  const parked = { ...base, phase: 'awaiting_approval' as const, approvalId: 'apr1', approvalDigest: 'd', target: { origin: 'https://a.example' }, ruleVersion: 2, descriptorDigest: 'dd' };
+
+  it('a decision keeps what the call was judged on; a denial carries its reason', async () => {
+    const { decidedCall } = await import('../../../src/engine/prepared-call');
+    expect(decidedCall(parked, 'allow_site', 3)).toEqual({ ...parked, phase: 'approved', ruleVersion: 3 });
+    expect(decidedCall(parked, 'deny', 2, 'not that one')).toEqual({ ...parked, phase: 'denied', denyReason: 'not that one' });
+    expect(decidedCall(parked, 'deny_stop', 2)).toEqual({ ...parked, phase: 'denied_stop' });
+  });
+
+  it('starting counts the attempt and keeps the judgement; an answer drops it', async () => {
+    const { answeredCall, startedCall } = await import('../../../src/engine/prepared-call');
+    const started = startedCall({ ...parked, phase: 'approved', attempts: 1 }, base, { v: 1 }, { origin: 'https://a.example' });
+    expect(started).toEqual({ ...base, phase: 'executing', attempts: 2, target: { origin: 'https://a.example' }, ruleVersion: 2, descriptorDigest: 'dd', approvalId: 'apr1', approvalDigest: 'd' });
+    expect(answeredCall({ ...base, phase: 'awaiting_interaction', interactionId: 'int1' }, 'int1')).toEqual({ ...base, phase: 'answered', interactionId: 'int1' });
+  });
+
+  it('a retry after an uncertain outcome is judged afresh when nothing was judged before', async () => {
+    const { resolvedCall } = await import('../../../src/engine/prepared-call');
+    const unknown = { ...base, phase: 'executing' as const, attempts: 1 };
+    expect(resolvedCall(unknown, 'retry')).toMatchObject({ phase: 'approved', target: {}, ruleVersion: -1, descriptorDigest: '' });
+    expect(resolvedCall({ ...unknown, target: { origin: 'https://a.example' } }, 'mark_done')).toEqual({ ...base, attempts: 1, phase: 'resolved_done', target: { origin: 'https://a.example' } });
+    expect(resolvedCall(unknown, 'fail').phase).toBe('resolved_failed');
+  });
+});
