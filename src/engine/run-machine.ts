@@ -400,3 +400,9 @@ export const RUN_TRANSITIONS: readonly RunTransition[] = [
   { from: 'failed', event: 'resume (not drift, not user_failed)', to: 'streaming_model', by: 'onResume' },
   { from: 'failed', event: 'resume mid-batch', to: 'executing_tool', by: 'onResume' },
 ];
+
+/** The table as Markdown (docs/recovery.md and docs/architecture.md carry it; a test keeps them in step). */
+export function transitionTableMarkdown(): string {
+  const rows = RUN_TRANSITIONS.map((t) => `| \`${t.from}\` | ${t.event} | \`${t.to}\` | \`${t.by}\` |`);
+  return ['| from | event | to | decided by |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -322,3 +322,16 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
     expect(resolvedCall(unknown, 'fail').phase).toBe('resolved_failed');
   });
 });
+
+describe('the docs carry the table', () => {
+  it('docs/recovery.md and docs/architecture.md show every transition, as generated', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { resolve } = await import('node:path');
+    const { transitionTableMarkdown } = await import('../../../src/engine/run-machine');
+    for (const doc of ['docs/recovery.md', 'docs/architecture.md']) {
+      const text = readFileSync(resolve(__dirname, '../../..', doc), 'utf8');
+      expect([doc, text.includes(transitionTableMarkdown())]).toEqual([doc, true]);
+      expect([doc, text.includes(`${RUN_TRANSITIONS.length} transitions`)]).toEqual([doc, true]);
+    }
+  });
+});
