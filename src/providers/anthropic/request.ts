@@ -24,8 +24,13 @@ import type { ModelInfo, ProviderMessage } from '../types';
  *   after them) share one user message, results first, as the API requires.
  * - Thinking is replayed only when Anthropic produced it, with its signature; redacted thinking as is.
  * - Empty text blocks and empty messages are dropped: the API rejects them.
- * - Prompt caching: breakpoints on the system prompt and the last two user turns, so each step of a
- *   tool loop reads the previous step's prefix from the cache (at most 4 breakpoints are allowed).
+ * - Prompt caching (at most 4 breakpoints): the last tool, the system prompt, and the last two user
+ *   messages. The last one writes this step's prefix; the one before is where the previous request
+ *   put its last breakpoint, so this request reads that prefix from the cache and repeats the
+ *   previous body byte for byte. Keys are in the API's cache order (tools, system, messages)
+ *   with what varies (messages) last, so each request begins with the previous one.
+ * - `toolChoice: 'none'` is sent as `tool_choice: {type: 'none'}`: the tools stay declared (the
+ *   history has tool calls) but the model may not call one.
  * - Thinking: `adaptive` for models that only support it, else a `budget_tokens` clamped to what the
  *   API accepts (≥ 1024 and below max_tokens).
  */
@@ -139,16 +144,8 @@ export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): Me
   markCacheBreakpoints(messages);
   const { thinking, maxTokens } = thinkingParams(input, model);
 
-  const body: MessageCreateParamsStreaming = {
-    model: input.model,
-    max_tokens: maxTokens,
-    messages,
-    stream: true,
-  };
-  if (input.system !== '') {
-    const system: TextBlockParam = { type: 'text', text: input.system, cache_control: EPHEMERAL };
-    body.system = [system];
-  }
+  const body = { model: input.model, max_tokens: maxTokens } as MessageCreateParamsStreaming;
+  if (thinking) body.thinking = thinking;
   if (input.tools.length > 0) {
     body.tools = input.tools.map(
       (tool): Tool => ({
@@ -157,8 +154,15 @@ export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): Me
         input_schema: objectSchema(tool.inputSchema),
       }),
     );
+    Object.assign(body.tools[body.tools.length - 1], { cache_control: EPHEMERAL });
   }
-  if (thinking) body.thinking = thinking;
+  if (input.system !== '') {
+    const system: TextBlockParam = { type: 'text', text: input.system, cache_control: EPHEMERAL };
+    body.system = [system];
+  }
+  body.messages = messages;
+  body.stream = true;
+  if (input.toolChoice === 'none' && input.tools.length > 0) body.tool_choice = { type: 'none' };
   // No `temperature`: the API version this SDK speaks has no sampling parameters (and the models of
   // the last generations reject non-default ones), so `ProviderRequest.temperature` is not sent.
   return body;
