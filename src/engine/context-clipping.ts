@@ -38,15 +38,21 @@ export interface ClipCandidate {
 }
 
 /**
- * Absolute batch size: about 60 k tokens. At 0.1× cache-read prices a batch's one-off rewrite of
- * the recent results (≈ keepRecent steps at 1.25×, Anthropic) is repaid by the reads it saves
- * within a few steps either way; larger batches keep the context append-only for longer, and the
- * long-turn prefix reuse above 98 % (test/unit/context/prefix-reuse.test.ts) needs them to be rare.
+ * Absolute batch size, chosen from the cost benchmark's sweep (docs/benchmarks.md "Cost"): with
+ * cache reads at 0.1× (Anthropic, OpenAI's GPT-5 family), the cheapest batch over 30–60-step
+ * turns is 16–32 k tokens, and anything from 16 k to 64 k is within about 10 % of it for both
+ * providers. But every batch costs one request most of its prefix, so the batch is taken at the
+ * large end: an edit about every 45 steps keeps the mean prefix reuse of long turns at 98 % or
+ * more (test/unit/context/prefix-reuse.test.ts).
  */
-export const BATCH_TOKENS = 60_000;
+export const BATCH_TOKENS = 64_000;
 
-/** A batch never waits for more than this share of the model's window (small windows fill up). */
-export const BATCH_WINDOW_SHARE = 0.25;
+/**
+ * A batch never waits for more than this share of the model's window: within one turn nothing
+ * else shrinks the context (compaction works on earlier turns), so the pending results, the
+ * recent ones and the prompt must fit together.
+ */
+export const BATCH_WINDOW_SHARE = 0.4;
 
 export const DEFAULT_CLIP_POLICY: ClipPolicy = {
   keepRecent: 6,

@@ -24,11 +24,12 @@ import type { ModelInfo, ProviderMessage } from '../types';
  *   after them) share one user message, results first, as the API requires.
  * - Thinking is replayed only when Anthropic produced it, with its signature; redacted thinking as is.
  * - Empty text blocks and empty messages are dropped: the API rejects them.
- * - Prompt caching (at most 4 breakpoints): the last tool, the system prompt, and the last two user
- *   messages. The last one writes this step's prefix; the one before is where the previous request
- *   put its last breakpoint, so this request reads that prefix from the cache and repeats the
- *   previous body byte for byte. Keys are in the API's cache order (tools, system, messages)
- *   with what varies (messages) last, so each request begins with the previous one.
+ * - Prompt caching (3 of the 4 breakpoints allowed): the last tool, the system prompt, and the last
+ *   message. The last one writes this step's prefix, and the next request finds it by the API's
+ *   look-back from its own last breakpoint. A breakpoint on an older message would move on every
+ *   step and change the body there; this way the only bytes of a request the next one changes are
+ *   its last marker. Keys are in the API's cache order (tools, system, messages), what varies
+ *   (messages) last, so each request begins with the previous one.
  * - `toolChoice: 'none'` is sent as `tool_choice: {type: 'none'}`: the tools stay declared (the
  *   history has tool calls) but the model may not call one.
  * - Thinking: `adaptive` for models that only support it, else a `budget_tokens` clamped to what the
@@ -112,16 +113,12 @@ export function buildAnthropicMessages(messages: readonly ProviderMessage[]): Me
 const CACHEABLE = new Set(['text', 'image', 'tool_result', 'tool_use']);
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
-function markCacheBreakpoints(messages: MessageParam[]): void {
-  const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
-  for (const index of userIndexes.slice(-2)) {
-    const content = messages[index].content;
-    if (typeof content === 'string') continue;
-    const block = [...content].reverse().find((candidate) => CACHEABLE.has(candidate.type));
-    if (block && !('cache_control' in block)) {
-      Object.assign(block, { cache_control: EPHEMERAL });
-    }
-  }
+function markLastMessage(messages: MessageParam[]): void {
+  const last = messages[messages.length - 1];
+  if (!last || typeof last.content === 'string') return;
+  const block = [...last.content].reverse().find((candidate) => CACHEABLE.has(candidate.type));
+  // Last key of the block: the bytes before it are the same in the next request.
+  if (block && !('cache_control' in block)) Object.assign(block, { cache_control: EPHEMERAL });
 }
 
 function thinkingParams(
@@ -141,7 +138,7 @@ function thinkingParams(
 
 export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): MessageCreateParamsStreaming {
   const messages = buildAnthropicMessages(input.messages);
-  markCacheBreakpoints(messages);
+  markLastMessage(messages);
   const { thinking, maxTokens } = thinkingParams(input, model);
 
   const body = { model: input.model, max_tokens: maxTokens } as MessageCreateParamsStreaming;
