@@ -52,7 +52,7 @@ export const BATCH_TOKENS = 64_000;
  * else shrinks the context (compaction works on earlier turns), so the pending results, the
  * recent ones and the prompt must fit together.
  */
-export const BATCH_WINDOW_SHARE = 0.4;
+export const BATCH_WINDOW_SHARE = 0.5;
 
 export const DEFAULT_CLIP_POLICY: ClipPolicy = {
   keepRecent: 6,
