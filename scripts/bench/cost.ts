@@ -56,6 +56,8 @@ export async function benchCost(): Promise<BenchResult> {
       const window = lookupModel(SHAPE_MODELS[shape]).contextWindow;
       results[key] = {};
       for (const [name, policy] of Object.entries(POLICIES(window))) results[key][name] = await measureTask({ ...BENCH_TASK, steps }, shape, policy);
+      // The Responses shape measures like Chat Completions: its figures are in the JSON only.
+      if (shape === 'openai-responses') continue;
       const keel = results[key].keel;
       rows.push({
         metric: `cost ${key}: prefix reuse mean (worst)`,
