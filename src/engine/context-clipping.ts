@@ -40,10 +40,10 @@ export interface ClipCandidate {
 /**
  * Absolute batch size, chosen from the cost benchmark's sweep (docs/benchmarks.md "Cost"): with
  * cache reads at 0.1× (Anthropic, OpenAI's GPT-5 family), the cheapest batch over 30–60-step
- * turns is 16–32 k tokens, and anything from 16 k to 64 k is within about 10 % of it for both
- * providers. But every batch costs one request most of its prefix, so the batch is taken at the
- * large end: an edit about every 45 steps keeps the mean prefix reuse of long turns at 98 % or
- * more (test/unit/context/prefix-reuse.test.ts).
+ * turns is 16–32 k tokens; 64 k costs 10 % (Anthropic) to 19 % (OpenAI) more than that at 60
+ * steps, and still about 20 % less than never clipping. But every batch costs one request most of
+ * its prefix, and 64 k is the smallest batch measured that keeps the mean prefix reuse of long turns at
+ * 98 % or more (test/unit/context/prefix-reuse.test.ts).
  */
 export const BATCH_TOKENS = 64_000;
 
