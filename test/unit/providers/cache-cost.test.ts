@@ -5,6 +5,11 @@ import zh from '../../../_locales/zh_CN/messages.json';
 import { cachedShare, costOf } from '../../../src/engine/usage';
 import { lookupModel } from '../../../src/providers/catalog';
 import { costUsd } from '../../../src/providers/cost';
+import { createAnthropicNormalizer } from '../../../src/providers/anthropic/normalize';
+import { createChatNormalizer } from '../../../src/providers/openai-chat/normalize';
+import { createResponsesNormalizer } from '../../../src/providers/openai-responses/normalize';
+import type { StreamNormalizer } from '../../../src/providers/run-attempt';
+import type { StreamEvent } from '../../../src/providers/types';
 import { formatUsage } from '../../../sidepanel/format';
 import { installBundles } from '../../../sidepanel/i18n';
 import { rng } from '../../../scripts/bench/cost-task';
@@ -45,5 +50,33 @@ describe('cache-priced cost', () => {
     installBundles('zh-CN', zh, en);
     expect(formatUsage(usage)).toBe('输入 1.1k · 输出 10 · 缓存 87%');
     installBundles('en', en, en);
+  });
+});
+
+/** The last usage a normalizer reports for raw wire events (plain JSON, hence the casts). */
+function lastUsage<Raw>(normalizer: StreamNormalizer<Raw>, raw: unknown[]) {
+  const out: StreamEvent[] = [];
+  for (const event of raw) out.push(...normalizer.push(event as Raw));
+  return out.filter((e) => e.type === 'usage').at(-1);
+}
+
+describe('cache usage from both providers', () => {
+  it('Anthropic: cache reads and writes are parts of the whole prompt', () => {
+    const usage = lastUsage(createAnthropicNormalizer(), [
+      { type: 'message_start', message: { usage: { input_tokens: 100, output_tokens: 1, cache_read_input_tokens: 9000, cache_creation_input_tokens: 400 } } },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 20 } },
+    ]);
+    expect(usage).toEqual({ type: 'usage', usage: { inputTokens: 9500, outputTokens: 20, cacheReadTokens: 9000, cacheWriteTokens: 400 } });
+  });
+
+  it('OpenAI Chat Completions and Responses: cached_tokens is the part of the prompt read from the cache', () => {
+    const chat = lastUsage(createChatNormalizer(), [
+      { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 5000, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 4864 } } },
+    ]);
+    expect(chat).toEqual({ type: 'usage', usage: { inputTokens: 5000, outputTokens: 30, cacheReadTokens: 4864 } });
+    const responses = lastUsage(createResponsesNormalizer(), [
+      { type: 'response.completed', sequence_number: 1, response: { id: 'r', status: 'completed', output: [], usage: { input_tokens: 5000, output_tokens: 30, input_tokens_details: { cached_tokens: 4864 }, output_tokens_details: { reasoning_tokens: 0 } } } },
+    ]);
+    expect(responses).toMatchObject({ type: 'usage', usage: { inputTokens: 5000, outputTokens: 30, cacheReadTokens: 4864 } });
   });
 });
