@@ -106,7 +106,7 @@ describe('compaction', () => {
     expect(text.indexOf(injected)).toBeLessThan(close);
     // Outside the block only Keel's own header.
     expect(text.slice(0, open)).toMatch(/^\[Your own notes/);
-    expect(text.slice(close).trim()).toBe('</untrusted_data>');
+    expect(text.slice(close).trim()).toMatch(/^<\/untrusted_data[^>]*>$/);
     // The turn after the cut follows the notes, verbatim.
     expect(JSON.stringify(first)).toContain('"text":"two"');
   });
