@@ -13,13 +13,21 @@ import type { ToolSession } from '../tools/support';
 
 let s: ToolSession;
 
+async function useKind(kind: 'anthropic' | 'openai', model: string): Promise<void> {
+  const provider = s.server.provider(kind, `scripted-${kind}`);
+  await s.client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model } } });
+}
+
+/** 18 steps on the catalog page: snapshots, finds and page text, then an answer. */
+function longTurn(usage: ScriptedReply['usage']): ScriptedReply[] {
+  const steps = Array.from({ length: 18 }, (_, i): ScriptedReply =>
+    i % 3 === 0 ? call('browser_snapshot') : i % 3 === 1 ? call('browser_find', { query: `cable model ${1000 + i}` }) : call('browser_get_text'),
+  );
+  return [...steps, { text: 'The cheapest is the Anker 1 m.' }].map((r) => ({ ...r, usage }));
+}
+
 beforeAll(async () => {
   s = await startToolSession();
-  const provider = s.server.provider('anthropic', 'scripted-anthropic');
-  await s.client.sendOk({
-    type: 'settings.update',
-    patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'claude-sonnet-4-5' } },
-  });
 });
 
 afterAll(async () => {
@@ -30,21 +38,12 @@ afterAll(async () => {
 
 /** What the scripted API reports for each step: most of the prompt read from the cache. */
 const USAGE = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 1000, cacheWriteTokens: 50 };
-const withUsage = (reply: ScriptedReply): ScriptedReply => ({ ...reply, usage: USAGE });
 
 describe('prompt caching through the built extension (Anthropic)', () => {
   it('a 18-step snapshot turn: every request begins with the previous one; breakpoints and cache usage', async () => {
+    await useKind('anthropic', 'claude-sonnet-4-5');
     const { page } = await s.open('catalog.html');
-    const steps = Array.from({ length: 18 }, (_, i) =>
-      withUsage(
-        i % 3 === 0
-          ? call('browser_snapshot')
-          : i % 3 === 1
-            ? call('browser_find', { query: `cable model ${1000 + i}` })
-            : call('browser_get_text'),
-      ),
-    );
-    const t = await s.turn('compare every cable on this page', [...steps, withUsage({ text: 'The cheapest is the Anker 1 m.' })], { timeoutMs: 120_000 });
+    const t = await s.turn('compare every cable on this page', longTurn(USAGE), { timeoutMs: 120_000 });
     expect(t.complete.stopReason).toBe('end');
     expect(t.results.filter((r) => r.ok)).toHaveLength(18);
     const bodies = t.requests.map((r) => r.raw);
@@ -71,6 +70,27 @@ describe('prompt caching through the built extension (Anthropic)', () => {
     expect(usage.turnUsage).toMatchObject({ inputTokens: 19 * 1150, cacheReadTokens: 19 * 1000, cacheWriteTokens: 19 * 50, outputTokens: 19 * 10 });
     const perStep = (100 * 3 + 1000 * 0.3 + 50 * 3.75 + 10 * 15) / 1e6;
     expect(usage.turnCostUsd).toBeCloseTo(19 * perStep, 9);
+    await page.close();
+  });
+
+  it('the same turn with the OpenAI kind: append-only bodies, cached tokens priced at the cache rate', async () => {
+    await useKind('openai', 'gpt-4o-mini');
+    const { page } = await s.open('catalog.html');
+    const t = await s.turn('compare every cable on this page', longTurn(USAGE), { timeoutMs: 120_000 });
+    expect(t.complete.stopReason).toBe('end');
+    expect(t.results.filter((r) => r.ok)).toHaveLength(18);
+    const reuse = prefixReuse(t.requests.map((r) => r.raw));
+    expect(reuse.mean, `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`).toBeGreaterThanOrEqual(0.98);
+    expect(reuse.edits).toBe(0);
+    for (const r of t.requests) {
+      expect(Object.keys(r.body).slice(0, 3)).toEqual(['model', 'tools', 'messages']);
+      // A compatible server (this one) gets no prompt_cache_key: only OpenAI itself does.
+      expect(r.body.prompt_cache_key).toBeUndefined();
+    }
+    // gpt-4o-mini: $0.15 input, $0.075 cached input, $0.60 output per million.
+    const usage = s.client.eventsOf('token.usage').filter((e) => e.runId === t.runId).at(-1)!;
+    expect(usage.turnUsage).toMatchObject({ inputTokens: 19 * 1100, cacheReadTokens: 19 * 1000, outputTokens: 19 * 10 });
+    expect(usage.turnCostUsd).toBeCloseTo((19 * (100 * 0.15 + 1000 * 0.075 + 10 * 0.6)) / 1e6, 9);
     await page.close();
   });
 });
