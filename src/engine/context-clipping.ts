@@ -40,12 +40,12 @@ export interface ClipCandidate {
 /**
  * Absolute batch size, chosen from the cost benchmark's sweep (docs/benchmarks.md "Cost"): with
  * cache reads at 0.1× (Anthropic, OpenAI's GPT-5 family), the cheapest batch over 30–60-step
- * turns is 16–32 k tokens; 64 k costs 10 % (Anthropic) to 19 % (OpenAI) more than that at 60
- * steps, and still about 20 % less than never clipping. But every batch costs one request most of
- * its prefix, and 64 k is the smallest batch measured that keeps the mean prefix reuse of long turns at
- * 98 % or more (test/unit/context/prefix-reuse.test.ts).
+ * turns is 16–32 k tokens. But every batch costs one request most of its prefix: 80 k is the
+ * smallest batch measured that keeps the mean prefix reuse at 98 % or more over turns of 30 to 90
+ * steps (test/unit/context/prefix-reuse.test.ts), and it still costs 10–28 % less than never
+ * clipping from 60 steps on.
  */
-export const BATCH_TOKENS = 64_000;
+export const BATCH_TOKENS = 80_000;
 
 /**
  * A batch never waits for more than this share of the model's window: within one turn nothing

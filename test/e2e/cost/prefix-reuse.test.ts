@@ -1,5 +1,6 @@
 /**
- * Issue 17 through the built extension: a long turn of page snapshots with the Anthropic kind.
+ * Issue 17 through the built extension: a long turn of page snapshots with the Anthropic kind
+ * (and the OpenAI kind).
  * The scripted model server records the bodies the SDK really sent; each request must begin with
  * the previous one (mean prefix reuse ≥ 98 %), with its cache breakpoints on the tools, the system
  * prompt and the last message; the cache usage the API reports reaches token.usage, and the turn
@@ -39,7 +40,7 @@ afterAll(async () => {
 /** What the scripted API reports for each step: most of the prompt read from the cache. */
 const USAGE = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 1000, cacheWriteTokens: 50 };
 
-describe('prompt caching through the built extension (Anthropic)', () => {
+describe('prompt caching through the built extension', () => {
   it('a 18-step snapshot turn: every request begins with the previous one; breakpoints and cache usage', async () => {
     await useKind('anthropic', 'claude-sonnet-4-5');
     const { page } = await s.open('catalog.html');

@@ -78,7 +78,8 @@ describe('clippedResults', () => {
   });
 
   it('the batch never waits for more than half of a small window', () => {
-    expect(clipPolicyFor(1_000_000).batchTokens).toBe(64_000);
+    expect(clipPolicyFor(1_000_000).batchTokens).toBe(80_000);
+    expect(clipPolicyFor(200_000).batchTokens).toBe(80_000);
     expect(clipPolicyFor(100_000).batchTokens).toBe(50_000);
     expect(clipPolicyFor(8_000).batchTokens).toBe(4_000);
   });
