@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,stream,recovery,thread,snapshot]
+ *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
@@ -14,6 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { chromiumVersion, ensureBuilt, ensureChromium, REPO_ROOT } from './demo/setup';
+import { benchCost } from './bench/cost';
 import { benchEngineSteps } from './bench/engine-steps';
 import { benchRecovery } from './bench/recovery';
 import { benchSnapshot } from './bench/snapshot';
@@ -29,6 +30,7 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
   { key: 'stream', title: 'stream latency', run: () => benchStreamLatency({ turns: 4, deltas: 60, intervalMs: 25 }) },
   { key: 'recovery', title: 'recovery', run: () => benchRecovery({ trials: 20 }) },
   { key: 'thread', title: '2,000-item thread', run: () => benchThread2000({ trials: 9 }) },
+  { key: 'cost', title: 'cost (prefix reuse, cache, $)', run: () => benchCost() },
   { key: 'snapshot', title: 'snapshot (npm run bench:snapshot)', run: () => benchSnapshot({ timeoutMs: 4 * 60_000 }) },
 ];
 

@@ -18,10 +18,12 @@ export interface ItemRowProps {
   /** The turn's usage, on the turn's last row only. Primitives, so memo comparison stays cheap. */
   usageIn?: number;
   usageOut?: number;
+  /** Input tokens of the turn read from the provider's cache. */
+  usageCached?: number;
   usageCost?: number;
 }
 
-function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageOut, usageCost }: ItemRowProps) {
+function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageOut, usageCached, usageCost }: ItemRowProps) {
   let body;
   switch (item.kind) {
     case 'user_message':
@@ -56,7 +58,7 @@ function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageO
       {item.kind === 'assistant_message' && <MessageActions threadId={threadId} item={item} />}
       {usageIn !== undefined && usageOut !== undefined && (
         <p class="turn-usage" aria-label={t('turnUsageLabel')}>
-          {formatUsage({ inputTokens: usageIn, outputTokens: usageOut }, usageCost)}
+          {formatUsage({ inputTokens: usageIn, outputTokens: usageOut, ...(usageCached ? { cacheReadTokens: usageCached } : {}) }, usageCost)}
         </p>
       )}
     </div>

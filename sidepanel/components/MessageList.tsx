@@ -56,6 +56,7 @@ export function MessageList({ threadId }: { threadId: string }) {
             branch={row.branch}
             usageIn={usage?.usage.inputTokens}
             usageOut={usage?.usage.outputTokens}
+            usageCached={usage?.usage.cacheReadTokens}
             usageCost={usage?.costUsd}
           />
         );

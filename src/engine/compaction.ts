@@ -1,7 +1,8 @@
 import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord, RunRecord } from '../store/records';
 import { buildContext } from './context-builder';
-import type { EngineContext } from './context';
+import { DEFAULT_CLIP_POLICY } from './context-clipping';
+import { RunAborted, type EngineContext } from './context';
 import { appendNotice, emitCommitted } from './nodes';
 
 /** Share of the model's context window the built context may use before older turns are summarized. */
@@ -18,10 +19,15 @@ export function estimateTokens(system: string, messages: ProviderMessage[], tool
   return Math.ceil((system.length + JSON.stringify(messages).length + toolsJson.length) / 4);
 }
 
+/** How long a summary may take when the run is not interrupted. */
+const SUMMARY_TIMEOUT_MS = 60_000;
+
 /**
  * The node the summary will cover up to: the node just before the latest turn's first user
  * message, so the current turn stays verbatim and no tool group is split. Null when there is
- * nothing older to summarize.
+ * nothing older to summarize, or when a compaction already covers that point (the latest turn
+ * alone can keep the estimate above the threshold: summarizing the same cut again on every model
+ * call would only repeat the summary).
  */
 export function compactionPoint(path: NodeRecord[]): string | null {
   let lastUser = -1;
@@ -33,7 +39,15 @@ export function compactionPoint(path: NodeRecord[]): string | null {
     }
   }
   if (lastUser <= 1) return null;
-  // Skip over an earlier compaction: summarize from there.
+  for (let i = path.length - 1; i >= 0; i--) {
+    const it = path[i].item;
+    if (it.kind !== 'notice' || it.code !== 'compaction' || !it.summary || !it.summarizesUpTo) continue;
+    const covered = path.findIndex((n) => n.id === it.summarizesUpTo);
+    if (covered >= lastUser - 1) return null;
+    break;
+  }
+  // An earlier compaction before the cut is inside the part summarized: its summary is part of
+  // what the new one condenses (buildContext of that part starts from it).
   return path[lastUser - 1].id;
 }
 
@@ -41,19 +55,29 @@ export function compactionPoint(path: NodeRecord[]): string | null {
  * When the built context nears the window, summarize older turns with the task model into a
  * compaction notice (spec/004). Best effort: on failure the turn goes on with truncation only.
  * Returns the path to build from (unchanged when nothing was compacted).
+ *
+ * The summarizer runs under the run's `signal` (and a timeout): an interrupt stops it at once and
+ * rejects with RunAborted, nothing committed.
  */
-export async function maybeCompact(ctx: EngineContext, run: RunRecord, path: NodeRecord[], estimate: number): Promise<NodeRecord[]> {
+export async function maybeCompact(
+  ctx: EngineContext,
+  run: RunRecord,
+  path: NodeRecord[],
+  estimate: number,
+  signal: AbortSignal,
+): Promise<NodeRecord[]> {
   const env = run.env!;
   if (estimate < env.modelInfo.contextWindow * COMPACT_AT) return path;
   const upTo = compactionPoint(path);
   if (!upTo) return path;
   const cut = path.findIndex((n) => n.id === upTo);
-  const older = buildContext(path.slice(0, cut + 1), { vision: false, providerKind: env.transport.kind, truncate: { keepRecent: 0, maxChars: 300, whitelist: new Set() } });
+  const older = buildContext(path.slice(0, cut + 1), { vision: false, providerKind: env.transport.kind, truncate: { ...DEFAULT_CLIP_POLICY, keepRecent: 0, maxChars: 300, whitelist: new Set(), batchTokens: 0 } });
   const settings = await ctx.store.settings.get();
   const ref = settings.taskModel ?? { providerId: env.providerId, model: env.model };
   const provider = await ctx.providers.resolve(ref.providerId);
   if (!provider) return path;
   let summary = '';
+  const summarySignal = AbortSignal.any([signal, AbortSignal.timeout(SUMMARY_TIMEOUT_MS)]);
   try {
     for await (const ev of provider.stream({
       model: ref.model,
@@ -61,15 +85,20 @@ export async function maybeCompact(ctx: EngineContext, run: RunRecord, path: Nod
       messages: [...older, { role: 'user', content: [{ type: 'text', text: 'Summarize the conversation above as instructed.' }] }],
       tools: [],
       maxOutputTokens: 1200,
-      signal: AbortSignal.timeout(60_000),
+      signal: summarySignal,
     })) {
+      if (signal.aborted) break;
       if (ev.type === 'text_delta') summary += ev.text;
-      if (ev.type === 'error') return path;
+      if (ev.type === 'error') {
+        summary = ''; // a partial summary is worse than none
+        break;
+      }
       if (ev.type === 'stop') break;
     }
   } catch {
-    return path;
+    summary = '';
   }
+  if (signal.aborted) throw new RunAborted();
   summary = summary.trim();
   if (!summary) return path;
   const notice = await ctx.commit('compaction', async () => {

@@ -1,20 +1,51 @@
 import type { ContentBlock, Item } from '../protocol';
 import type { ProviderMessage, ProviderToolCall } from '../providers/types';
 import type { NodeRecord } from '../store/records';
-import { wrapUntrusted } from './untrusted';
+import {
+  argsSavings,
+  clipArgs,
+  clippedResults,
+  clipPolicyFor,
+  clipText,
+  DEFAULT_CLIP_POLICY,
+  type ClipCandidate,
+  type ClipPolicy,
+} from './context-clipping';
+import { wrapUntrusted, wrapUntrustedNotes } from './untrusted';
 
 export interface ContextOptions {
   vision: boolean;
   providerKind: string;
   /**
-   * Old tool results are clipped in the context sent to the model (spec/000 "truncation"): all
-   * but the `keepRecent` most recent results are cut to `maxChars`, except whitelisted tools
-   * (a skill's instructions are never truncated). The store keeps everything.
+   * Old tool results (and their calls' long arguments) are clipped in the context sent to the
+   * model, in batches (context-clipping.ts), except whitelisted tools (a skill's instructions are
+   * never truncated). The store keeps everything. Absent: nothing is clipped.
    */
-  truncate?: { keepRecent: number; maxChars: number; whitelist: ReadonlySet<string> };
+  truncate?: ClipPolicy;
 }
 
-export const DEFAULT_TRUNCATION = { keepRecent: 6, maxChars: 600, whitelist: new Set(['get_skill']) } as const;
+/** The default policy at the batch size of a large window (tests and benchmarks). */
+export const DEFAULT_TRUNCATION: ClipPolicy = DEFAULT_CLIP_POLICY;
+
+/** The context options of a run's model calls (its model's vision, kind and window). */
+export function runContextOptions(env: {
+  modelInfo: { vision: boolean; contextWindow: number };
+  transport: { kind: string };
+}): ContextOptions {
+  return { vision: env.modelInfo.vision, providerKind: env.transport.kind, truncate: clipPolicyFor(env.modelInfo.contextWindow) };
+}
+
+/**
+ * How the summary of a compaction re-enters the context: as the model's own notes, inside an
+ * untrusted block (untrusted.ts), because it was written from page content that may carry
+ * instructions. It sits first, right after the system prompt, so the prefix before it (tools,
+ * system) stays cached.
+ */
+const SUMMARY_HEADER = '[Your own notes from the earlier part of this conversation, summarized to fit the context window.]';
+
+export function summaryContent(summary: string): ContentBlock[] {
+  return [{ type: 'text', text: `${SUMMARY_HEADER}\n${wrapUntrustedNotes(summary)}` }];
+}
 
 /** Text a planning round's assistant message is followed by (spec/000 §1: the [continue] transition). */
 export const PLAN_CONTINUE = '[continue]';
@@ -43,15 +74,17 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
     if (it.kind === 'notice' && it.code === 'compaction' && it.summary && it.summarizesUpTo) {
       const cut = fullPath.findIndex((n) => n.id === it.summarizesUpTo);
       if (cut >= 0 && cut < i) {
-        out.push({ role: 'user', content: [{ type: 'text', text: `[Summary of the earlier conversation, written to fit the context window]\n${it.summary}` }] });
+        out.push({ role: 'user', content: summaryContent(it.summary) });
         path = [...fullPath.slice(cut + 1, i), ...fullPath.slice(i + 1)];
       }
       break;
     }
   }
-  // Which tool results may be clipped: all but the most recent few.
-  const resultIds = path.filter((n) => n.item.kind === 'tool_result').map((n) => n.id);
-  const clip = opts.truncate ? new Set(resultIds.slice(0, Math.max(0, resultIds.length - opts.truncate.keepRecent))) : new Set<string>();
+  const policy = opts.truncate;
+  const clip = policy ? clippedResults(clipCandidates(path, policy, opts.vision), policy) : new Set<string>();
+  // The calls whose results are clipped send their long arguments clipped too.
+  const clippedCalls = new Set<string>();
+  for (const n of path) if (n.item.kind === 'tool_result' && clip.has(n.id)) clippedCalls.add(n.item.toolCallId);
   let group: { calls: ProviderToolCall[]; results: Map<string, ProviderMessage & { role: 'tool' }>; deferred: ContentBlock[] } | null = null;
 
   const pushUser = (content: ContentBlock[]) => {
@@ -84,7 +117,11 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
       }
       case 'assistant_message': {
         closeGroup();
-        const calls: ProviderToolCall[] = (item.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, args: c.args ?? {} }));
+        const calls: ProviderToolCall[] = (item.toolCalls ?? []).map((c) => ({
+          id: c.id,
+          name: c.name,
+          args: policy && clippedCalls.has(c.id) ? clipArgs(c.args ?? {}, policy.maxArgChars) : (c.args ?? {}),
+        }));
         const thinking = (item.thinkingParts ?? []).filter((t) => !t.providerKind || t.providerKind === opts.providerKind);
         // An empty assistant message (e.g. a refusal with no content) is dropped: APIs reject them.
         if (!item.text && calls.length === 0 && thinking.length === 0) break;
@@ -97,7 +134,7 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
         if (!group || !group.calls.some((c) => c.id === item.toolCallId)) break; // orphan: no call to answer
         if (group.results.has(item.toolCallId)) break;
         const call = group.calls.find((c) => c.id === item.toolCallId)!;
-        const clipTo = clip.has(node.id) && opts.truncate && !opts.truncate.whitelist.has(call.name) ? opts.truncate.maxChars : undefined;
+        const clipTo = clip.has(node.id) && policy ? policy.maxChars : undefined;
         group.results.set(item.toolCallId, {
           role: 'tool',
           toolCallId: item.toolCallId,
@@ -130,9 +167,31 @@ function userContent(item: Extract<Item, { kind: 'user_message' }>, vision: bool
   return blocks;
 }
 
-function clipText(text: string, max: number | undefined): string {
-  if (max === undefined || text.length <= max) return text;
-  return `${text.slice(0, max)}\n[… ${text.length - max} more characters of this older result omitted; repeat the call if you need them]`;
+/** Rough tokens of an image the APIs bill (a screenshot-sized one). */
+const IMAGE_TOKENS = 1600;
+
+/**
+ * Every tool result on the path with what clipping it would save (≈ 4 characters a token): its
+ * long text blocks, its images (an old one is replaced by a placeholder), its call's arguments.
+ */
+function clipCandidates(path: NodeRecord[], policy: ClipPolicy, vision: boolean): ClipCandidate[] {
+  const calls = new Map<string, { name: string; args: unknown }>();
+  const out: ClipCandidate[] = [];
+  for (const node of path) {
+    const item = node.item;
+    if (item.kind === 'assistant_message') for (const c of item.toolCalls ?? []) calls.set(c.id, { name: c.name, args: c.args });
+    if (item.kind !== 'tool_result') continue;
+    const call = calls.get(item.toolCallId);
+    const name = call?.name ?? item.name ?? '';
+    let chars = call ? argsSavings(call.args, policy.maxArgChars) : 0;
+    let images = 0;
+    for (const b of item.content) {
+      if (b.type === 'image') images += vision ? IMAGE_TOKENS : 0;
+      else chars += Math.max(0, b.text.length - policy.maxChars - 100);
+    }
+    out.push({ id: node.id, savings: Math.ceil(chars / 4) + images, clippable: !policy.whitelist.has(name) });
+  }
+  return out;
 }
 
 function resultContent(item: Extract<Item, { kind: 'tool_result' }>, vision: boolean, clipTo?: number): ContentBlock[] {
@@ -142,7 +201,7 @@ function resultContent(item: Extract<Item, { kind: 'tool_result' }>, vision: boo
       // Old screenshots are the costliest thing in a long context: only recent ones are resent.
       blocks.push(vision && clipTo === undefined ? b : { type: 'text', text: `[image omitted (${b.mimeType})${vision ? '' : ': this model cannot see images'}]` });
     } else {
-      const t = clipText(b.text, clipTo);
+      const t = clipTo === undefined ? b.text : clipText(b.text, clipTo);
       blocks.push({ type: 'text', text: item.untrusted ? wrapUntrusted(t, item.name ?? 'tool') : t });
     }
   }

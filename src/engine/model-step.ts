@@ -3,7 +3,7 @@ import type { RunRecord } from '../store/records';
 import { toolSpecs } from '../tools/registry';
 import { commitAssistant } from './assistant-commit';
 import { estimateTokens, maybeCompact } from './compaction';
-import { DEFAULT_TRUNCATION, buildContext } from './context-builder';
+import { buildContext, runContextOptions } from './context-builder';
 import { RunAborted, type EngineContext } from './context';
 import { discard, streamOnce } from './model-stream';
 import { emitCommitted } from './nodes';
@@ -35,12 +35,12 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
   // 2. Context from the path (old tool results clipped; older turns summarized when the window
   // fills up), and the provider.
   const round = currentRound(run);
-  const contextOpts = { vision: env.modelInfo.vision, providerKind: env.transport.kind, truncate: DEFAULT_TRUNCATION };
+  const contextOpts = runContextOptions(env);
   let path = await store.threads.path(run.threadId, cut.leaf);
   let messages = buildContext(path, contextOpts);
   const tools = env.modelInfo.toolUse && !round ? toolSpecs(env.toolCatalog) : [];
   const estimate = estimateTokens(env.systemPrompt, messages, JSON.stringify(tools));
-  const compacted = await maybeCompact(ctx, run, path, estimate);
+  const compacted = await maybeCompact(ctx, run, path, estimate, signal);
   if (compacted !== path) {
     path = compacted;
     messages = buildContext(path, contextOpts);
@@ -56,6 +56,7 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
     tools,
     ...(toolsDisabled && tools.length ? { toolChoice: 'none' as const } : {}),
     maxOutputTokens: Math.min(env.modelInfo.maxOutputTokens, 32_000),
+    cacheKey: run.threadId,
     signal,
   };
 

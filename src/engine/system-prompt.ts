@@ -2,6 +2,11 @@
  * The system prompt (spec/004 "system prompt structure"): identity, how to use tools, safety
  * rules, and the enabled skills' descriptions. It is captured in each run's environment snapshot,
  * so a resumed run continues with exactly the prompt it started with.
+ *
+ * The prompt is the front of every request, so it holds nothing that changes per step (issue 17:
+ * the providers' prompt caches need each request to begin as the previous one did). The only
+ * value that varies at all is the date, by day and only between runs: every turn of a day shares
+ * one prompt, and a thread pays at most one cache miss when the date changes between its turns.
  */
 export interface PromptInput {
   now: number;

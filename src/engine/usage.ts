@@ -1,4 +1,5 @@
 import type { Usage } from '../protocol';
+import { costUsd } from '../providers/cost';
 
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
@@ -16,14 +17,17 @@ export function totalTokens(u: Usage): number {
   return u.inputTokens + u.outputTokens;
 }
 
-/** USD cost of one call's usage at per-million-token prices; undefined when prices are unknown. */
+/**
+ * USD cost of one call's usage at per-million-token prices; undefined when prices are unknown.
+ * `inputTokens` is the whole prompt, cache reads and writes included (the adapters' convention):
+ * those parts are billed at their own rates, not on top (cost.ts).
+ */
 export function costOf(usage: Usage, pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): number | undefined {
-  if (!pricing) return undefined;
-  const m = 1_000_000;
-  return (
-    (usage.inputTokens * pricing.input) / m +
-    (usage.outputTokens * pricing.output) / m +
-    ((usage.cacheReadTokens ?? 0) * (pricing.cacheRead ?? pricing.input)) / m +
-    ((usage.cacheWriteTokens ?? 0) * (pricing.cacheWrite ?? pricing.input)) / m
-  );
+  return costUsd({ pricing }, usage);
+}
+
+/** Share of the prompt read from the provider's cache (0–1); undefined with no input. */
+export function cachedShare(usage: Usage): number | undefined {
+  if (usage.inputTokens <= 0) return undefined;
+  return Math.min(1, (usage.cacheReadTokens ?? 0) / usage.inputTokens);
 }

@@ -53,6 +53,11 @@ export interface ProviderRequest {
   temperature?: number;
   /** Extended thinking / reasoning effort, when the model supports it. */
   thinking?: { budgetTokens: number } | null;
+  /**
+   * A stable key for the provider's prompt cache, the same for every request of a thread (its id):
+   * OpenAI routes requests with the same `prompt_cache_key` to the same cache. Never a secret.
+   */
+  cacheKey?: string;
   signal: AbortSignal;
 }
 

@@ -24,8 +24,14 @@ import type { ModelInfo, ProviderMessage } from '../types';
  *   after them) share one user message, results first, as the API requires.
  * - Thinking is replayed only when Anthropic produced it, with its signature; redacted thinking as is.
  * - Empty text blocks and empty messages are dropped: the API rejects them.
- * - Prompt caching: breakpoints on the system prompt and the last two user turns, so each step of a
- *   tool loop reads the previous step's prefix from the cache (at most 4 breakpoints are allowed).
+ * - Prompt caching (3 of the 4 breakpoints allowed): the last tool, the system prompt, and the last
+ *   message. The last one writes this step's prefix, and the next request finds it by the API's
+ *   look-back from its own last breakpoint. A breakpoint on an older message would move on every
+ *   step and change the body there; this way the only bytes of a request the next one changes are
+ *   its last marker. Keys are in the API's cache order (tools, system, messages), what varies
+ *   (messages) last, so each request begins with the previous one.
+ * - `toolChoice: 'none'` is sent as `tool_choice: {type: 'none'}`: the tools stay declared (the
+ *   history has tool calls) but the model may not call one.
  * - Thinking: `adaptive` for models that only support it, else a `budget_tokens` clamped to what the
  *   API accepts (≥ 1024 and below max_tokens).
  */
@@ -107,16 +113,12 @@ export function buildAnthropicMessages(messages: readonly ProviderMessage[]): Me
 const CACHEABLE = new Set(['text', 'image', 'tool_result', 'tool_use']);
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
-function markCacheBreakpoints(messages: MessageParam[]): void {
-  const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
-  for (const index of userIndexes.slice(-2)) {
-    const content = messages[index].content;
-    if (typeof content === 'string') continue;
-    const block = [...content].reverse().find((candidate) => CACHEABLE.has(candidate.type));
-    if (block && !('cache_control' in block)) {
-      Object.assign(block, { cache_control: EPHEMERAL });
-    }
-  }
+function markLastMessage(messages: MessageParam[]): void {
+  const last = messages[messages.length - 1];
+  if (!last || typeof last.content === 'string') return;
+  const block = [...last.content].reverse().find((candidate) => CACHEABLE.has(candidate.type));
+  // Last key of the block: the bytes before it are the same in the next request.
+  if (block && !('cache_control' in block)) Object.assign(block, { cache_control: EPHEMERAL });
 }
 
 function thinkingParams(
@@ -136,19 +138,11 @@ function thinkingParams(
 
 export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): MessageCreateParamsStreaming {
   const messages = buildAnthropicMessages(input.messages);
-  markCacheBreakpoints(messages);
+  markLastMessage(messages);
   const { thinking, maxTokens } = thinkingParams(input, model);
 
-  const body: MessageCreateParamsStreaming = {
-    model: input.model,
-    max_tokens: maxTokens,
-    messages,
-    stream: true,
-  };
-  if (input.system !== '') {
-    const system: TextBlockParam = { type: 'text', text: input.system, cache_control: EPHEMERAL };
-    body.system = [system];
-  }
+  const body = { model: input.model, max_tokens: maxTokens } as MessageCreateParamsStreaming;
+  if (thinking) body.thinking = thinking;
   if (input.tools.length > 0) {
     body.tools = input.tools.map(
       (tool): Tool => ({
@@ -157,8 +151,15 @@ export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): Me
         input_schema: objectSchema(tool.inputSchema),
       }),
     );
+    Object.assign(body.tools[body.tools.length - 1], { cache_control: EPHEMERAL });
   }
-  if (thinking) body.thinking = thinking;
+  if (input.system !== '') {
+    const system: TextBlockParam = { type: 'text', text: input.system, cache_control: EPHEMERAL };
+    body.system = [system];
+  }
+  body.messages = messages;
+  body.stream = true;
+  if (input.toolChoice === 'none' && input.tools.length > 0) body.tool_choice = { type: 'none' };
   // No `temperature`: the API version this SDK speaks has no sampling parameters (and the models of
   // the last generations reject non-default ones), so `ProviderRequest.temperature` is not sent.
   return body;

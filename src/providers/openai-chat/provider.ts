@@ -65,6 +65,7 @@ export function createOpenAIChatProvider(
   const options: ChatRequestOptions = {
     maxTokensField: onOpenAI ? 'max_completion_tokens' : 'max_tokens',
     replayReasoningContent: !onOpenAI,
+    promptCacheKey: onOpenAI,
   };
   return {
     id: config.id,

@@ -29,6 +29,10 @@ import { reasoningEffort } from '../reasoning-effort';
  * - Thinking is replayed as `reasoning_content` only when the server produced it that way
  *   (DeepSeek, which rejects a conversation whose assistant messages lack it); then every
  *   assistant message carries the field, empty when it had no reasoning.
+ * - Prompt caching is automatic on OpenAI for a repeated prefix: keys are ordered so each body
+ *   begins with the previous one (model, tools, then the messages, system first), and the
+ *   thread's `prompt_cache_key` keeps its requests on the same cache.
+ * - `toolChoice: 'none'` is sent as `tool_choice: 'none'`, the tools still declared.
  */
 
 export interface ChatRequestOptions {
@@ -39,6 +43,8 @@ export interface ChatRequestOptions {
    * and rejects unknown message fields (a thread may have switched endpoints of the same kind).
    */
   replayReasoningContent: boolean;
+  /** Whether `prompt_cache_key` is sent (OpenAI itself; compatible servers may reject it). */
+  promptCacheKey?: boolean;
 }
 
 type AssistantWithReasoning = ChatCompletionAssistantMessageParam & { reasoning_content?: string };
@@ -130,12 +136,7 @@ export function buildChatRequest(
   model: ModelInfo,
   options: ChatRequestOptions,
 ): ChatCompletionCreateParamsStreaming {
-  const body: ChatCompletionCreateParamsStreaming = {
-    model: input.model,
-    messages: buildChatMessages(input.system, input.messages, options),
-    stream: true,
-    stream_options: { include_usage: true },
-  };
+  const body = { model: input.model } as ChatCompletionCreateParamsStreaming;
   if (input.tools.length > 0) {
     body.tools = input.tools.map(
       (tool): ChatCompletionTool => ({
@@ -148,6 +149,11 @@ export function buildChatRequest(
       }),
     );
   }
+  body.messages = buildChatMessages(input.system, input.messages, options);
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  if (input.toolChoice === 'none' && input.tools.length > 0) body.tool_choice = 'none';
+  if (options.promptCacheKey && input.cacheKey) body.prompt_cache_key = input.cacheKey;
   if (input.maxOutputTokens !== undefined) body[options.maxTokensField] = input.maxOutputTokens;
   const thinking = input.thinking && model.thinking !== false ? input.thinking : null;
   if (thinking) body.reasoning_effort = reasoningEffort(thinking.budgetTokens);

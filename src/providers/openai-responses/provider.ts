@@ -1,5 +1,6 @@
 import {
   createOpenAIClient,
+  isOpenAIPlatform,
   openaiErrorToProviderError,
   type OpenAIProviderConfig,
 } from '../openai-chat/provider';
@@ -14,6 +15,7 @@ export function createOpenAIResponsesProvider(
   deps: ProviderDeps = {},
 ): Provider {
   const client = createOpenAIClient(config, deps);
+  const options = { promptCacheKey: isOpenAIPlatform(config.baseURL) };
   return {
     id: config.id,
     kind: 'openai-responses',
@@ -22,7 +24,7 @@ export function createOpenAIResponsesProvider(
         req,
         deps,
         secrets: [config.apiKey],
-        build: () => buildResponsesRequest(req, config.modelInfo(req.model)),
+        build: () => buildResponsesRequest(req, config.modelInfo(req.model), options),
         open: (body, signal) => client.responses.create(body, { signal }),
         normalizer: createResponsesNormalizer,
         toError: openaiErrorToProviderError,

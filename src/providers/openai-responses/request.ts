@@ -27,7 +27,15 @@ import type { ModelInfo, ProviderMessage } from '../types';
  * - Assistant tool calls are `function_call` items without their `fc_…` item id: an item id would
  *   make the API demand the reasoning item that preceded it.
  * - Tool results are `function_call_output` items; images go in the output list as `input_image`.
+ * - Prompt caching: keys ordered so each body begins with the previous one (model, tools,
+ *   instructions, then the input items), and the thread's `prompt_cache_key` on OpenAI.
+ * - `toolChoice: 'none'` is sent as `tool_choice: 'none'`, the tools still declared.
  */
+
+export interface ResponsesRequestOptions {
+  /** Whether `prompt_cache_key` is sent (OpenAI itself; compatible servers may reject it). */
+  promptCacheKey: boolean;
+}
 
 function inputContent(content: readonly ContentBlock[]): ResponseInputMessageContentList {
   return content.map((block) => {
@@ -84,14 +92,9 @@ export function buildResponsesInput(messages: readonly ProviderMessage[]): Respo
 export function buildResponsesRequest(
   input: RequestInput,
   model: ModelInfo,
+  options: ResponsesRequestOptions = { promptCacheKey: true },
 ): ResponseCreateParamsStreaming {
-  const body: ResponseCreateParamsStreaming = {
-    model: input.model,
-    input: buildResponsesInput(input.messages),
-    stream: true,
-    store: false,
-  };
-  if (input.system !== '') body.instructions = input.system;
+  const body = { model: input.model } as ResponseCreateParamsStreaming;
   if (input.tools.length > 0) {
     body.tools = input.tools.map(
       (tool): FunctionTool => ({
@@ -103,6 +106,12 @@ export function buildResponsesRequest(
       }),
     );
   }
+  if (input.system !== '') body.instructions = input.system;
+  body.input = buildResponsesInput(input.messages);
+  body.stream = true;
+  body.store = false;
+  if (input.toolChoice === 'none' && input.tools.length > 0) body.tool_choice = 'none';
+  if (options.promptCacheKey && input.cacheKey) body.prompt_cache_key = input.cacheKey;
   if (input.maxOutputTokens !== undefined) body.max_output_tokens = input.maxOutputTokens;
   const thinking = input.thinking && model.thinking !== false ? input.thinking : null;
   if (thinking) body.reasoning = { effort: reasoningEffort(thinking.budgetTokens), summary: 'auto' };

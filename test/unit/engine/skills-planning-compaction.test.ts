@@ -30,6 +30,8 @@ describe('skills', () => {
       { text: 'done' },
     ];
     const rig = await makeRig({ script, tools: [probe] });
+    // A small window makes old results worth a clipping batch within ten requests.
+    (rig.engine.ctx.providers as { modelInfo: unknown }).modelInfo = async () => ({ id: 'm', toolUse: true, vision: false, contextWindow: 2_000, maxOutputTokens: 1000 });
     expect(await rig.client.send({ type: 'skills.import', content: 'garbage' })).toMatchObject({ code: 'invalid_command' });
     await rig.client.ack({ type: 'skills.import', content: SKILL });
     const ev = await rig.client.waitFor((e) => e.type === 'settings.updated' && (e.settings.skills?.length ?? 0) > 0);

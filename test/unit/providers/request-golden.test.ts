@@ -42,7 +42,23 @@ const CASES: Record<string, () => unknown> = {
       replayReasoningContent: true,
     }),
   'openai-responses.json': () => buildResponsesRequest(input('o4-mini'), lookupModel('o4-mini')),
+  // The breaker's final reply (issue 12): tools declared, none may be called; and the thread's
+  // cache key (issue 17), sent on OpenAI only.
+  'anthropic-tool-choice-none.json': () =>
+    buildAnthropicRequest(finalReply('claude-sonnet-4-5'), lookupModel('claude-sonnet-4-5')),
+  'openai-chat-tool-choice-none.json': () =>
+    buildChatRequest(finalReply('gpt-4.1'), lookupModel('gpt-4.1'), {
+      maxTokensField: 'max_completion_tokens',
+      replayReasoningContent: false,
+      promptCacheKey: true,
+    }),
+  'openai-responses-tool-choice-none.json': () =>
+    buildResponsesRequest(finalReply('o4-mini'), lookupModel('o4-mini'), { promptCacheKey: true }),
 };
+
+function finalReply(model: string): RequestInput {
+  return { ...input(model), thinking: null, toolChoice: 'none', cacheKey: 'th_golden' };
+}
 
 describe('golden request bodies', () => {
   for (const [file, build] of Object.entries(CASES)) {
