@@ -3,6 +3,7 @@ import type { ApprovalRequest, Decision } from '../../src/protocol';
 import { prettyJson } from '../format';
 import { t, type MessageKey, toolLabel } from '../i18n';
 import { safeImageSrc } from '../markdown/url-policy';
+import { approvalSummary, frameLine } from '../summaries/approval-summary';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
 
@@ -36,6 +37,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const titleId = `approval-title-${request.approvalId}`;
   const siteHintId = `approval-site-${request.approvalId}`;
   const options = ORDER.filter((d) => request.options.includes(d));
+  const sentence = approvalSummary(request);
+  const inFrame = frameLine(request);
 
   useEffect(() => {
     ref.current?.focus();
@@ -70,6 +73,12 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <Icon name="shield" />
         {t('approvalTitle', toolLabel(tool.name, tool.label))}
       </h2>
+      {sentence && (
+        <p class="approval-sentence" data-summary-key={sentence.key}>
+          <SentenceText text={t(sentence.key, ...sentence.subs)} emphasis={sentence.subs} />
+        </p>
+      )}
+      {inFrame && <p class="approval-frame">{t('approvalInFrame', inFrame.page, inFrame.frame)}</p>}
       <div class="approval-target">
         <Favicon url={target.favIconUrl} />
         <div class="approval-target-text">
@@ -84,8 +93,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <code class="approval-tool-name">{tool.name}</code>
       </div>
       {request.reason && <p class="approval-reason">{reasonText(request.reason)}</p>}
-      <details class="approval-params" open>
-        <summary>{t('toolParams')}</summary>
+      <details class="approval-params" open={sentence ? undefined : true}>
+        <summary>{sentence ? t('approvalRawParams') : t('toolParams')}</summary>
         <pre class="tool-pre">{prettyJson(request.params)}</pre>
       </details>
       <div class="approval-actions">
@@ -111,6 +120,32 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       <p class="approval-keys">{t('approvalKeys')}</p>
     </section>
   );
+}
+
+/**
+ * The sentence with its target names in italics ("Type “buy milk” into *New todo*"). The names
+ * are page text: they are matched as plain substrings and rendered as text, never as markup.
+ */
+function SentenceText({ text, emphasis }: { text: string; emphasis: string[] }) {
+  const names = emphasis.filter((n) => n.length > 0 && text.includes(n));
+  if (names.length === 0) return <>{text}</>;
+  const parts: Array<string | { em: string }> = [];
+  let rest = text;
+  while (rest) {
+    let best: { at: number; name: string } | null = null;
+    for (const name of names) {
+      const at = rest.indexOf(name);
+      if (at >= 0 && (!best || at < best.at || (at === best.at && name.length > best.name.length))) best = { at, name };
+    }
+    if (!best) {
+      parts.push(rest);
+      break;
+    }
+    if (best.at > 0) parts.push(rest.slice(0, best.at));
+    parts.push({ em: best.name });
+    rest = rest.slice(best.at + best.name.length);
+  }
+  return <>{parts.map((p, i) => (typeof p === 'string' ? p : <em key={i}>{p.em}</em>))}</>;
 }
 
 /** Known engine reasons get a sentence; anything else is shown as sent. */

@@ -11,8 +11,11 @@ function fakePanel(state: Record<string, unknown>) {
   const calls: unknown[][] = [];
   const listeners = new Set<() => void>();
   const engine = { get: () => state, subscribe: (l: () => void) => (listeners.add(l), () => listeners.delete(l)), update: () => undefined };
+  const ui = { get: () => ({ compactReads: true }), subscribe: () => () => undefined, update: () => undefined };
   const panel = {
     engine,
+    ui,
+    setCompactReads: (on: boolean) => calls.push(['setCompactReads', on]),
     importSkill: async (c: string) => (calls.push(['importSkill', c]), { ok: true, result: { name: 'x' } }),
     removeSkill: async (n: string) => (calls.push(['removeSkill', n]), { ok: true }),
     setThreadOptions: async (id: string, o: unknown) => (calls.push(['setThreadOptions', id, o]), { ok: true }),
