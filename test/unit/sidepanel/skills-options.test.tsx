@@ -42,11 +42,14 @@ describe('skills and per-thread options in the panel', () => {
     document.body.append(root);
     await act(() => render(<PanelContext.Provider value={panel as never}><ThreadOptions threadId="t1" /></PanelContext.Provider>, root));
     const boxes = root.querySelectorAll('input[type=checkbox]');
-    expect(boxes).toHaveLength(2);
+    // Plan first, compact reads (a panel preference), then the thread's skills.
+    expect(boxes).toHaveLength(3);
     await act(async () => (boxes[0] as HTMLInputElement).click());
     await act(async () => (boxes[1] as HTMLInputElement).click());
+    await act(async () => (boxes[2] as HTMLInputElement).click());
     expect(calls).toEqual([
       ['setThreadOptions', 't1', { planFirst: true }],
+      ['setCompactReads', false],
       ['setThreadOptions', 't1', { enabledSkills: ['a'] }],
     ]);
   });
