@@ -5,6 +5,7 @@ import { done, type Handler } from './ops';
 import { isVisible, threadMeta, threadSnapshot } from './thread-view';
 import { readPublicSettings } from './settings-service';
 import { redactSecrets } from './secret-scan';
+import { auditApprovals, auditSteps } from './audit-trail';
 import { BUSY_STATES, SUPERSEDABLE } from './turn-lifecycle';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
@@ -175,11 +176,15 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   if (!t) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const nodes = (await store.threads.allNodes(op.threadId)).sort((a, b) => a.seq - b.seq);
   const runs = await store.runs.byThread(op.threadId);
+  const approvals = await store.approvals.byThread(op.threadId);
   const payload = {
       format: 'keel.thread/v1',
       thread: threadMeta(t),
       nodes: nodes.map((n) => ({ id: n.id, parentId: n.parentId, runId: n.runId, turnId: n.turnId, item: n.item, visible: isVisible(n.item) })),
       runs: runs.map((r) => ({ runId: r.runId, turnId: r.turnId, state: r.state, stopReason: r.stopReason, usage: r.usage, costUsd: r.costUsd, model: r.env?.model, providerId: r.env?.providerId, createdAt: r.createdAt, updatedAt: r.updatedAt })),
+      approvals: auditApprovals(approvals),
+      steps: auditSteps(nodes, approvals),
+      exportedAt: engine.ctx.clock.now(),
   };
   // Scanned before it leaves: a key the user pasted into a chat (or a page echoed) is redacted.
   const { text, found } = await redactSecrets(store, JSON.stringify(payload));
