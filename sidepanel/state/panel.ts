@@ -108,6 +108,17 @@ export class Panel {
     return out.result && typeof out.result === 'object' ? (out.result as Record<string, unknown>) : null;
   }
 
+  /**
+   * Threads whose title or messages contain every word of `query` (thread.search), or null when
+   * the engine could not answer (the list then keeps its title-only filter).
+   */
+  async searchThreads(query: string): Promise<Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }> | null> {
+    const out = await this.client.send({ type: 'thread.search', query });
+    if (!out.ok) return null;
+    const matches = (out.result as { matches?: unknown } | undefined)?.matches;
+    return Array.isArray(matches) ? (matches as Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }>) : null;
+  }
+
   setView(view: View): void {
     this.ui.update((u) => ({ ...u, view }));
   }

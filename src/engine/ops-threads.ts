@@ -6,6 +6,7 @@ import { isVisible, threadMeta, threadSnapshot } from './thread-view';
 import { readPublicSettings } from './settings-service';
 import { redactSecrets } from './secret-scan';
 import { auditApprovals, auditSteps } from './audit-trail';
+import { matchThread, queryWords, type ThreadMatch } from './thread-search';
 import { BUSY_STATES, SUPERSEDABLE } from './turn-lifecycle';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
@@ -191,6 +192,20 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   return done(ack({ ...(JSON.parse(text) as object), redactedSecrets: found }));
 };
 
+/** Title and message search over every thread, newest first (the panel's thread list). */
+const searchThreads: Handler<'thread.search'> = async (engine, _client, op) => {
+  const { store } = engine.ctx;
+  const words = queryWords(op.query);
+  const limit = op.limit ?? 100;
+  const matches: ThreadMatch[] = [];
+  for (const t of await store.threads.list()) {
+    if (matches.length >= limit) break;
+    const hit = matchThread(t, await store.threads.allNodes(t.threadId), words);
+    if (hit) matches.push(hit);
+  }
+  return done(ack({ matches }));
+};
+
 export const threadOps = {
   initialize,
   'thread.subscribe': subscribe,
@@ -201,4 +216,5 @@ export const threadOps = {
   'thread.selectBranch': selectBranch,
   'thread.setOptions': setOptions,
   'thread.export': exportThread,
+  'thread.search': searchThreads,
 };
