@@ -68,7 +68,7 @@ export function MessageList({ threadId }: { threadId: string }) {
     <div class="messages" data-thread-id={threadId}>
       {first.start > 0 && <EarlierLoader count={first.start} onLoad={first.loadEarlier} />}
       {display.map((d) =>
-        d.kind === 'row' ? renderRow(d.row) : <ReadsFold key={`fold-${d.rows[0].item.id}`} rows={d.rows} render={renderRow} />,
+        d.kind === 'row' ? renderRow(d.row) : <ReadsFold key={`fold-${d.rows[0].item.id}`} rows={d.rows} count={d.count} render={renderRow} />,
       )}
       <TurnError threadId={threadId} />
       {approval && <ApprovalCard key={approval.approvalId} request={approval} />}
@@ -78,14 +78,14 @@ export function MessageList({ threadId }: { threadId: string }) {
 }
 
 /** A folded run of page reads: one line, each read's card one click away. */
-function ReadsFold({ rows, render }: { rows: Row[]; render: (row: Row) => JSX.Element }) {
+function ReadsFold({ rows, count, render }: { rows: Row[]; count: number; render: (row: Row) => JSX.Element }) {
   const [open, setOpen] = useState(false);
   return (
     <div class="row row-reads">
       <details class="reads-fold" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
         <summary class="tool-summary" title={t('foldReadsHint')}>
           <Icon name="check" class="tool-state-icon" />
-          <span class="tool-line">{t('foldReads', String(rows.length))}</span>
+          <span class="tool-line">{t('foldReads', String(count))}</span>
         </summary>
         {open && <div class="reads-fold-body">{rows.map(render)}</div>}
       </details>

@@ -74,10 +74,12 @@ export function threadMarkdown(exported: unknown): string {
     if (item.kind === 'user_message') {
       lines.push(`**${t('exportYou')}** · ${timeOf(item.createdAt)}`, '', item.text, '');
     } else if (item.kind === 'assistant_message') {
+      const interrupted = item.providerStopReason === 'interrupted' || (item as { stopReason?: unknown }).stopReason === 'interrupted';
+      // A round that only requested the next tool call says nothing: its step line is enough.
+      if (!item.text.trim() && !interrupted) continue;
       const meta = [timeOf(item.createdAt), item.model, took ? formatDuration(took) : ''].filter(Boolean).join(' · ');
       lines.push(`**${t('exportAgent')}** · ${meta}`, '');
       if (item.text) lines.push(item.text, '');
-      const interrupted = item.providerStopReason === 'interrupted' || (item as { stopReason?: unknown }).stopReason === 'interrupted';
       if (interrupted) lines.push(`> ${t('stopInterrupted')}`, '');
     } else if (item.kind === 'tool_call') {
       const result = results.get(item.toolCallId);

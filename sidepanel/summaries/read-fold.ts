@@ -7,7 +7,8 @@
  */
 import type { Row } from '../state/rows';
 
-export type DisplayRow = { kind: 'row'; row: Row } | { kind: 'reads'; rows: Row[] };
+/** `reads`: the folded rows (reads and the empty model turns between them) and how many reads. */
+export type DisplayRow = { kind: 'row'; row: Row } | { kind: 'reads'; rows: Row[]; count: number };
 
 /** A read that finished well. `effects` comes from the tool; unknown effects never fold. */
 export function isFoldableRead(row: Row): boolean {
@@ -16,17 +17,39 @@ export function isFoldableRead(row: Row): boolean {
   return item.state === 'result' && row.result?.ok === true && !row.branch && !row.turnUsage;
 }
 
-/** Runs of at least `min` foldable reads become one `reads` entry; everything else passes as is. */
+/**
+ * A model turn that said nothing (only requested the next call): invisible in the thread, so
+ * it neither breaks a run of reads nor counts as one.
+ */
+export function isSilentTurn(row: Row): boolean {
+  const item = row.item;
+  if (item.kind !== 'assistant_message' || row.branch || row.turnUsage) return false;
+  return !item.text.trim() && !item.thinking && item.providerStopReason === 'tool_use';
+}
+
+/**
+ * Runs of at least `min` foldable reads become one `reads` entry (silent turns between them fold
+ * with them); everything else passes as is, in order.
+ */
 export function foldReads(rows: Row[], min = 2): DisplayRow[] {
   const out: DisplayRow[] = [];
   let run: Row[] = [];
+  let count = 0;
   const flush = () => {
-    if (run.length >= min) out.push({ kind: 'reads', rows: run });
-    else for (const row of run) out.push({ kind: 'row', row });
+    // Silent turns after the last read stay outside: they belong to what comes next.
+    let end = run.length;
+    while (end > 0 && !isFoldableRead(run[end - 1])) end--;
+    if (count >= min) out.push({ kind: 'reads', rows: run.slice(0, end), count });
+    else for (const row of run.slice(0, end)) out.push({ kind: 'row', row });
+    for (const row of run.slice(end)) out.push({ kind: 'row', row });
     run = [];
+    count = 0;
   };
   for (const row of rows) {
-    if (isFoldableRead(row)) run.push(row);
+    if (isFoldableRead(row)) {
+      run.push(row);
+      count++;
+    } else if (count > 0 && isSilentTurn(row)) run.push(row);
     else {
       flush();
       out.push({ kind: 'row', row });

@@ -189,6 +189,17 @@ describe('helpers and compact mode', () => {
   });
   const write = (id: string): Row => ({ ...read(id), item: { ...(read(id).item as Extract<Row['item'], { kind: 'tool_call' }>), name: 'browser_click', effects: 'write' } });
 
+  const silent = (id: string): Row => ({
+    item: { kind: 'assistant_message', id, createdAt: 0, text: '', providerStopReason: 'tool_use' },
+    parentId: null,
+  });
+
+  it('silent model turns between reads fold with them; trailing ones stay outside', () => {
+    const out = foldReads([read('1'), silent('s1'), read('2'), silent('s2'), write('3')]);
+    expect(out.map((d) => (d.kind === 'reads' ? `reads:${d.count}:${d.rows.length}` : d.row.item.id))).toEqual(['reads:2:3', 's2', '3']);
+    expect(foldReads([silent('s0'), read('1')]).map((d) => d.kind)).toEqual(['row', 'row']);
+  });
+
   it('folds runs of two or more successful reads; a failed read or a write breaks the run', () => {
     const out = foldReads([read('1'), read('2'), read('3'), write('4'), read('5'), read('6', false), read('7'), read('8')]);
     expect(out.map((d) => (d.kind === 'reads' ? `reads:${d.rows.length}` : d.row.item.id))).toEqual(['reads:3', '4', '5', '6', 'reads:2']);
@@ -199,7 +210,10 @@ describe('helpers and compact mode', () => {
     let seed = 7;
     const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     for (let n = 0; n < 50; n++) {
-      const rows = Array.from({ length: Math.floor(rand() * 12) }, (_, i) => (rand() < 0.6 ? read(`${n}-${i}`, rand() < 0.9) : write(`${n}-${i}`)));
+      const rows = Array.from({ length: Math.floor(rand() * 12) }, (_, i) => {
+        const r = rand();
+        return r < 0.5 ? read(`${n}-${i}`, rand() < 0.9) : r < 0.75 ? silent(`${n}-${i}`) : write(`${n}-${i}`);
+      });
       const flat = foldReads(rows).flatMap((d) => (d.kind === 'reads' ? d.rows : [d.row]));
       expect(flat, `seed 7 round ${n}`).toEqual(rows);
     }
