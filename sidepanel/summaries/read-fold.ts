@@ -10,10 +10,16 @@ import type { Row } from '../state/rows';
 /** `reads`: the folded rows (reads and the empty model turns between them) and how many reads. */
 export type DisplayRow = { kind: 'row'; row: Row } | { kind: 'reads'; rows: Row[]; count: number };
 
-/** A read that finished well. `effects` comes from the tool; unknown effects never fold. */
+/**
+ * The tools that read the page. Other read-only tools (ask_user, list tabs, MCP reads) are not
+ * "reading the page" and keep their own cards.
+ */
+export const PAGE_READS: ReadonlySet<string> = new Set(['browser_snapshot', 'browser_get_text', 'browser_find', 'browser_screenshot']);
+
+/** A page read that finished well. */
 export function isFoldableRead(row: Row): boolean {
   const item = row.item;
-  if (item.kind !== 'tool_call' || item.effects !== 'read' || item.visibility === 'skill') return false;
+  if (item.kind !== 'tool_call' || !PAGE_READS.has(item.name) || item.visibility === 'skill') return false;
   return item.state === 'result' && row.result?.ok === true && !row.branch && !row.turnUsage;
 }
 

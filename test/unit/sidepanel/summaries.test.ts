@@ -188,6 +188,7 @@ describe('helpers and compact mode', () => {
     result: { kind: 'tool_result', id: `r-${id}`, createdAt: 0, toolCallId: `tc-${id}`, ok, content: [] },
   });
   const write = (id: string): Row => ({ ...read(id), item: { ...(read(id).item as Extract<Row['item'], { kind: 'tool_call' }>), name: 'browser_click', effects: 'write' } });
+  const askUser = (id: string): Row => ({ ...read(id), item: { ...(read(id).item as Extract<Row['item'], { kind: 'tool_call' }>), name: 'ask_user', effects: 'read' } });
 
   const silent = (id: string): Row => ({
     item: { kind: 'assistant_message', id, createdAt: 0, text: '', providerStopReason: 'tool_use' },
@@ -204,6 +205,8 @@ describe('helpers and compact mode', () => {
     const out = foldReads([read('1'), read('2'), read('3'), write('4'), read('5'), read('6', false), read('7'), read('8')]);
     expect(out.map((d) => (d.kind === 'reads' ? `reads:${d.rows.length}` : d.row.item.id))).toEqual(['reads:3', '4', '5', '6', 'reads:2']);
     expect(enLine({ key: 'foldReads', subs: ['3'] } as SummaryLine)).toBe('Read the page 3 times');
+    // Read-only tools that do not read the page (a question to the user) never fold.
+    expect(foldReads([askUser('q1'), askUser('q2')]).map((d) => d.kind)).toEqual(['row', 'row']);
   });
 
   it('keeps every row exactly once, in order, whatever the mix (seeded)', () => {
