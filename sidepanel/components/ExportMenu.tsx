@@ -39,7 +39,20 @@ export function ExportMenu({ threadId }: { threadId: string }) {
     setSaved(name);
   };
   return (
-    <details class="export-menu" ref={ref} onToggle={() => setSaved(null)}>
+    <details
+      class="export-menu"
+      ref={ref}
+      onToggle={() => setSaved(null)}
+      onKeyDown={(e) => {
+        // Esc closes the menu and leaves focus on its button, like any popup.
+        if (e.key === 'Escape' && ref.current?.open) {
+          e.preventDefault();
+          e.stopPropagation();
+          ref.current.open = false;
+          ref.current.querySelector('summary')?.focus();
+        }
+      }}
+    >
       <summary class="icon-btn" aria-label={t('exportTitle')} title={t('exportTitle')} data-action="export">
         <Icon name="download" />
       </summary>

@@ -233,7 +233,8 @@ describe('side panel: summaries, skills, export, onboarding, search', () => {
     await page.locator('.export-pop').waitFor();
     expect(await page.locator('[data-export="md"]').getAttribute('aria-label')).toBe('导出为 Markdown（便于阅读）');
     await screenshots(page, 'export-zh');
-    await page.locator('[data-action="export"]').click();
+    await page.keyboard.press('Escape');
+    await page.locator('.export-pop').waitFor({ state: 'hidden' });
     await chooseLanguage(page, 'en');
     await backToChat(page);
   });
