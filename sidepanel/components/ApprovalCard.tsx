@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest, Decision } from '../../src/protocol';
 import { prettyJson } from '../format';
-import { t, type MessageKey, toolLabel } from '../i18n';
+import { messageParts, t, type MessageKey, toolLabel } from '../i18n';
 import { safeImageSrc } from '../markdown/url-policy';
 import { approvalSummary, frameLine } from '../summaries/approval-summary';
 import { Icon } from './icons';
@@ -75,7 +75,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       </h2>
       {sentence && (
         <p class="approval-sentence" data-summary-key={sentence.key}>
-          <SentenceText text={t(sentence.key, ...sentence.subs)} emphasis={sentence.subs} />
+          <SentenceText summaryKey={sentence.key} subs={sentence.subs} />
         </p>
       )}
       {inFrame && <p class="approval-frame">{t('approvalInFrame', inFrame.page, inFrame.frame)}</p>}
@@ -123,29 +123,11 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
 }
 
 /**
- * The sentence with its target names in italics ("Type “buy milk” into *New todo*"). The names
- * are page text: they are matched as plain substrings and rendered as text, never as markup.
+ * The sentence with what was substituted (typed text, element names, addresses) in italics. The
+ * substitutions are page text: rendered as text, never as markup.
  */
-function SentenceText({ text, emphasis }: { text: string; emphasis: string[] }) {
-  const names = emphasis.filter((n) => n.length > 0 && text.includes(n));
-  if (names.length === 0) return <>{text}</>;
-  const parts: Array<string | { em: string }> = [];
-  let rest = text;
-  while (rest) {
-    let best: { at: number; name: string } | null = null;
-    for (const name of names) {
-      const at = rest.indexOf(name);
-      if (at >= 0 && (!best || at < best.at || (at === best.at && name.length > best.name.length))) best = { at, name };
-    }
-    if (!best) {
-      parts.push(rest);
-      break;
-    }
-    if (best.at > 0) parts.push(rest.slice(0, best.at));
-    parts.push({ em: best.name });
-    rest = rest.slice(best.at + best.name.length);
-  }
-  return <>{parts.map((p, i) => (typeof p === 'string' ? p : <em key={i}>{p.em}</em>))}</>;
+function SentenceText({ summaryKey, subs }: { summaryKey: MessageKey; subs: string[] }) {
+  return <>{messageParts(summaryKey, subs).map((p, i) => (typeof p === 'string' ? p : p.sub ? <em key={i}>{p.sub}</em> : null))}</>;
 }
 
 /** Known engine reasons get a sentence; anything else is shown as sent. */

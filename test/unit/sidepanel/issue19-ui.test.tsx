@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import './helpers/dom-shims';
 import { approvalRequest, assistant, settings, snapshot, toolCall, toolResult, user } from './helpers/fixtures';
 import { mountPanel, q, type Mounted } from './helpers/mount';
+import { messageParts } from '../../../sidepanel/i18n';
 
 const input = (el: HTMLInputElement | HTMLSelectElement, value: string) => {
   el.value = value;
@@ -59,6 +60,19 @@ describe('issue 19 in the panel (scripted engine)', () => {
     expect(raw.querySelector('pre')?.textContent).toContain('"submit": true');
   });
 
+  it('compact mode folds consecutive page reads into one line; turning it off shows each card', async () => {
+    const read = (n: number) => [
+      toolCall(`c${n}`, 'result', { name: 'browser_snapshot', effects: 'read', params: {} }),
+      toolResult(`r${n}`, `tc-c${n}`, { details: { title: 'Shop' } }),
+    ];
+    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'look'), ...read(1), ...read(2), ...read(3), assistant('a1', 'Seen.')])], open: 't1' });
+    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual(['Read the page 3 times']);
+    m.panel.setCompactReads(false);
+    await m.flush();
+    expect(m.container.querySelector('.reads-fold')).toBeNull();
+    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual(['Read the page “Shop”', 'Read the page “Shop”', 'Read the page “Shop”']);
+  });
+
   it('page text in a target name stays text: no markup reaches the card', async () => {
     m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' } })], open: 't1' });
     await m.emit(
@@ -71,6 +85,20 @@ describe('issue 19 in the panel (scripted engine)', () => {
     const sentence = q(m.container, '.approval-sentence');
     expect(sentence.querySelector('img')).toBeNull();
     expect(sentence.textContent).toBe('Click <img src=x onerror=alert(1)>');
+  });
+
+  it('italics mark the substitutions themselves, even when a name also occurs in the wording', async () => {
+    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' } })], open: 't1' });
+    await m.emit(
+      approvalRequest('t1', {
+        tool: { name: 'browser_type', label: 'Type', level: 'L1', effects: 'write' },
+        params: { ref: 'e1', text: 'e' },
+        target: { origin: 'https://a.example', element: { role: 'textbox', name: 'Type' } } as never,
+      }),
+    );
+    const sentence = q(m.container, '.approval-sentence');
+    expect(sentence.innerHTML).toBe('Type “<em>e</em>” into <em>Type</em>');
+    expect(messageParts('exportSeconds', ['1.5'])).toEqual([{ sub: '1.5' }, ' s']);
   });
 
   it('first run: the guide saves the provider and default model in one settings.update, then sends a test message', async () => {
