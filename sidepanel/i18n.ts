@@ -54,6 +54,25 @@ export function t(key: MessageKey, ...subs: Array<string | number>): string {
   return fallback !== undefined ? substitute(fallback, subs) : key;
 }
 
+/**
+ * A message split at its substitutions, so a component can style what was substituted (a page's
+ * element name in italics) without searching the finished text for it. Falls back to the whole
+ * translated text as one part.
+ */
+export function messageParts(key: MessageKey, subs: ReadonlyArray<string>): Array<string | { sub: string }> {
+  const { active, english } = i18nStore.get();
+  const raw = active?.[key]?.message ?? english?.[key]?.message;
+  if (raw === undefined) return [t(key, ...subs)];
+  const parts: Array<string | { sub: string }> = [];
+  raw.split(/(\$\$|\$[1-9])/).forEach((piece, i) => {
+    if (i % 2 === 0) {
+      if (piece) parts.push(piece);
+    } else if (piece === '$$') parts.push('$');
+    else parts.push({ sub: subs[Number(piece.slice(1)) - 1] ?? '' });
+  });
+  return parts;
+}
+
 export function currentLocale(): UiLocale {
   return i18nStore.get().locale;
 }

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest, Decision } from '../../src/protocol';
 import { prettyJson } from '../format';
-import { t, type MessageKey, toolLabel } from '../i18n';
+import { messageParts, t, type MessageKey, toolLabel } from '../i18n';
 import { safeImageSrc } from '../markdown/url-policy';
+import { approvalSummary, frameLine } from '../summaries/approval-summary';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
 
@@ -36,6 +37,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const titleId = `approval-title-${request.approvalId}`;
   const siteHintId = `approval-site-${request.approvalId}`;
   const options = ORDER.filter((d) => request.options.includes(d));
+  const sentence = approvalSummary(request);
+  const inFrame = frameLine(request);
 
   useEffect(() => {
     ref.current?.focus();
@@ -70,6 +73,12 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <Icon name="shield" />
         {t('approvalTitle', toolLabel(tool.name, tool.label))}
       </h2>
+      {sentence && (
+        <p class="approval-sentence" data-summary-key={sentence.key}>
+          <SentenceText summaryKey={sentence.key} subs={sentence.subs} />
+        </p>
+      )}
+      {inFrame && <p class="approval-frame">{t('approvalInFrame', inFrame.page, inFrame.frame)}</p>}
       <div class="approval-target">
         <Favicon url={target.favIconUrl} />
         <div class="approval-target-text">
@@ -84,8 +93,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <code class="approval-tool-name">{tool.name}</code>
       </div>
       {request.reason && <p class="approval-reason">{reasonText(request.reason)}</p>}
-      <details class="approval-params" open>
-        <summary>{t('toolParams')}</summary>
+      <details class="approval-params" open={sentence ? undefined : true}>
+        <summary>{sentence ? t('approvalRawParams') : t('toolParams')}</summary>
         <pre class="tool-pre">{prettyJson(request.params)}</pre>
       </details>
       <div class="approval-actions">
@@ -111,6 +120,14 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       <p class="approval-keys">{t('approvalKeys')}</p>
     </section>
   );
+}
+
+/**
+ * The sentence with what was substituted (typed text, element names, addresses) in italics. The
+ * substitutions are page text: rendered as text, never as markup.
+ */
+function SentenceText({ summaryKey, subs }: { summaryKey: MessageKey; subs: string[] }) {
+  return <>{messageParts(summaryKey, subs).map((p, i) => (typeof p === 'string' ? p : p.sub ? <em key={i}>{p.sub}</em> : null))}</>;
 }
 
 /** Known engine reasons get a sentence; anything else is shown as sent. */

@@ -12,6 +12,14 @@ const WARNINGS: Partial<Record<ProviderStopReason, MessageKey>> = {
   refusal: 'stopRefusal',
 };
 
+/**
+ * A partial answer kept at an interrupt. The engine marks it with `providerStopReason`, or a
+ * `stopReason` field on newer builds: either one counts.
+ */
+export function isInterrupted(item: AssistantMessageItem): boolean {
+  return item.providerStopReason === 'interrupted' || (item as { stopReason?: unknown }).stopReason === 'interrupted';
+}
+
 export function StopWarning({ reason }: { reason: ProviderStopReason }) {
   const key = WARNINGS[reason];
   if (!key) return null;
@@ -34,8 +42,14 @@ export function AssistantMessage({ item }: { item: AssistantMessageItem }) {
   const streaming = live !== undefined;
   const text = live ? live.text : item.text;
   const thinking = live ? live.thinking : (item.thinking ?? '');
+  const interrupted = !streaming && isInterrupted(item);
   return (
-    <div class="msg assistant" data-item-id={item.id} aria-busy={streaming ? 'true' : undefined}>
+    <div
+      class={`msg assistant${interrupted ? ' interrupted' : ''}`}
+      data-item-id={item.id}
+      data-stop={interrupted ? 'interrupted' : undefined}
+      aria-busy={streaming ? 'true' : undefined}
+    >
       {thinking && (
         <details class="thinking">
           <summary>{streaming && !text ? t('thinkingLive') : t('thinking')}</summary>
@@ -52,7 +66,14 @@ export function AssistantMessage({ item }: { item: AssistantMessageItem }) {
           <span class="dot" aria-hidden="true" />
         </p>
       ) : null}
-      {!streaming && <StopWarning reason={item.providerStopReason} />}
+      {interrupted ? (
+        <p class="stop-interrupted" role="note">
+          <Icon name="stop" />
+          <span>{t('stopInterrupted')}</span>
+        </p>
+      ) : (
+        !streaming && <StopWarning reason={item.providerStopReason} />
+      )}
     </div>
   );
 }

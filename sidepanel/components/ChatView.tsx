@@ -3,7 +3,8 @@ import { t } from '../i18n';
 import { Composer } from './Composer';
 import { HintBar } from './HintBar';
 import { MessageList } from './MessageList';
-import { useThread } from './panel-context';
+import { Onboarding } from './Onboarding';
+import { useEngine, useThread } from './panel-context';
 import { QueueList } from './QueueList';
 import { RunBanner } from './RunBanner';
 import { ThreadOptions } from './ThreadOptions';
@@ -64,6 +65,12 @@ export function ChatView({ threadId }: { threadId: string | null }) {
   const loaded = useThread(threadId, (th) => th?.loaded ?? false);
   const hasItems = useThread(threadId, (th) => (th?.path.length ?? 0) > 0);
   useStickToBottom(scroller, content, threadId);
+  // First run: once seen without a provider, the guide stays until a thread opens (its last
+  // step, the test message, runs after the provider is saved).
+  const noProvider = useEngine((s) => (s.settings ? s.settings.providers.length === 0 : false));
+  const firstRun = useRef(false);
+  if (noProvider && !threadId) firstRun.current = true;
+  if (threadId) firstRun.current = false;
   return (
     <main class="chat" aria-label={t('chatLabel')}>
       <div class="scroller" ref={scroller} tabIndex={0} aria-label={t('conversationLabel')}>
@@ -74,6 +81,8 @@ export function ChatView({ threadId }: { threadId: string | null }) {
             <p class="loading" role="status">
               {t('loadingThread')}
             </p>
+          ) : firstRun.current ? (
+            <Onboarding />
           ) : (
             <EmptyState />
           )}

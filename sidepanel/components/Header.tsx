@@ -1,5 +1,6 @@
 import { formatUsage } from '../format';
 import { t } from '../i18n';
+import { ExportMenu } from './ExportMenu';
 import { Icon } from './icons';
 import { useEngine, usePanel, useThread, useUi } from './panel-context';
 
@@ -37,6 +38,7 @@ export function Header() {
           </p>
         )}
       </div>
+      {view === 'chat' && threadId && meta && <ExportMenu threadId={threadId} />}
       <button type="button" class="icon-btn" aria-label={t('newChat')} title={t('newChat')} data-action="new-thread" onClick={() => void panel.newThread()}>
         <Icon name="plus" />
       </button>

@@ -6,6 +6,7 @@ import { BranchSwitcher } from './BranchSwitcher';
 import { memo } from './memo';
 import { MessageActions } from './MessageActions';
 import { NoticeRow } from './NoticeRow';
+import { SkillCard } from './SkillCard';
 import { ToolCard } from './ToolCard';
 import { UserMessageRow } from './UserMessageRow';
 
@@ -33,7 +34,7 @@ function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageO
       body = <AssistantMessage item={item} />;
       break;
     case 'tool_call':
-      body = <ToolCard item={item} result={result} />;
+      body = item.visibility === 'skill' ? <SkillCard item={item} result={result} /> : <ToolCard item={item} result={result} />;
       break;
     case 'tool_result':
       // A result whose call is not on the path (should not happen): show it as a bare card.

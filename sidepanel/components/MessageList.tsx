@@ -1,12 +1,14 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { JSX } from 'preact';
 import type { BranchPoint, Item } from '../../src/protocol';
 import { t } from '../i18n';
-import { buildRows } from '../state/rows';
+import { buildRows, type Row } from '../state/rows';
+import { foldReads } from '../summaries/read-fold';
 import { ApprovalCard } from './ApprovalCard';
 import { Icon } from './icons';
 import { InteractionCard } from './InteractionCard';
 import { ItemRow } from './ItemRow';
-import { useThread } from './panel-context';
+import { useThread, useUi } from './panel-context';
 
 const NO_ITEMS: Item[] = [];
 /** Rows rendered when a thread opens; earlier ones load in steps as the user scrolls up. */
@@ -38,32 +40,56 @@ export function MessageList({ threadId }: { threadId: string }) {
   const interaction = useThread(threadId, (th) => th?.interaction ?? null);
   const rows = useMemo(() => buildRows(path, branches), [path, branches]);
   const first = useWindowStart(threadId, rows.length);
+  const compact = useUi((u) => u.compactReads);
+  const shown = rows.slice(first.start);
+  // The last row stays unfolded: it carries the running turn's live usage.
+  const display = compact && shown.length > 1 ? [...foldReads(shown.slice(0, -1)), { kind: 'row' as const, row: shown[shown.length - 1] }] : shown.map((row) => ({ kind: 'row' as const, row }));
+  const last = rows[rows.length - 1];
+
+  const renderRow = (row: Row) => {
+    // The running turn's usage comes live from token.usage, ahead of the committed items.
+    const usage = row === last && liveUsage ? { usage: liveUsage.turnUsage, costUsd: liveUsage.turnCostUsd } : row.turnUsage;
+    return (
+      <ItemRow
+        key={row.item.id}
+        threadId={threadId}
+        item={row.item}
+        parentId={row.parentId}
+        result={row.result}
+        branch={row.branch}
+        usageIn={usage?.usage.inputTokens}
+        usageOut={usage?.usage.outputTokens}
+        usageCached={usage?.usage.cacheReadTokens}
+        usageCost={usage?.costUsd}
+      />
+    );
+  };
 
   return (
     <div class="messages" data-thread-id={threadId}>
       {first.start > 0 && <EarlierLoader count={first.start} onLoad={first.loadEarlier} />}
-      {rows.slice(first.start).map((row, j) => {
-        const i = first.start + j;
-        // The running turn's usage comes live from token.usage, ahead of the committed items.
-        const usage = i === rows.length - 1 && liveUsage ? { usage: liveUsage.turnUsage, costUsd: liveUsage.turnCostUsd } : row.turnUsage;
-        return (
-          <ItemRow
-            key={row.item.id}
-            threadId={threadId}
-            item={row.item}
-            parentId={row.parentId}
-            result={row.result}
-            branch={row.branch}
-            usageIn={usage?.usage.inputTokens}
-            usageOut={usage?.usage.outputTokens}
-            usageCached={usage?.usage.cacheReadTokens}
-            usageCost={usage?.costUsd}
-          />
-        );
-      })}
+      {display.map((d) =>
+        d.kind === 'row' ? renderRow(d.row) : <ReadsFold key={`fold-${d.rows[0].item.id}`} rows={d.rows} count={d.count} render={renderRow} />,
+      )}
       <TurnError threadId={threadId} />
       {approval && <ApprovalCard key={approval.approvalId} request={approval} />}
       {interaction && <InteractionCard key={interaction.interactionId} request={interaction} />}
+    </div>
+  );
+}
+
+/** A folded run of page reads: one line, each read's card one click away. */
+function ReadsFold({ rows, count, render }: { rows: Row[]; count: number; render: (row: Row) => JSX.Element }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="row row-reads">
+      <details class="reads-fold" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary class="tool-summary" title={t('foldReadsHint')}>
+          <Icon name="check" class="tool-state-icon" />
+          <span class="tool-line">{t('foldReads', String(count))}</span>
+        </summary>
+        {open && <div class="reads-fold-body">{rows.map(render)}</div>}
+      </details>
     </div>
   );
 }

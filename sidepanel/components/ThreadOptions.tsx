@@ -1,5 +1,5 @@
 import { t } from '../i18n';
-import { useEngine, usePanel, useThread } from './panel-context';
+import { useEngine, usePanel, useThread, useUi } from './panel-context';
 
 /**
  * Per-conversation options: "Plan first" (a planning round without tools before acting) and the
@@ -10,6 +10,7 @@ export function ThreadOptions({ threadId }: { threadId: string }) {
   const planFirst = useThread(threadId, (th) => th?.meta?.planFirst ?? false);
   const enabled = useThread(threadId, (th) => th?.meta?.enabledSkills ?? []);
   const skills = useEngine((s) => s.settings?.skills ?? []);
+  const compact = useUi((u) => u.compactReads);
   const toggleSkill = (name: string, on: boolean) => {
     const next = on ? [...new Set([...enabled, name])] : enabled.filter((n) => n !== name);
     void panel.setThreadOptions(threadId, { enabledSkills: next });
@@ -22,6 +23,10 @@ export function ThreadOptions({ threadId }: { threadId: string }) {
         <span>{t('planFirst')}</span>
       </label>
       <p class="field-help">{t('planFirstHelp')}</p>
+      <label class="check-row">
+        <input type="checkbox" checked={compact} data-option="compact-reads" onChange={(e) => panel.setCompactReads((e.currentTarget as HTMLInputElement).checked)} />
+        <span>{t('compactReads')}</span>
+      </label>
       {skills.length > 0 && (
         <fieldset class="skill-toggles">
           <legend>{t('enabledSkills')}</legend>

@@ -6,6 +6,7 @@ import { useKeyed } from '../state/hooks';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
 import { readToolDetails } from './tool-details';
+import { toolSummary } from '../summaries/tool-summary';
 
 const STATE_LABEL: Record<ToolCallState, MessageKey> = {
   start: 'toolStart',
@@ -96,7 +97,17 @@ export function ToolCard({ item, result }: { item: ToolCallItem; result?: ToolRe
   const hasParams = item.rawArgs !== undefined || (item.state !== 'start' && item.params !== undefined && item.params !== null);
   const expandable = hasParams || !!result;
   const icon = busy ? 'spinner' : item.state === 'result' && !failed ? 'check' : item.state === 'approval_required' ? 'shield' : item.state === 'result' ? 'alert' : 'x';
-  const headParts = (
+  const summary = item.state === 'result' ? toolSummary(item, result) : null;
+  // A finished call reads as one sentence naming its target; the state word stays for screen readers.
+  const headParts = summary ? (
+    <>
+      <Icon name={icon} class="tool-state-icon" />
+      <span class="tool-line" title={toolLabel(item.name, item.label)}>
+        {t(summary.key, ...summary.subs)}
+      </span>
+      <span class="sr-only">{t(stateKey)}</span>
+    </>
+  ) : (
     <>
       <Icon name={icon} class="tool-state-icon" />
       <span class="tool-name">{toolLabel(item.name, item.label)}</span>

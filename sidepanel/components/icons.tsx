@@ -4,7 +4,7 @@ import type { JSX } from 'preact';
 type IconName =
   | 'menu' | 'plus' | 'gear' | 'send' | 'stop' | 'queue' | 'trash' | 'edit' | 'copy' | 'fork'
   | 'check' | 'x' | 'alert' | 'globe' | 'tool' | 'spinner' | 'chevron-left' | 'chevron-right'
-  | 'back' | 'image' | 'info' | 'shield';
+  | 'back' | 'image' | 'info' | 'shield' | 'book' | 'download' | 'search';
 
 const PATHS: Record<IconName, string> = {
   menu: 'M3 6h18M3 12h18M3 18h18',
@@ -29,6 +29,9 @@ const PATHS: Record<IconName, string> = {
   image: 'M3 3h18v18H3zM8.5 10a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3zM21 15l-5-5L5 21',
   info: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM12 16v-4M12 8h.01',
   shield: 'M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z',
+  book: 'M4 19.5A2.5 2.5 0 0 1 6.5 17H20V3H6.5A2.5 2.5 0 0 0 4 5.5v14zM4 19.5A2.5 2.5 0 0 0 6.5 22H20v-5',
+  download: 'M12 3v12M7 10l5 5 5-5M5 21h14',
+  search: 'M11 19a8 8 0 1 0 0-16 8 8 0 0 0 0 16zM21 21l-4.3-4.3',
 };
 
 export function Icon({ name, class: cls }: { name: IconName; class?: string }): JSX.Element {

@@ -40,15 +40,28 @@ function readBox(v: unknown): HighlightBox | null {
   return box.label || box.width !== undefined ? box : null;
 }
 
+/** A browser tool's captured image (`{ mimeType, dataBase64 }`, details.ts) as a data URL. */
+function capturedImage(v: unknown): string | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  const mime = str(o.mimeType);
+  const data = str(o.dataBase64);
+  return mime && data && /^image\/(png|jpeg)$/.test(mime) && /^[A-Za-z0-9+/=]+$/.test(data) ? `data:${mime};base64,${data}` : undefined;
+}
+
 export function readToolDetails(details: unknown): ToolDetailsView {
   const o = details && typeof details === 'object' ? (details as Record<string, unknown>) : {};
-  const shot = typeof o.screenshot === 'string' ? o.screenshot : str((o.screenshot as Record<string, unknown> | undefined)?.dataUrl);
+  const shot =
+    typeof o.screenshot === 'string'
+      ? o.screenshot
+      : (str((o.screenshot as Record<string, unknown> | undefined)?.dataUrl) ?? capturedImage(o.image) ?? capturedImage(o.thumbnail));
   const vp = (o.viewport ?? o.screenshotSize) as Record<string, unknown> | undefined;
   const vw = num(vp?.width);
   const vh = num(vp?.height);
   return {
     screenshot: shot && shot.startsWith('data:image/') ? safeImageSrc(shot) : null,
-    highlight: readBox(o.highlight),
+    // The element's name sits beside the box in browser tools' details (`target`).
+    highlight: readBox(o.highlight && typeof o.highlight === 'object' && o.target && typeof o.target === 'object' ? { ...(o.target as object), ...(o.highlight as object) } : o.highlight),
     viewport: vw && vh ? { width: vw, height: vh } : null,
   };
 }

@@ -10,6 +10,7 @@ import { activeTurnId, emptyThread } from './thread-state';
 import { initialUiState, type Hint, type UiState, type View } from './ui-state';
 
 const SELECTED_KEY = 'keel.selectedThread';
+const COMPACT_KEY = 'keel.compactReads';
 
 /** Reject codes of a steer that mean "the turn can't take it now": the message goes to the queue. */
 const STEER_FALLBACK = new Set(['not_steerable', 'no_active_turn', 'turn_mismatch']);
@@ -45,12 +46,14 @@ export class Panel {
     this.storage = options.storage ?? null;
     this.drafts = new Drafts(this.storage);
     let selected: string | null = null;
+    let compactReads = initialUiState.compactReads;
     try {
       selected = this.storage?.getItem(SELECTED_KEY) ?? null;
+      compactReads = this.storage?.getItem(COMPACT_KEY) !== 'off';
     } catch {
       /* no storage */
     }
-    this.ui.set({ ...initialUiState, selectedThreadId: selected });
+    this.ui.set({ ...initialUiState, selectedThreadId: selected, compactReads });
     this.client.onEvent((ev) => this.handleEvent(ev));
     this.client.onStatus((connection) => this.engine.update((s) => ({ ...s, connection })));
   }
@@ -82,6 +85,39 @@ export class Panel {
   }
 
   // ---- navigation -----------------------------------------------------------------------------
+
+  setCompactReads(on: boolean): void {
+    this.ui.update((u) => ({ ...u, compactReads: on }));
+    try {
+      this.storage?.setItem(COMPACT_KEY, on ? 'on' : 'off');
+    } catch {
+      /* no storage: the choice lasts this session */
+    }
+  }
+
+  /**
+   * The thread's audit export (thread.export): the engine's redacted JSON, or null after a
+   * failure (already shown as a hint).
+   */
+  async exportThread(threadId: string): Promise<Record<string, unknown> | null> {
+    const out = await this.client.send({ type: 'thread.export', threadId });
+    if (!out.ok) {
+      this.failed(out);
+      return null;
+    }
+    return out.result && typeof out.result === 'object' ? (out.result as Record<string, unknown>) : null;
+  }
+
+  /**
+   * Threads whose title or messages contain every word of `query` (thread.search), or null when
+   * the engine could not answer (the list then keeps its title-only filter).
+   */
+  async searchThreads(query: string): Promise<Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }> | null> {
+    const out = await this.client.send({ type: 'thread.search', query });
+    if (!out.ok) return null;
+    const matches = (out.result as { matches?: unknown } | undefined)?.matches;
+    return Array.isArray(matches) ? (matches as Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }>) : null;
+  }
 
   setView(view: View): void {
     this.ui.update((u) => ({ ...u, view }));

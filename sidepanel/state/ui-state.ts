@@ -14,6 +14,8 @@ export interface UiState {
   view: View;
   selectedThreadId: string | null;
   hint: Hint | null;
+  /** Compact mode: runs of consecutive page reads fold into one row (kept across panel opens). */
+  compactReads: boolean;
 }
 
-export const initialUiState: UiState = { view: 'chat', selectedThreadId: null, hint: null };
+export const initialUiState: UiState = { view: 'chat', selectedThreadId: null, hint: null, compactReads: true };

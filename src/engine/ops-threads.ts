@@ -8,6 +8,8 @@ import { redactSecrets } from './secret-scan';
 import { emitCommitted } from './nodes';
 import { isBusy } from './run-machine';
 import { supersedeCurrent } from './turn-lifecycle';
+import { auditApprovals, auditSteps } from './audit-trail';
+import { matchThread, queryWords, type ThreadMatch } from './thread-search';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
 const INITIAL_SNAPSHOTS = 20;
@@ -191,15 +193,33 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   if (!t) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const nodes = (await store.threads.allNodes(op.threadId)).sort((a, b) => a.seq - b.seq);
   const runs = await store.runs.byThread(op.threadId);
+  const approvals = await store.approvals.byThread(op.threadId);
   const payload = {
       format: 'keel.thread/v1',
       thread: threadMeta(t),
       nodes: nodes.map((n) => ({ id: n.id, parentId: n.parentId, runId: n.runId, turnId: n.turnId, item: n.item, visible: isVisible(n.item) })),
       runs: runs.map((r) => ({ runId: r.runId, turnId: r.turnId, state: r.state, stopReason: r.stopReason, usage: r.usage, costUsd: r.costUsd, model: r.env?.model, providerId: r.env?.providerId, createdAt: r.createdAt, updatedAt: r.updatedAt })),
+      approvals: auditApprovals(approvals),
+      steps: auditSteps(nodes, approvals),
+      exportedAt: engine.ctx.clock.now(),
   };
   // Scanned before it leaves: a key the user pasted into a chat (or a page echoed) is redacted.
   const { text, found } = await redactSecrets(store, JSON.stringify(payload));
   return done(ack({ ...(JSON.parse(text) as object), redactedSecrets: found }));
+};
+
+/** Title and message search over every thread, newest first (the panel's thread list). */
+const searchThreads: Handler<'thread.search'> = async (engine, _client, op) => {
+  const { store } = engine.ctx;
+  const words = queryWords(op.query);
+  const limit = op.limit ?? 100;
+  const matches: ThreadMatch[] = [];
+  for (const t of await store.threads.list()) {
+    if (matches.length >= limit) break;
+    const hit = matchThread(t, await store.threads.allNodes(t.threadId), words);
+    if (hit) matches.push(hit);
+  }
+  return done(ack({ matches }));
 };
 
 export const threadOps = {
@@ -212,4 +232,5 @@ export const threadOps = {
   'thread.selectBranch': selectBranch,
   'thread.setOptions': setOptions,
   'thread.export': exportThread,
+  'thread.search': searchThreads,
 };

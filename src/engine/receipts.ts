@@ -17,4 +17,4 @@ export const ack = (result?: unknown): Outcome => (result === undefined ? { kind
 export const reject = (code: string, message: string): Outcome => ({ kind: 'reject', code, message });
 
 /** Ops that change nothing durable: answered directly, no receipt. */
-export const READ_ONLY_OPS = new Set(['initialize', 'thread.subscribe', 'thread.unsubscribe', 'thread.export']);
+export const READ_ONLY_OPS = new Set(['initialize', 'thread.subscribe', 'thread.unsubscribe', 'thread.export', 'thread.search']);

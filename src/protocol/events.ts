@@ -36,6 +36,8 @@ export const ApprovalRequest = z.object({
     title: z.string().optional(),
     serverId: z.string().optional(),
     favIconUrl: z.string().optional(),
+    /** The element acted on (role and accessible name, page-controlled text), for the card's sentence. */
+    element: z.object({ role: z.string(), name: z.string() }).optional(),
   }),
   options: z.array(Decision),
   /** Why the engine asks (e.g. 'write', 'always_ask:payment', 'rule_changed'). */

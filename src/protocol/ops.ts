@@ -70,6 +70,8 @@ export const OpSchemas = {
     rule: SiteRule,
   }),
   'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
+  /** Threads whose title or messages contain every word of `query` (ack: { matches }). */
+  'thread.search': z.object({ ...envelope, type: z.literal('thread.search'), query: z.string().min(1).max(200), limit: z.number().int().min(1).max(500).optional() }),
   /** Import a SKILL.md file (front matter with name and description, then the body). */
   'skills.import': z.object({ ...envelope, type: z.literal('skills.import'), content: z.string().min(1).max(100_000) }),
   'skills.remove': z.object({ ...envelope, type: z.literal('skills.remove'), name: z.string().min(1).max(64) }),
@@ -100,6 +102,7 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['settings.update'],
   OpSchemas['siteRules.set'],
   OpSchemas['thread.export'],
+  OpSchemas['thread.search'],
   OpSchemas['skills.import'],
   OpSchemas['skills.remove'],
 ]);

@@ -12,6 +12,10 @@ export class ApprovalsRepo {
   pendingForRun(runId: string): Promise<ApprovalRecord[]> {
     return this.db.approvals.where('runId').equals(runId).filter((a) => a.status === 'pending').toArray();
   }
+  /** Every approval of a thread, whatever its status (the audit export). */
+  byThread(threadId: string): Promise<ApprovalRecord[]> {
+    return this.db.approvals.where('threadId').equals(threadId).toArray();
+  }
   async deleteByThread(threadId: string): Promise<void> {
     await this.db.approvals.where('threadId').equals(threadId).delete();
   }

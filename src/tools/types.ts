@@ -26,6 +26,8 @@ export interface ToolTarget {
   title?: string;
   favIconUrl?: string;
   serverId?: string;
+  /** The element the call acts on, as the page names it (page text: shown to the user, never judged). */
+  element?: { role: string; name: string };
   /**
    * Set when the call must always be approved, whatever the site rule or approval mode
    * (downloads, file uploads, payment-like submits, cross-origin navigation carrying page data).

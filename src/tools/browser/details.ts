@@ -18,6 +18,8 @@ export interface BrowserToolDetails {
   title?: string;
   /** The element acted on, as its snapshot line. */
   element?: string;
+  /** The same element's role and accessible name, for the card's one-line summary. */
+  target?: { role: string; name: string };
   highlight?: HighlightBox;
   /** A small JPEG of the visible tab after the action, when it was cheap to take. */
   thumbnail?: CapturedImage;

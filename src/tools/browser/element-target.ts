@@ -60,6 +60,8 @@ function otherSite(pageOrigin: string | undefined, url: string | undefined): URL
  * the approval names the site the data goes to.
  */
 export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: RiskChecks): ToolTarget {
+  // For the approval card's sentence ("Type … into New todo"); the verdict never reads it.
+  target.element = { role: el.role, name: el.name };
   if (checks.activates && el.download) target.alwaysAsk = `downloads a file (${el.href ?? 'link'})`;
   const submits = (checks.activates && el.submitsForm === 'click') || (checks.submits && el.submitsForm !== undefined);
   if (submits && el.submitsPaymentForm) {

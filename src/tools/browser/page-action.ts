@@ -207,6 +207,7 @@ async function compose(
   const el = performed.element;
   if (el) {
     details.element = el.line;
+    details.target = { role: el.role, name: el.name };
     details.highlight = { ...el.box, frameId: spec.frameId };
   }
   if (deps.thumbnails && after?.active && settled.kind !== 'unresponsive' && settled.kind !== 'dialog') {

@@ -26,6 +26,7 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'settings.update': { type: 'settings.update', patch: {} },
   'siteRules.set': { type: 'siteRules.set', origin: 'example.com', rule: 'allow' },
   'thread.export': { type: 'thread.export', threadId: 't' },
+  'thread.search': { type: 'thread.search', query: 'milk' },
   'skills.import': { type: 'skills.import', content: '---\nname: a\ndescription: b\n---\nbody' },
   'skills.remove': { type: 'skills.remove', name: 'a' },
 };
@@ -34,7 +35,7 @@ describe('op schemas', () => {
   it('every PROTOCOL.md op exists, plus the additions', () => {
     const fromProtocolMd = ['initialize', 'thread.create', 'thread.delete', 'thread.fork', 'thread.selectBranch', 'thread.subscribe', 'turn.submit', 'turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove', 'turn.interrupt', 'approval.response', 'interaction.response', 'run.resume', 'run.resolveUncertain', 'settings.update', 'siteRules.set'];
     for (const t of fromProtocolMd) expect(OP_TYPES).toContain(t);
-    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['skills.import', 'skills.remove', 'thread.export', 'thread.setOptions', 'thread.unsubscribe']);
+    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['skills.import', 'skills.remove', 'thread.export', 'thread.search', 'thread.setOptions', 'thread.unsubscribe']);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
   });
 

@@ -11,8 +11,11 @@ function fakePanel(state: Record<string, unknown>) {
   const calls: unknown[][] = [];
   const listeners = new Set<() => void>();
   const engine = { get: () => state, subscribe: (l: () => void) => (listeners.add(l), () => listeners.delete(l)), update: () => undefined };
+  const ui = { get: () => ({ compactReads: true }), subscribe: () => () => undefined, update: () => undefined };
   const panel = {
     engine,
+    ui,
+    setCompactReads: (on: boolean) => calls.push(['setCompactReads', on]),
     importSkill: async (c: string) => (calls.push(['importSkill', c]), { ok: true, result: { name: 'x' } }),
     removeSkill: async (n: string) => (calls.push(['removeSkill', n]), { ok: true }),
     setThreadOptions: async (id: string, o: unknown) => (calls.push(['setThreadOptions', id, o]), { ok: true }),
@@ -39,11 +42,14 @@ describe('skills and per-thread options in the panel', () => {
     document.body.append(root);
     await act(() => render(<PanelContext.Provider value={panel as never}><ThreadOptions threadId="t1" /></PanelContext.Provider>, root));
     const boxes = root.querySelectorAll('input[type=checkbox]');
-    expect(boxes).toHaveLength(2);
+    // Plan first, compact reads (a panel preference), then the thread's skills.
+    expect(boxes).toHaveLength(3);
     await act(async () => (boxes[0] as HTMLInputElement).click());
     await act(async () => (boxes[1] as HTMLInputElement).click());
+    await act(async () => (boxes[2] as HTMLInputElement).click());
     expect(calls).toEqual([
       ['setThreadOptions', 't1', { planFirst: true }],
+      ['setCompactReads', false],
       ['setThreadOptions', 't1', { enabledSkills: ['a'] }],
     ]);
   });

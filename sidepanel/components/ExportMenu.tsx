@@ -1,0 +1,75 @@
+import { useRef, useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { exportFileName, threadMarkdown } from '../export/thread-markdown';
+import { Icon } from './icons';
+import { usePanel } from './panel-context';
+
+/** Hand a text to the browser as a download, through a Blob URL (nothing leaves the machine). */
+export function downloadText(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Revoke after the click has been handled; the download keeps its own copy.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * The thread's Export button (header): Markdown to read, JSON to keep everything. Both come from
+ * the engine's thread.export, which redacts secrets before anything reaches the panel.
+ */
+export function ExportMenu({ threadId }: { threadId: string }) {
+  const panel = usePanel();
+  const ref = useRef<HTMLDetailsElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const run = async (format: 'md' | 'json') => {
+    if (busy) return;
+    setBusy(true);
+    const exported = await panel.exportThread(threadId);
+    setBusy(false);
+    if (!exported) return;
+    const name = exportFileName(exported, format);
+    if (format === 'md') downloadText(name, threadMarkdown(exported), 'text/markdown;charset=utf-8');
+    else downloadText(name, `${JSON.stringify(exported, null, 2)}\n`, 'application/json');
+    setSaved(name);
+  };
+  return (
+    <details
+      class="export-menu"
+      ref={ref}
+      onToggle={() => setSaved(null)}
+      onKeyDown={(e) => {
+        // Esc closes the menu and leaves focus on its button, like any popup.
+        if (e.key === 'Escape' && ref.current?.open) {
+          e.preventDefault();
+          e.stopPropagation();
+          ref.current.open = false;
+          ref.current.querySelector('summary')?.focus();
+        }
+      }}
+    >
+      <summary class="icon-btn" aria-label={t('exportTitle')} title={t('exportTitle')} data-action="export">
+        <Icon name="download" />
+      </summary>
+      <div class="export-pop" role="group" aria-label={t('exportTitle')}>
+        <p class="field-help">{t('exportHelp')}</p>
+        <div class="export-actions">
+          <button type="button" class="btn small" data-export="md" disabled={busy} aria-label={t('exportMarkdownLabel')} onClick={() => void run('md')}>
+            {t('exportMarkdown')}
+          </button>
+          <button type="button" class="btn small" data-export="json" disabled={busy} aria-label={t('exportJsonLabel')} onClick={() => void run('json')}>
+            {t('exportJson')}
+          </button>
+        </div>
+        <p class="export-saved" role="status">
+          {saved ? t('exportSaved', saved) : ''}
+        </p>
+      </div>
+    </details>
+  );
+}
