@@ -175,7 +175,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
 /** A simple tool for tests, with a counter of executions. */
 export function testTool(
   name: string,
-  opts: { effects?: 'read' | 'write'; level?: 'L0' | 'L1' | 'L2' | 'builtin'; origin?: string | (() => string); fail?: boolean | ((n: number) => boolean); recovery?: 'retry-safe' | 'inspect-first' | 'never-retry'; delayMs?: number; onRun?: () => void } = {},
+  opts: { effects?: 'read' | 'write'; level?: 'L0' | 'L1' | 'L2' | 'builtin'; origin?: string | (() => string); fail?: boolean | ((n: number) => boolean); recovery?: 'retry-safe' | 'inspect-first' | 'never-retry'; delayMs?: number; onRun?: () => void; gate?: Promise<unknown> } = {},
 ): AgentTool<{ value?: string }> & { runs: number } {
   const tool = {
     runs: 0,
@@ -193,6 +193,8 @@ export function testTool(
     async execute(_id: string, params: { value?: string }, signal: AbortSignal) {
       tool.runs += 1;
       opts.onRun?.();
+      // A gate holds the call open until the test releases it, independent of machine load.
+      if (opts.gate) await opts.gate;
       if (opts.delayMs) {
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(resolve, opts.delayMs);

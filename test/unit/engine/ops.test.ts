@@ -98,7 +98,11 @@ describe('ops: ack and reject paths (PROTOCOL.md)', () => {
   });
 
   it('turn.enqueue up to 8, queue.update, queue.remove, then queue_full and not_found', async () => {
-    const slow = testTool('slow', { delayMs: 100 });
+    // The first turn's tool stays open until the queue checks are done, so no queued item can
+    // start (and shrink the queue) however slowly this machine runs the enqueues.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const slow = testTool('slow', { gate });
     const rig = await makeRig({ script: [{ toolCalls: [call('slow')] }, ...Array.from({ length: 12 }, (_, i) => ({ text: `answer ${i}` }))], tools: [slow] });
     const { threadId, runId } = await rig.submit('first');
     const ids: string[] = [];
@@ -110,6 +114,7 @@ describe('ops: ack and reject paths (PROTOCOL.md)', () => {
     expect(await rig.client.send({ type: 'queue.update', threadId, queueItemId: 'nope', input: { text: 'x' } })).toMatchObject({ code: 'not_found' });
     const q = rig.client.of('queue.updated').at(-1)!;
     expect(q.items.map((i) => i.input.text)).toEqual(['q0 edited', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7']);
+    release();
     await rig.client.turnComplete(runId);
     // The queue drains in order, one turn after another.
     await rig.client.waitFor((e) => e.type === 'queue.updated' && e.items.length === 0, 10_000);
