@@ -26,7 +26,11 @@ export const RENDERS: ReadonlyArray<readonly [string, number, string]> = [
   ['keel-small.svg', 32, 'action-32.png'],
 ];
 
-const browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: chromiumExecutable(),
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu'],
+});
 try {
   const page = await browser.newPage({ deviceScaleFactor: 1 });
   for (const [source, size, out] of RENDERS) {
@@ -37,7 +41,11 @@ try {
       `<style>html,body{margin:0;background:transparent}img{display:block}</style><img width="${size}" height="${size}" src="${src}">`,
     );
     await page.locator('img').evaluate((img: HTMLImageElement) => img.decode());
-    await page.screenshot({ path: join(ICONS, out), omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
+    await page.screenshot({
+      path: join(ICONS, out),
+      omitBackground: true,
+      clip: { x: 0, y: 0, width: size, height: size },
+    });
     console.log(`icons/${out} (${size}×${size}) from icons/${source}`);
   }
 } finally {

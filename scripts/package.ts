@@ -51,7 +51,10 @@ function referencedFiles(manifest: Manifest): string[] {
  * Whether a set of files (path relative to the package root → bytes) may be uploaded as Keel's
  * store package. Pure: `npm run package` and its test judge the same thing.
  */
-export function checkPackage(files: ReadonlyMap<string, Uint8Array>, version: string): PackageCheck {
+export function checkPackage(
+  files: ReadonlyMap<string, Uint8Array>,
+  version: string,
+): PackageCheck {
   const problems: string[] = [];
   const manifestBytes = files.get('manifest.json');
   if (!manifestBytes) return { ok: false, problems: ['manifest.json is not at the package root'] };
@@ -92,17 +95,23 @@ export function readTree(dir: string): Map<string, Uint8Array> {
 }
 
 export function packageVersion(root = REPO_ROOT): string {
-  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /**
  * Zips `distDir` into `outFile` after checking it. Entries carry a fixed date, so the same build
  * gives the same bytes. Throws, writing nothing, if the check fails.
  */
-export function packageDist(distDir: string, outFile: string, version: string): { files: number; bytes: number } {
+export function packageDist(
+  distDir: string,
+  outFile: string,
+  version: string,
+): { files: number; bytes: number } {
   const files = readTree(distDir);
   const check = checkPackage(files, version);
-  if (!check.ok) throw new Error(`refusing to package ${distDir}:\n- ${check.problems.join('\n- ')}`);
+  if (!check.ok)
+    throw new Error(`refusing to package ${distDir}:\n- ${check.problems.join('\n- ')}`);
   const mtime = new Date('2000-01-01T00:00:00Z');
   const entries: Zippable = {};
   for (const [path, bytes] of files) entries[path] = [bytes, { mtime, level: 9 }];

@@ -10,7 +10,10 @@ import type { Decision } from '../src/protocol';
  *
  * Returns undefined when the decision needs no permission, else whether Keel now holds it.
  */
-export function requestDebuggerFor(level: string, decision: Decision): Promise<boolean> | undefined {
+export function requestDebuggerFor(
+  level: string,
+  decision: Decision,
+): Promise<boolean> | undefined {
   if (level !== 'L2' || (decision !== 'allow_once' && decision !== 'allow_site')) return undefined;
   const request = globalThis.chrome?.permissions?.request;
   if (!request) return Promise.resolve(false);

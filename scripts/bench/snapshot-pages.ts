@@ -23,7 +23,28 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mer', 'tis', 'an', 'vel', 'ro', 'dun', 'si', 'pra', 'ne', 'hol', 'qua', 'bes', 'ti', 'mon', 'ur', 'ga', 'fen', 'li'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mer',
+  'tis',
+  'an',
+  'vel',
+  'ro',
+  'dun',
+  'si',
+  'pra',
+  'ne',
+  'hol',
+  'qua',
+  'bes',
+  'ti',
+  'mon',
+  'ur',
+  'ga',
+  'fen',
+  'li',
+];
 
 /** Text and markup helpers over one random stream. */
 class Writer {
@@ -50,7 +71,10 @@ class Writer {
     return `${this.title()}.`;
   }
   paragraph(): string {
-    return Array.from({ length: this.int(2, 7) }, () => `${this.title()} ${this.words(4, 14)}.`).join(' ');
+    return Array.from(
+      { length: this.int(2, 7) },
+      () => `${this.title()} ${this.words(4, 14)}.`,
+    ).join(' ');
   }
   /** An inert script or style blob the size real pages carry (analytics, CSS frameworks). */
   blob(kb: number): string {
@@ -76,15 +100,25 @@ function nav(w: Writer, links: number): string {
 }
 
 function article(w: Writer, paragraphs: number, scriptKb: number): string {
-  const parts: string[] = [nav(w, w.int(20, 60)), `<main><article><h1>${w.title()}</h1><p class="byline">By ${w.title()}</p>`];
+  const parts: string[] = [
+    nav(w, w.int(20, 60)),
+    `<main><article><h1>${w.title()}</h1><p class="byline">By ${w.title()}</p>`,
+  ];
   for (let i = 0; i < paragraphs; i++) {
     if (i % 9 === 4) parts.push(`<h2>${w.title()}</h2>`);
-    if (i % 13 === 7) parts.push(`<figure><svg width="320" height="180" role="img" aria-label="${w.words(2, 5)}"><rect width="320" height="180" fill="#ccd"/></svg><figcaption>${w.sentence()}</figcaption></figure>`);
+    if (i % 13 === 7)
+      parts.push(
+        `<figure><svg width="320" height="180" role="img" aria-label="${w.words(2, 5)}"><rect width="320" height="180" fill="#ccd"/></svg><figcaption>${w.sentence()}</figcaption></figure>`,
+      );
     if (i % 17 === 11) parts.push(`<blockquote>${w.paragraph()}</blockquote>`);
     parts.push(`<p>${w.paragraph()} ${w.link()} ${w.words(3, 10)}.</p>`);
   }
-  parts.push(`</article><aside><h2>Related</h2><ul>${Array.from({ length: 12 }, () => `<li>${w.link()}</li>`).join('')}</ul></aside></main>`);
-  parts.push(`<footer>${Array.from({ length: 30 }, () => w.link()).join(' · ')}<p>${w.sentence()}</p></footer>`);
+  parts.push(
+    `</article><aside><h2>Related</h2><ul>${Array.from({ length: 12 }, () => `<li>${w.link()}</li>`).join('')}</ul></aside></main>`,
+  );
+  parts.push(
+    `<footer>${Array.from({ length: 30 }, () => w.link()).join(' · ')}<p>${w.sentence()}</p></footer>`,
+  );
   parts.push(`<script>${w.blob(scriptKb)}</script>`);
   return parts.join('\n');
 }
@@ -97,7 +131,8 @@ function deepNesting(w: Writer, depth: number): string {
     inner = `<${tag} class="l${d}">${text}${inner}</${tag}>`;
   }
   let list = `<li>${w.link()}</li>`;
-  for (let d = Math.min(Math.round(depth / 4), 60); d > 0; d--) list = `<li>${w.words(1, 2)}<ul>${list}</ul></li>`;
+  for (let d = Math.min(Math.round(depth / 4), 60); d > 0; d--)
+    list = `<li>${w.words(1, 2)}<ul>${list}</ul></li>`;
   return `${nav(w, 10)}<main><h1>${w.title()}</h1>${inner}<ul>${list}</ul></main>`;
 }
 
@@ -105,7 +140,10 @@ function longTable(w: Writer, rows: number): string {
   const head = `<thead><tr><th><input type="checkbox" aria-label="Select all"></th>${Array.from({ length: 7 }, () => `<th scope="col">${w.title()}</th>`).join('')}</tr></thead>`;
   const body: string[] = [];
   for (let r = 0; r < rows; r++) {
-    const cells = [`<td><input type="checkbox" aria-label="Select row ${r + 1}"></td>`, `<th scope="row">${w.link()}</th>`];
+    const cells = [
+      `<td><input type="checkbox" aria-label="Select row ${r + 1}"></td>`,
+      `<th scope="row">${w.link()}</th>`,
+    ];
     for (let c = 0; c < 5; c++) cells.push(`<td>${c === 2 ? w.int(0, 99999) : w.words(1, 3)}</td>`);
     cells.push(`<td><button type="button">Edit</button></td>`);
     body.push(`<tr>${cells.join('')}</tr>`);
@@ -114,7 +152,20 @@ function longTable(w: Writer, rows: number): string {
 }
 
 function form(w: Writer, fieldsets: number): string {
-  const types = ['text', 'email', 'tel', 'url', 'number', 'date', 'password', 'search', 'range', 'color', 'file', 'time'];
+  const types = [
+    'text',
+    'email',
+    'tel',
+    'url',
+    'number',
+    'date',
+    'password',
+    'search',
+    'range',
+    'color',
+    'file',
+    'time',
+  ];
   const sets: string[] = [];
   for (let f = 0; f < fieldsets; f++) {
     const fields: string[] = [];
@@ -122,16 +173,38 @@ function form(w: Writer, fieldsets: number): string {
       const id = `f${f}-${i}`;
       const kind = w.int(0, 9);
       if (kind < 5) {
-        const extra = w.pick(['', ' required', ' disabled', ` placeholder="${w.words(1, 3)}"`, ` aria-describedby="${id}-hint"`, ' readonly']);
-        fields.push(`<label for="${id}">${w.title()}</label><input id="${id}" name="${id}" type="${w.pick(types)}"${extra}><small id="${id}-hint">${w.sentence()}</small>`);
+        const extra = w.pick([
+          '',
+          ' required',
+          ' disabled',
+          ` placeholder="${w.words(1, 3)}"`,
+          ` aria-describedby="${id}-hint"`,
+          ' readonly',
+        ]);
+        fields.push(
+          `<label for="${id}">${w.title()}</label><input id="${id}" name="${id}" type="${w.pick(types)}"${extra}><small id="${id}-hint">${w.sentence()}</small>`,
+        );
       } else if (kind < 7) {
-        const opts = Array.from({ length: w.int(3, 20) }, (_, k) => `<option value="${k}">${w.words(1, 3)}</option>`).join('');
-        fields.push(`<label>${w.title()} <select name="${id}"><optgroup label="${w.word()}">${opts}</optgroup></select></label>`);
+        const opts = Array.from(
+          { length: w.int(3, 20) },
+          (_, k) => `<option value="${k}">${w.words(1, 3)}</option>`,
+        ).join('');
+        fields.push(
+          `<label>${w.title()} <select name="${id}"><optgroup label="${w.word()}">${opts}</optgroup></select></label>`,
+        );
       } else if (kind < 8) {
-        fields.push(`<label for="${id}">${w.title()}</label><textarea id="${id}" rows="3">${w.words(0, 8)}</textarea>`);
+        fields.push(
+          `<label for="${id}">${w.title()}</label><textarea id="${id}" rows="3">${w.words(0, 8)}</textarea>`,
+        );
       } else {
-        const radios = Array.from({ length: w.int(2, 5) }, (_, k) => `<label><input type="radio" name="${id}" value="${k}"> ${w.words(1, 2)}</label>`).join('');
-        fields.push(`<div role="radiogroup" aria-label="${w.title()}">${radios}</div><input type="hidden" name="${id}-token" value="${w.int(0, 1e9)}">`);
+        const radios = Array.from(
+          { length: w.int(2, 5) },
+          (_, k) =>
+            `<label><input type="radio" name="${id}" value="${k}"> ${w.words(1, 2)}</label>`,
+        ).join('');
+        fields.push(
+          `<div role="radiogroup" aria-label="${w.title()}">${radios}</div><input type="hidden" name="${id}-token" value="${w.int(0, 1e9)}">`,
+        );
       }
     }
     sets.push(`<fieldset><legend>${w.title()}</legend>${fields.join('\n')}</fieldset>`);
@@ -140,11 +213,20 @@ function form(w: Writer, fieldsets: number): string {
 }
 
 function frames(w: Writer, files: Map<string, string>, n: number): string {
-  const inner = page('inner', `<h2>${w.title()}</h2><p>${w.paragraph()}</p><button>${w.title()}</button>`);
-  const outer = page('outer', `<h2>${w.title()}</h2>${form(w, 1)}<iframe src="inner-${n}.html" title="${w.words(1, 3)}"></iframe>`);
+  const inner = page(
+    'inner',
+    `<h2>${w.title()}</h2><p>${w.paragraph()}</p><button>${w.title()}</button>`,
+  );
+  const outer = page(
+    'outer',
+    `<h2>${w.title()}</h2>${form(w, 1)}<iframe src="inner-${n}.html" title="${w.words(1, 3)}"></iframe>`,
+  );
   files.set(`frames/inner-${n}.html`, inner);
   files.set(`frames/outer-${n}.html`, outer);
-  const srcdoc = page('doc', `<p>${w.paragraph()}</p><a href="/x">${w.words(1, 3)}</a><input aria-label="${w.word()}">`).replace(/"/g, '&quot;');
+  const srcdoc = page(
+    'doc',
+    `<p>${w.paragraph()}</p><a href="/x">${w.words(1, 3)}</a><input aria-label="${w.word()}">`,
+  ).replace(/"/g, '&quot;');
   return `${nav(w, 10)}<main><h1>${w.title()}</h1><p>${w.paragraph()}</p>
 <iframe src="frames/outer-${n}.html" title="${w.title()}" width="600" height="400"></iframe>
 <iframe srcdoc="${srcdoc}" title="${w.title()}"></iframe>
@@ -157,9 +239,13 @@ function frames(w: Writer, files: Map<string, string>, n: number): string {
 function shadow(w: Writer, hosts: number): string {
   const parts: string[] = [nav(w, 10), `<main><h1>${w.title()}</h1>`];
   for (let i = 0; i < hosts; i++) {
-    parts.push(`<x-card data-title="${w.title()}" data-text="${w.paragraph()}"><span slot="extra">${w.words(2, 5)}</span></x-card>`);
+    parts.push(
+      `<x-card data-title="${w.title()}" data-text="${w.paragraph()}"><span slot="extra">${w.words(2, 5)}</span></x-card>`,
+    );
     if (i % 3 === 0) {
-      parts.push(`<div class="dsd"><template shadowrootmode="open"><h3>${w.title()}</h3><p>${w.paragraph()}</p><button>${w.title()}</button><slot></slot></template><a href="/light">${w.words(1, 3)}</a></div>`);
+      parts.push(
+        `<div class="dsd"><template shadowrootmode="open"><h3>${w.title()}</h3><p>${w.paragraph()}</p><button>${w.title()}</button><slot></slot></template><a href="/light">${w.words(1, 3)}</a></div>`,
+      );
     }
     if (i % 5 === 0) parts.push(`<x-secret data-text="${w.sentence()}"></x-secret>`);
   }
@@ -190,7 +276,8 @@ function hiddenText(w: Writer, blocks: number): string {
     (x: string) => `<div aria-hidden="true">${x}</div>`,
     (x: string) => `<div style="opacity:0">${x}</div>`,
     (x: string) => `<div style="position:absolute;left:-9999px">${x}</div>`,
-    (x: string) => `<div style="clip:rect(0 0 0 0);position:absolute;width:1px;height:1px;overflow:hidden">${x}</div>`,
+    (x: string) =>
+      `<div style="clip:rect(0 0 0 0);position:absolute;width:1px;height:1px;overflow:hidden">${x}</div>`,
     (x: string) => `<div style="font-size:0">${x}</div>`,
     (x: string) => `<div style="height:0;overflow:hidden">${x}</div>`,
     (x: string) => `<details><summary>${w.words(1, 3)}</summary>${x}</details>`,
@@ -201,7 +288,11 @@ function hiddenText(w: Writer, blocks: number): string {
   const parts: string[] = [nav(w, 10), `<main><h1>${w.title()}</h1>`];
   for (let i = 0; i < blocks; i++) {
     parts.push(`<p>${w.paragraph()}</p>`);
-    parts.push(hiders[i % hiders.length](`<p>${w.paragraph()}</p><button>${w.title()}</button><a href="/hidden/${i}">${w.words(1, 3)}</a>`));
+    parts.push(
+      hiders[i % hiders.length](
+        `<p>${w.paragraph()}</p><button>${w.title()}</button><a href="/hidden/${i}">${w.words(1, 3)}</a>`,
+      ),
+    );
   }
   parts.push('</main>');
   return parts.join('\n');
@@ -209,14 +300,31 @@ function hiddenText(w: Writer, blocks: number): string {
 
 function hugeList(w: Writer, items: number): string {
   const li: string[] = [];
-  for (let i = 0; i < items; i++) li.push(i % 3 === 0 ? `<li>${w.link()} <span>${w.words(1, 4)}</span></li>` : `<li>${w.words(2, 6)}</li>`);
+  for (let i = 0; i < items; i++)
+    li.push(
+      i % 3 === 0
+        ? `<li>${w.link()} <span>${w.words(1, 4)}</span></li>`
+        : `<li>${w.words(2, 6)}</li>`,
+    );
   return `${nav(w, 20)}<main><h1>${w.title()}</h1><ol>${li.join('\n')}</ol></main>`;
 }
 
 function widgets(w: Writer): string {
-  const tabs = Array.from({ length: 5 }, (_, i) => `<button role="tab" aria-selected="${i === 0}" aria-controls="p${i}" id="t${i}">${w.title()}</button>`).join('');
-  const panels = Array.from({ length: 5 }, (_, i) => `<div role="tabpanel" id="p${i}" aria-labelledby="t${i}"${i ? ' hidden' : ''}><p>${w.paragraph()}</p></div>`).join('');
-  const tree = Array.from({ length: 6 }, () => `<li role="treeitem" aria-expanded="false">${w.title()}<ul role="group"><li role="treeitem">${w.words(1, 3)}</li></ul></li>`).join('');
+  const tabs = Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<button role="tab" aria-selected="${i === 0}" aria-controls="p${i}" id="t${i}">${w.title()}</button>`,
+  ).join('');
+  const panels = Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<div role="tabpanel" id="p${i}" aria-labelledby="t${i}"${i ? ' hidden' : ''}><p>${w.paragraph()}</p></div>`,
+  ).join('');
+  const tree = Array.from(
+    { length: 6 },
+    () =>
+      `<li role="treeitem" aria-expanded="false">${w.title()}<ul role="group"><li role="treeitem">${w.words(1, 3)}</li></ul></li>`,
+  ).join('');
   return `${nav(w, 8)}<main><h1>${w.title()}</h1>
 <div role="tablist">${tabs}</div>${panels}
 <div role="menubar"><div role="menuitem" tabindex="0" aria-haspopup="true">${w.title()}</div><div role="menu" hidden><div role="menuitem">${w.title()}</div></div></div>
@@ -234,7 +342,8 @@ function widgets(w: Writer): string {
 export function generatePages(seed: number): Map<string, string> {
   const w = new Writer(rng(seed));
   const files = new Map<string, string>();
-  const add = (name: string, title: string, body: string) => files.set(`${name}.html`, page(title, body));
+  const add = (name: string, title: string, body: string) =>
+    files.set(`${name}.html`, page(title, body));
   add('article-short', 'Short article', article(w, 8, 2));
   add('article-news', 'News article', article(w, 60, 120));
   add('article-heavy', 'Heavy article', article(w, 160, 900));
@@ -252,7 +361,19 @@ export function generatePages(seed: number): Map<string, string> {
   add('huge-list-12000', 'Very huge list', hugeList(w, 12000));
   add('aria-widgets', 'ARIA widgets', widgets(w));
   add('empty', 'Empty', '');
-  add('mixed-heavy', 'Everything at once', [article(w, 40, 300), longTable(w, 300), form(w, 4), hiddenText(w, 20), shadow(w, 8), frames(w, files, 2), hugeList(w, 1500)].join('\n'));
+  add(
+    'mixed-heavy',
+    'Everything at once',
+    [
+      article(w, 40, 300),
+      longTable(w, 300),
+      form(w, 4),
+      hiddenText(w, 20),
+      shadow(w, 8),
+      frames(w, files, 2),
+      hugeList(w, 1500),
+    ].join('\n'),
+  );
   return files;
 }
 

@@ -27,7 +27,9 @@ function pngSize(bytes: Uint8Array): { width: number; height: number } {
 describe('npm run package', () => {
   it('writes a zip with manifest.json at its root, the package.json version, icons, and nothing test-only', () => {
     if (!existsSync(join(DEFAULT_DIST, 'manifest.json'))) {
-      throw new Error(`${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`);
+      throw new Error(
+        `${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`,
+      );
     }
     const out = join(work, `keel-${version}.zip`);
     packageDist(DEFAULT_DIST, out, version);
@@ -43,7 +45,12 @@ describe('npm run package', () => {
     expect(manifest.commands?._execute_action?.suggested_key?.default).toBeTruthy();
 
     // Every icon the manifest names is in the zip, a PNG of the size it is listed under.
-    const icons = { ...manifest.icons, ...Object.fromEntries(Object.entries(manifest.action.default_icon).map(([k, v]) => [`action-${k}`, v])) };
+    const icons = {
+      ...manifest.icons,
+      ...Object.fromEntries(
+        Object.entries(manifest.action.default_icon).map(([k, v]) => [`action-${k}`, v]),
+      ),
+    };
     expect(Object.keys(manifest.icons).sort()).toEqual(['128', '16', '32', '48']);
     for (const [key, path] of Object.entries(icons) as [string, string][]) {
       const size = Number(key.replace('action-', ''));
@@ -61,13 +68,25 @@ describe('npm run package', () => {
 
   it('refuses a build with a source map, the test hook, or another version, and writes nothing', () => {
     const cases: Array<[string, (dir: string) => void, RegExp]> = [
-      ['source map', (dir) => writeFileSync(join(dir, 'assets', 'extra.js.map'), '{}'), /source map/],
+      [
+        'source map',
+        (dir) => writeFileSync(join(dir, 'assets', 'extra.js.map'), '{}'),
+        /source map/,
+      ],
       [
         'sourceMappingURL',
-        (dir) => writeFileSync(join(dir, 'content-script.js'), `${readFileSync(join(dir, 'content-script.js'), 'utf8')}\n//# sourceMappingURL=content-script.js.map\n`),
+        (dir) =>
+          writeFileSync(
+            join(dir, 'content-script.js'),
+            `${readFileSync(join(dir, 'content-script.js'), 'utf8')}\n//# sourceMappingURL=content-script.js.map\n`,
+          ),
         /points to a source map/,
       ],
-      ['test hook', (dir) => writeFileSync(join(dir, 'content-script.js'), 'window.__keelTest = {};'), /test hook/],
+      [
+        'test hook',
+        (dir) => writeFileSync(join(dir, 'content-script.js'), 'window.__keelTest = {};'),
+        /test hook/,
+      ],
       [
         'version',
         (dir) => {
@@ -80,7 +99,10 @@ describe('npm run package', () => {
         'required debugger',
         (dir) => {
           const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-          writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...m, permissions: [...m.permissions, 'debugger'] }));
+          writeFileSync(
+            join(dir, 'manifest.json'),
+            JSON.stringify({ ...m, permissions: [...m.permissions, 'debugger'] }),
+          );
         },
         /debugger is a required permission/,
       ],

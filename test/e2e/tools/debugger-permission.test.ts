@@ -54,7 +54,9 @@ describe('without the optional debugger permission', () => {
     );
     expect(t.complete.stopReason).toBe('end');
     // Only the L2 call asked (L1 on an allowed site in act mode does not), once-only, saying why.
-    expect(asked.map((a) => [a.tool.name, a.options])).toEqual([['browser_mouse', ['allow_once', 'deny', 'deny_stop']]]);
+    expect(asked.map((a) => [a.tool.name, a.options])).toEqual([
+      ['browser_mouse', ['allow_once', 'deny', 'deny_stop']],
+    ]);
     expect(asked[0].reason).toMatch(/^always_ask:.*debugger permission/);
 
     const mouse = t.result('browser_mouse');

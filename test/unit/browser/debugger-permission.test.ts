@@ -61,7 +61,12 @@ describe('L2 tools without the debugger permission', () => {
       const target = await tool.resolveTarget?.(params, ctx);
       expect(target?.alwaysAsk, tool.name).toBeTruthy();
       const descriptor = describeTool(tool as AgentTool);
-      const verdict = decideVerdict({ descriptor, target: target!, rule: 'allow', approvalMode: 'act' });
+      const verdict = decideVerdict({
+        descriptor,
+        target: target!,
+        rule: 'allow',
+        approvalMode: 'act',
+      });
       expect(verdict.kind, tool.name).toBe('ask');
     }
   });
@@ -70,7 +75,13 @@ describe('L2 tools without the debugger permission', () => {
     const { host, l2 } = setup(false);
     for (const tool of l2) {
       const params = tool.parameters.parse(L2_PARAMS[tool.name]) as Record<string, unknown>;
-      const result = await tool.execute('id', params, new AbortController().signal, () => undefined, ctx);
+      const result = await tool.execute(
+        'id',
+        params,
+        new AbortController().signal,
+        () => undefined,
+        ctx,
+      );
       expect(result.isError, tool.name).toBe(true);
       const text = textOf(result);
       expect(text).toContain(tool.name);
@@ -115,10 +126,26 @@ describe('L2 tools with the debugger permission', () => {
     }
     host.page = (_t, _f, req) =>
       req.op === 'settle'
-        ? { ok: true, result: { docId: 'd', url: 'https://shop.example/cart', title: '', quiet: true, mutations: 0, appeared: [] } }
+        ? {
+            ok: true,
+            result: {
+              docId: 'd',
+              url: 'https://shop.example/cart',
+              title: '',
+              quiet: true,
+              mutations: 0,
+              appeared: [],
+            },
+          }
         : { ok: true, result: {} };
     const mouse = l2.find((t) => t.name === 'browser_mouse')!;
-    const result = await mouse.execute('id', mouse.parameters.parse(L2_PARAMS.browser_mouse) as Record<string, unknown>, new AbortController().signal, () => undefined, ctx);
+    const result = await mouse.execute(
+      'id',
+      mouse.parameters.parse(L2_PARAMS.browser_mouse) as Record<string, unknown>,
+      new AbortController().signal,
+      () => undefined,
+      ctx,
+    );
     expect(result.isError ?? false).toBe(false);
     expect(host.debuggerAttached.has(1)).toBe(true);
   });
