@@ -47,7 +47,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
     // Before any await: Chrome grants the debugger permission only inside this click's gesture.
     const permission = requestDebuggerFor(tool.level, decision);
     setPending(decision);
-    if (permission) await permission;
+    // Whatever Chrome answered: without the permission the tool tells the model so.
+    await permission;
     const ok = await panel.respondApproval(request.approvalId, decision);
     if (!ok) setPending(null);
   };
