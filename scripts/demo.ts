@@ -132,7 +132,8 @@ async function main(): Promise<number> {
     model = await chooseModel();
     log(`model: ${model.label}`);
 
-    ext = await launchExtension({ dist: args.dist, headless });
+    // As a user installs it: the optional debugger permission is not granted up front.
+    ext = await launchExtension({ dist: args.dist, headless, optionalPermissions: 'as-built' });
     log(`Chromium started ${headless ? 'headless' : 'headed'} with Keel ${ext.extensionId}`);
 
     // The side panel page, opened as a tab (chrome.sidePanel.open needs a user gesture).
