@@ -132,8 +132,7 @@ async function main(): Promise<number> {
     model = await chooseModel();
     log(`model: ${model.label}`);
 
-    // As a user installs it: the optional debugger permission is not granted up front.
-    ext = await launchExtension({ dist: args.dist, headless, optionalPermissions: 'as-built' });
+    ext = await launchExtension({ dist: args.dist, headless });
     log(`Chromium started ${headless ? 'headless' : 'headed'} with Keel ${ext.extensionId}`);
 
     // The side panel page, opened as a tab (chrome.sidePanel.open needs a user gesture).

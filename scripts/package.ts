@@ -7,8 +7,9 @@
  * The zip holds dist/ with manifest.json at its root. It is refused (exit 1, nothing written) if
  * the build carries anything that must not ship: a source map or a sourceMappingURL comment, the
  * page-visible test hook (content-scripts/test-hook.ts, `window.__keelTest`), a manifest whose
- * version differs from package.json, a file the manifest names that is missing, or `debugger`
- * among the permissions granted at install (it is optional: asked for on first use).
+ * version differs from package.json, a file the manifest names that is missing, or a permission
+ * Chrome cannot grant as optional listed in `optional_permissions` (Chrome drops it without an
+ * error, and the feature that needs it stops working: `debugger` is one).
  * docs/release.md says how to publish it.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,9 +25,19 @@ const TEST_HOOK_MARKERS = ['__keelTest', 'test-hook'];
 
 export type PackageCheck = { ok: true } | { ok: false; problems: string[] };
 
+/**
+ * Permissions Chrome refuses in `optional_permissions` (developer.chrome.com, chrome.permissions:
+ * "Permissions that cannot be specified as optional"). Listed there they are ignored, and
+ * chrome.permissions.request rejects them ("Only permissions specified in the manifest may be
+ * requested"): the L2 tools would lose chrome.debugger in the shipped build. Only the one Keel
+ * uses is listed (verified in Chromium); the docs name a few more.
+ */
+const CANNOT_BE_OPTIONAL = ['debugger'];
+
 interface Manifest {
   version?: string;
   permissions?: string[];
+  optional_permissions?: string[];
   icons?: Record<string, string>;
   action?: { default_icon?: Record<string, string> };
   background?: { service_worker?: string };
@@ -62,8 +73,10 @@ export function checkPackage(
   if (manifest.version !== version) {
     problems.push(`manifest version ${manifest.version} is not package.json's ${version}`);
   }
-  if (manifest.permissions?.includes('debugger')) {
-    problems.push('debugger is a required permission (it must stay in optional_permissions)');
+  for (const permission of manifest.optional_permissions ?? []) {
+    if (CANNOT_BE_OPTIONAL.includes(permission)) {
+      problems.push(`${permission} cannot be an optional permission: Chrome would drop it`);
+    }
   }
   for (const path of referencedFiles(manifest)) {
     if (!files.has(path)) problems.push(`manifest.json names ${path}, which is not in the package`);

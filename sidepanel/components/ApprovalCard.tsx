@@ -2,7 +2,6 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest, Decision } from '../../src/protocol';
 import { prettyJson } from '../format';
 import { t, type MessageKey, toolLabel } from '../i18n';
-import { requestDebuggerFor } from '../debugger-permission';
 import { safeImageSrc } from '../markdown/url-policy';
 import { Icon } from './icons';
 import { usePanel } from './panel-context';
@@ -44,11 +43,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
 
   const decide = async (decision: Decision) => {
     if (pending) return;
-    // Before any await: Chrome grants the debugger permission only inside this click's gesture.
-    const permission = requestDebuggerFor(tool.level, decision);
     setPending(decision);
-    // Whatever Chrome answered: without the permission the tool tells the model so.
-    await permission;
     const ok = await panel.respondApproval(request.approvalId, decision);
     if (!ok) setPending(null);
   };

@@ -16,7 +16,6 @@ import {
   type TabChange,
   type TabInfo,
 } from '../tools/browser/host';
-import { DEBUGGER_NOT_GRANTED } from '../tools/browser/debugger-permission';
 
 /** Written into dist/ by scripts/build-content-script.mjs. */
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
@@ -143,28 +142,12 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
   });
   chrome.tabs.onCreated.addListener((tab) => tabCreated.emit(toTabInfo(tab)));
   chrome.tabs.onRemoved.addListener((tabId) => tabRemoved.emit(tabId));
-  // `debugger` is an optional permission: until it is granted chrome.debugger does not exist.
-  // Listen now if it is there, else as soon as the user grants it (the API appears in this worker
-  // without a restart; a restarted worker finds it at its top level).
-  let debuggerListening = false;
-  const listenToDebugger = () => {
-    if (debuggerListening || !chrome.debugger?.onEvent) return;
-    debuggerListening = true;
-    chrome.debugger.onEvent.addListener((source, method, params) => {
-      if (source.tabId !== undefined) debuggerEvent.emit({ tabId: source.tabId, method, params });
-    });
-    chrome.debugger.onDetach.addListener((source, reason) => {
-      if (source.tabId !== undefined) debuggerDetached.emit(source.tabId, String(reason));
-    });
-  };
-  listenToDebugger();
-  chrome.permissions?.onAdded?.addListener((added) => {
-    if (added.permissions?.includes('debugger')) listenToDebugger();
+  chrome.debugger.onEvent.addListener((source, method, params) => {
+    if (source.tabId !== undefined) debuggerEvent.emit({ tabId: source.tabId, method, params });
   });
-  const debuggerApi = (): typeof chrome.debugger => {
-    if (!chrome.debugger) throw new HostError('debugger', DEBUGGER_NOT_GRANTED);
-    return chrome.debugger;
-  };
+  chrome.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId !== undefined) debuggerDetached.emit(source.tabId, String(reason));
+  });
 
   const contentScriptFile = options.contentScriptFile ?? CONTENT_SCRIPT_FILE;
   const extensionOrigin = new URL(chrome.runtime.getURL('/')).origin;
@@ -270,32 +253,17 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
       }
     },
 
-    async debuggerPermitted() {
-      try {
-        return await chrome.permissions.contains({ permissions: ['debugger'] });
-      } catch {
-        return false;
-      }
-    },
     async debuggerAttach(tabId) {
-      try {
-        await debuggerApi().attach({ tabId }, '1.3');
-      } catch (e) {
-        throw e instanceof HostError ? e : new HostError('debugger', errorMessage(e));
-      }
+      await chrome.debugger.attach({ tabId }, '1.3').catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
     },
     async debuggerDetach(tabId) {
-      try {
-        await debuggerApi().detach({ tabId });
-      } catch (e) {
-        throw e instanceof HostError ? e : new HostError('debugger', errorMessage(e));
-      }
+      await chrome.debugger.detach({ tabId }).catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
     },
     async debuggerSend<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
       try {
-        return (await debuggerApi().sendCommand({ tabId }, method, params)) as T;
+        return (await chrome.debugger.sendCommand({ tabId }, method, params)) as T;
       } catch (e) {
-        throw e instanceof HostError ? e : new HostError('debugger', errorMessage(e));
+        throw new HostError('debugger', errorMessage(e));
       }
     },
     onDebuggerEvent: (l) => debuggerEvent.add(l),

@@ -4,7 +4,6 @@
  * them ends or is interrupted, and after IDLE_MS without use. The Page domain is enabled on
  * attach so a JavaScript dialog that is (or becomes) open is known to browser_dialog.
  */
-import { DEBUGGER_NOT_GRANTED } from './debugger-permission';
 import { HostError, type BrowserHost } from './host';
 
 export const DEBUGGER_IDLE_MS = 30_000;
@@ -62,11 +61,6 @@ export class DebuggerSessions {
   }
 
   private async attach(tabId: number): Promise<void> {
-    // The L2 tools check first (debugger-permission.ts); this keeps any other caller from
-    // meeting Chrome's bare "cannot read properties of undefined" when the permission is missing.
-    if (!(await this.host.debuggerPermitted())) {
-      throw new Error(`${DEBUGGER_NOT_GRANTED} The user can grant it by approving a trusted-input (L2) action.`);
-    }
     try {
       await this.host.debuggerAttach(tabId);
     } catch (e) {

@@ -122,11 +122,6 @@ export interface BrowserHost {
   captureVisibleTab(windowId: number, opts: CaptureOptions): Promise<CapturedImage>;
 
   // --- debugger (L2) ----------------------------------------------------------------------
-  /**
-   * Whether the extension holds the optional `debugger` permission now. Never throws. Only an
-   * extension page in a user gesture can ask for it (the side panel's approval click does).
-   */
-  debuggerPermitted(): Promise<boolean>;
   debuggerAttach(tabId: number): Promise<void>;
   debuggerDetach(tabId: number): Promise<void>;
   debuggerSend<T = unknown>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T>;

@@ -4,7 +4,6 @@
  * `lifecycle` so the debugger detaches when a run ends or is interrupted.
  */
 import type { AgentTool, ToolLifecycle } from '../types';
-import { withDebuggerPermission } from './debugger-permission';
 import { DebuggerSessions } from './debugger-sessions';
 import type { BrowserToolDeps } from './deps';
 import type { BrowserHost } from './host';
@@ -81,11 +80,8 @@ export function createBrowserTools(host: BrowserHost, options: BrowserToolsOptio
     uploadFileTool(deps),
     dialogTool(deps),
   ];
-  // The registry stores tools of every parameter type; each tool validates its own params. Every
-  // L2 tool is gated on the optional debugger permission (debugger-permission.ts).
-  const tools = (typed as unknown as AgentTool[]).map((tool) =>
-    tool.level === 'L2' ? withDebuggerPermission(tool, host) : tool,
-  );
+  // The registry stores tools of every parameter type; each tool validates its own params.
+  const tools = typed as unknown as AgentTool[];
   const lifecycle: ToolLifecycle = {
     runEnded: (runId) => deps.debuggers.releaseRun(runId),
     runInterrupted: (runId) => deps.debuggers.releaseRun(runId),

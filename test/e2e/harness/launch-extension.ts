@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -13,12 +13,6 @@ export interface LaunchOptions {
   dist?: string;
   /** Default true: headless Chromium does everything the tests need (TOOLCHAIN.md). */
   headless?: boolean;
-  /**
-   * Default 'granted': the manifest's optional permissions (`debugger`) are granted up front, as
-   * if the user had already accepted Chrome's prompt, because a test cannot click a browser
-   * prompt. 'as-built' loads the manifest unchanged (nothing optional granted).
-   */
-  optionalPermissions?: 'granted' | 'as-built';
 }
 
 export interface LaunchedExtension {
@@ -64,34 +58,11 @@ function readPanelPath(dist: string): string {
   return path;
 }
 
-/**
- * A copy of the build whose manifest holds its optional permissions as required ones: Chrome
- * grants those at load. Undefined when the manifest has no optional permissions.
- */
-async function withOptionalGranted(dist: string, into: string): Promise<string | undefined> {
-  const manifest = JSON.parse(await readFile(join(dist, 'manifest.json'), 'utf8')) as {
-    permissions?: string[];
-    optional_permissions?: string[];
-  };
-  if (!manifest.optional_permissions?.length) return undefined;
-  const copy = join(into, 'extension');
-  await cp(dist, copy, { recursive: true });
-  manifest.permissions = [...(manifest.permissions ?? []), ...manifest.optional_permissions];
-  delete manifest.optional_permissions;
-  await writeFile(join(copy, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  return copy;
-}
-
 export async function launchExtension(options: LaunchOptions = {}): Promise<LaunchedExtension> {
-  const built = resolve(options.dist ?? DEFAULT_DIST);
-  const panelPath = readPanelPath(built);
+  const dist = resolve(options.dist ?? DEFAULT_DIST);
+  const panelPath = readPanelPath(dist);
   const profileDir = await mkdtemp(join(tmpdir(), 'keel-e2e-'));
   const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  // The granted copy lives inside the profile directory, so close() removes both.
-  const dist =
-    (options.optionalPermissions ?? 'granted') === 'granted'
-      ? ((await withOptionalGranted(built, profileDir)) ?? built)
-      : built;
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(profileDir, {

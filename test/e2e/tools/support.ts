@@ -161,9 +161,7 @@ export function distUnderTest(): string {
   return dist;
 }
 
-export async function startToolSession(
-  options: { model?: string; allowMain?: boolean; optionalPermissions?: 'granted' | 'as-built' } = {},
-): Promise<ToolSession> {
+export async function startToolSession(options: { model?: string; allowMain?: boolean } = {}): Promise<ToolSession> {
   const dist = distUnderTest();
   const site = await serveFixtureSite(FIXTURE_DIR);
   let plan: Step[] = [];
@@ -179,7 +177,7 @@ export async function startToolSession(
     script: [dispatch],
     respond: (r) => (isTitleRequest(r) ? { text: 'Browser tools' } : undefined),
   });
-  const ext = await launchExtension({ dist, optionalPermissions: options.optionalPermissions });
+  const ext = await launchExtension({ dist });
   const panel = await ext.openPanel();
   const client = await EngineClient.connect(panel, { timeoutMs: 15_000 });
   await client.sendOk({ type: 'initialize', subscribe: ['*'] });

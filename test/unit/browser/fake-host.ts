@@ -155,11 +155,6 @@ export class FakeHost implements BrowserHost {
     this.captures++;
     return { mimeType: 'image/jpeg', dataBase64: 'AAAA', width: 800, height: 600 };
   }
-  /** The optional `debugger` permission (granted unless a test revokes it). */
-  debuggerGranted = true;
-  async debuggerPermitted(): Promise<boolean> {
-    return this.debuggerGranted;
-  }
   async debuggerAttach(tabId: number): Promise<void> {
     this.debuggerAttached.add(tabId);
   }
