@@ -47,7 +47,7 @@ interface PageResult {
   error?: string;
 }
 
-const PLAYWRIGHT_TIMEOUT_MS = 10_000;
+const PLAYWRIGHT_TIMEOUT_MS = 30_000;
 
 const outDir = join(REPO_ROOT, 'bench-results');
 const CORPUS_DIR = resolve(REPO_ROOT, '../shared/corpus/pages');
@@ -171,7 +171,10 @@ async function benchPage(page: Page, cdp: CDPSession, url: string, bundle: strin
       return '';
     });
   const pw = await attempt('ai', () => page.ariaSnapshot({ mode: 'ai', timeout: PLAYWRIGHT_TIMEOUT_MS }));
-  const pwDefault = await attempt('default', () => page.locator('body').ariaSnapshot({ timeout: PLAYWRIGHT_TIMEOUT_MS }));
+  // When the AI mode timed out the default mode does too (same tree walk): do not wait twice.
+  const pwDefault = playwrightErrors.length
+    ? ''
+    : await attempt('default', () => page.locator('body').ariaSnapshot({ timeout: PLAYWRIGHT_TIMEOUT_MS }));
   await markClickHandlers(page, cdp);
   const cover = (await page.evaluate(COUNT_INTERACTIVE)) as { interactive: number; withRef: number; missing: string[] };
   return {

@@ -351,14 +351,14 @@ export function generatePages(seed: number): Map<string, string> {
   add('deep-nesting-40', 'Deep nesting', deepNesting(w, 40));
   add('deep-nesting-400', 'Very deep nesting', deepNesting(w, 400));
   add('long-table-400', 'Long table', longTable(w, 400));
-  add('long-table-2500', 'Very long table', longTable(w, 2500));
+  add('long-table-1500', 'Very long table', longTable(w, 1500));
   add('forms-small', 'Form', form(w, 2));
   add('forms-large', 'Large form', form(w, 18));
   add('iframes', 'Frames', frames(w, files, 1));
   add('shadow-dom', 'Shadow DOM', shadow(w, 30));
   add('hidden-text', 'Hidden text', hiddenText(w, 60));
   add('huge-list-3000', 'Huge list', hugeList(w, 3000));
-  add('huge-list-12000', 'Very huge list', hugeList(w, 12000));
+  add('huge-list-8000', 'Very huge list', hugeList(w, 8000));
   add('aria-widgets', 'ARIA widgets', widgets(w));
   add('empty', 'Empty', '');
   add(
