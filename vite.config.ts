@@ -1,9 +1,11 @@
 import { defineConfig } from 'vite';
 import { crx } from '@crxjs/vite-plugin';
 import manifest from './manifest.json' with { type: 'json' };
+import pkg from './package.json' with { type: 'json' };
 
 export default defineConfig({
-  plugins: [crx({ manifest })],
+  // package.json is the one place the version is written (`npm run package` checks the result).
+  plugins: [crx({ manifest: { ...manifest, version: pkg.version } })],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

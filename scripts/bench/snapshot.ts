@@ -1,7 +1,9 @@
 /**
  * The snapshot benchmark is another engineer's script (scripts/bench-snapshot.ts, `npm run
  * bench:snapshot`): run it as a subprocess and fold its bench-results/snapshot.json into the
- * summary. Its baseline is Playwright's own AI-mode snapshot of the same pages.
+ * summary, one pair of rows per page set it measured (the generated set always; the real-site
+ * corpus when ../shared/corpus/pages is present). Its baseline is Playwright's own AI-mode
+ * snapshot of the same pages.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -9,10 +11,16 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../demo/setup';
 import { fmtMs, fmtRatio, type BenchResult } from './stats';
 
-interface SnapshotSummary {
+interface SetSummary {
+  set?: string;
+  source?: string;
   median?: { tokenRatio?: number; ms?: number };
   p90?: { ms?: number; msUpTo500KB?: number };
-  totals?: { pages?: number; errors?: number; ourTokens?: number; playwrightTokens?: number; medianRatioVsDefaultAriaSnapshot?: number; refCoverage?: number; interactive?: number; interactiveWithRef?: number };
+  totals?: { pages?: number; errors?: number; playwrightFailures?: number; ourTokens?: number; playwrightTokens?: number; medianRatioVsDefaultAriaSnapshot?: number; refCoverage?: number; interactive?: number; interactiveWithRef?: number };
+}
+
+interface SnapshotSummary extends SetSummary {
+  sets?: SetSummary[];
 }
 
 export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<BenchResult | null> {
@@ -49,28 +57,39 @@ export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<
   const fresh = existsSync(out) && statSync(out).mtimeMs > before;
   if (code !== 0 || !fresh) throw new Error(`npm run bench:snapshot ${code === null ? 'was stopped (timeout)' : `exited ${code}`}${fresh ? '' : ' and wrote no new bench-results/snapshot.json'}`);
   const s = JSON.parse(readFileSync(out, 'utf8')) as SnapshotSummary;
-  const t = s.totals ?? {};
-  const ratio = s.median?.tokenRatio ?? NaN;
+  const sets = s.sets ?? [s];
   return {
     name: 'snapshot',
     file: 'snapshot.json',
     write: false, // that script's own file: the summary only references it
-    data: { ranForMs: Date.now() - started, summaryOf: 'bench-results/snapshot.json', median: s.median, p90: s.p90, totals: t },
-    rows: [
-      {
-        metric: `snapshot size, ${t.pages ?? '?'} corpus pages (median, tokens)`,
-        value: `${fmtRatio(ratio)} of Playwright's`,
-        baseline: `Playwright AI snapshot (${t.playwrightTokens?.toLocaleString('en-US') ?? '?'} tokens in all; ours ${t.ourTokens?.toLocaleString('en-US') ?? '?'})`,
-        ratio: fmtRatio(ratio),
-        target: '—',
-      },
-      {
-        metric: 'snapshot time in the page (median / p90)',
-        value: `${fmtMs(s.median?.ms ?? NaN)} / ${fmtMs(s.p90?.ms ?? NaN)}`,
-        baseline: `refs on ${t.interactiveWithRef ?? '?'}/${t.interactive ?? '?'} visible interactive elements`,
-        ratio: '—',
-        target: '—',
-      },
-    ],
+    data: {
+      ranForMs: Date.now() - started,
+      summaryOf: 'bench-results/snapshot.json',
+      sets: sets.map(({ set, source, median, p90, totals }) => ({ set, source, median, p90, totals })),
+    },
+    rows: sets.flatMap((one) => setRows(one)),
   };
+}
+
+function setRows(s: SetSummary): BenchResult['rows'] {
+  const t = s.totals ?? {};
+  const ratio = s.median?.tokenRatio ?? NaN;
+  const label = s.set === 'corpus' ? 'corpus pages' : s.set === 'generated' ? 'generated pages' : `pages of ${s.set}`;
+  const failed = t.playwrightFailures ? `; Playwright failed on ${t.playwrightFailures}` : '';
+  return [
+    {
+      metric: `snapshot size, ${t.pages ?? '?'} ${label} (median, tokens)`,
+      value: `${fmtRatio(ratio)} of Playwright's`,
+      baseline: `Playwright AI snapshot (${t.playwrightTokens?.toLocaleString('en-US') ?? '?'} tokens in all; ours ${t.ourTokens?.toLocaleString('en-US') ?? '?'}${failed})`,
+      ratio: fmtRatio(ratio),
+      target: '—',
+    },
+    {
+      metric: `snapshot time in the page, ${label} (median / p90)`,
+      value: `${fmtMs(s.median?.ms ?? NaN)} / ${fmtMs(s.p90?.ms ?? NaN)}`,
+      baseline: `refs on ${t.interactiveWithRef ?? '?'}/${t.interactive ?? '?'} visible interactive elements`,
+      ratio: '—',
+      target: '—',
+    },
+  ];
 }

@@ -46,6 +46,12 @@ void chrome.alarms.create('keel-wake', { periodInMinutes: 1 });
 chrome.runtime.onInstalled.addListener(() => {
   void chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
 });
+// The toolbar button and its shortcut (manifest `commands._execute_action`, Alt+Shift+K) open the
+// panel through the behaviour above. Chrome fires onClicked only if that behaviour is not in
+// effect; then the click (a user gesture) opens the panel here.
+chrome.action?.onClicked?.addListener((tab) => {
+  if (tab.windowId !== undefined) void chrome.sidePanel?.open?.({ windowId: tab.windowId }).catch(() => undefined);
+});
 
 startKeepalive(() => engine.hasLiveRuns());
 // Recovery waits for MCP tools to register (a recovering run's catalog may include them), but

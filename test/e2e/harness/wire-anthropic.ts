@@ -3,7 +3,7 @@ import { sseFrame } from './wire';
 import type { StreamRenderer, WireContext, WireFormat } from './wire';
 
 /**
- * Anthropic Messages (`POST /v1/messages`), shaped after shared/corpus/sse/anthropic (a01–a16):
+ * Anthropic Messages (`POST /v1/messages`), shaped after test/fixtures/sse/anthropic (a01–a16):
  * message_start, a ping, one content block per thinking / text / tool_use run (thinking closes with
  * a signature_delta; tool input starts with an empty input_json_delta, as recorded), message_delta
  * with the stop reason and usage, message_stop.

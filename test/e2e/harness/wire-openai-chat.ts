@@ -4,7 +4,7 @@ import type { StreamRenderer, WireContext, WireFormat } from './wire';
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), shaped after the recorded streams in
- * shared/corpus/sse/openai (o01–o08): data-only frames, tool calls addressed by `index` with the id
+ * test/fixtures/sse/openai (o01–o08): data-only frames, tool calls addressed by `index` with the id
  * and name in their first chunk, a finish chunk with an empty delta, a `choices: []` usage chunk
  * when `stream_options.include_usage` is set, and `data: [DONE]`. Thinking goes out as
  * `delta.reasoning_content`, the field DeepSeek-style compatible servers use (o07).

@@ -3,7 +3,7 @@ import { nowSeconds, sseFrame } from './wire';
 import type { StreamRenderer, WireContext, WireFormat } from './wire';
 
 /**
- * OpenAI Responses (`POST /v1/responses`), shaped after shared/corpus/sse/openai (o10–o15): named
+ * OpenAI Responses (`POST /v1/responses`), shaped after test/fixtures/sse/openai (o10–o15): named
  * `response.*` events with a `sequence_number`; one output item per reasoning summary, message
  * and function call (added → deltas → done); `response.completed`, or `response.incomplete` with
  * `incomplete_details.reason` for max_tokens / content_filter.

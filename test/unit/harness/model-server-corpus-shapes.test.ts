@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planReply } from '../../e2e/harness/model-script';
@@ -7,14 +7,13 @@ import { anthropicWire } from '../../e2e/harness/wire-anthropic';
 import { openaiChatWire } from '../../e2e/harness/wire-openai-chat';
 import { openaiResponsesWire } from '../../e2e/harness/wire-openai-responses';
 import type { WireFormat } from '../../e2e/harness/wire';
+import { CORPUS_DIR, corpusDir } from '../providers/helpers/corpus';
 
 /**
  * SDKs are lenient parsers, so the scripted streams are also held against the recorded ones in
- * shared/corpus/sse: every field path the server emits for an event type must occur in a real
- * recording of that event type. (CI has shared/ beside the checkout; elsewhere this is skipped.)
+ * test/fixtures/sse: every field path the server emits for an event type must occur in a real
+ * recording of that event type. The recordings are part of the repository: a missing file fails.
  */
-
-const CORPUS = resolve('../shared/corpus/sse');
 
 interface SseEvent {
   type: string;
@@ -34,7 +33,9 @@ function parseSse(text: string): SseEvent[] {
 }
 
 function readCorpus(file: string): SseEvent[] {
-  const text = readFileSync(resolve(CORPUS, file), 'utf8');
+  const [vendor] = file.split('/') as ['anthropic' | 'openai'];
+  corpusDir(vendor);
+  const text = readFileSync(resolve(CORPUS_DIR, file), 'utf8');
   if (!file.endsWith('.jsonl')) return parseSse(text);
   return text
     .split('\n')
@@ -92,7 +93,7 @@ const tools = [
   { name: 'browser_click', args: { ref: 'e41' } },
 ];
 
-describe.skipIf(!existsSync(CORPUS))('model server streams match the recorded corpus shapes', () => {
+describe('model server streams match the recorded corpus shapes', () => {
   it('OpenAI Chat Completions', () => {
     const body = { stream_options: { include_usage: true } };
     expectShapesFromCorpus(render(openaiChatWire, { text: 'Some text here.', toolCalls: tools }, body), [

@@ -5,7 +5,7 @@ import { startMockServer, type MockServer } from './helpers/mock-server';
 import { drain, transcript, type TranscriptEntry } from './helpers/transcript';
 
 /**
- * Every recorded Anthropic stream of shared/corpus/sse/anthropic, replayed over HTTP from
+ * Every recorded Anthropic stream of test/fixtures/sse/anthropic, replayed over HTTP from
  * 127.0.0.1 through the real @anthropic-ai/sdk adapter. Deltas are compared coalesced; ids, names,
  * arguments, signatures, usage and stop reasons exactly.
  */

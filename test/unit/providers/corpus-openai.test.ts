@@ -6,7 +6,7 @@ import { startMockServer, type MockServer } from './helpers/mock-server';
 import { drain, transcript, type TranscriptEntry } from './helpers/transcript';
 
 /**
- * Every recorded OpenAI stream of shared/corpus/sse/openai (Chat Completions and Responses),
+ * Every recorded OpenAI stream of test/fixtures/sse/openai (Chat Completions and Responses),
  * replayed over HTTP from 127.0.0.1 through the real `openai` SDK adapters.
  */
 

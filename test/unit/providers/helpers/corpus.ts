@@ -3,16 +3,31 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JSON_HEADERS, SSE_HEADERS, type PlannedResponse } from './mock-server';
 
-/** The shared SSE corpus (read in place: it is not copied into the repository) and local fixtures. */
+/**
+ * The recorded SSE corpus (copied into the repository with its sources and licenses, see
+ * test/fixtures/sse/INDEX.md) and the provider fixtures we wrote for its gaps.
+ */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, '../../../..');
-export const CORPUS_DIR = path.resolve(REPO_ROOT, '../shared/corpus/sse');
+export const CORPUS_DIR = path.resolve(REPO_ROOT, 'test/fixtures/sse');
 export const FIXTURES_DIR = path.resolve(REPO_ROOT, 'test/fixtures/providers');
+
+/**
+ * The corpus folder of one vendor. Throws when it is missing, so a test whose data is gone fails
+ * with a message that says where the data should be instead of passing over nothing.
+ */
+export function corpusDir(vendor: 'anthropic' | 'openai'): string {
+  const dir = path.join(CORPUS_DIR, vendor);
+  if (!fs.existsSync(dir)) {
+    throw new Error(`recorded SSE corpus missing: ${dir} (it is part of the repository; restore it from git)`);
+  }
+  return dir;
+}
 
 export function corpusFiles(vendor: 'anthropic' | 'openai'): string[] {
   return fs
-    .readdirSync(path.join(CORPUS_DIR, vendor))
+    .readdirSync(corpusDir(vendor))
     .filter((name) => /\.(sse|jsonl|json)$/.test(name))
     .sort();
 }
@@ -39,7 +54,7 @@ export function responseForFile(filePath: string, status = 401): PlannedResponse
   return { headers: SSE_HEADERS, body: text };
 }
 
-export const corpusPath = (vendor: 'anthropic' | 'openai', file: string) => path.join(CORPUS_DIR, vendor, file);
+export const corpusPath = (vendor: 'anthropic' | 'openai', file: string) => path.join(corpusDir(vendor), file);
 export const fixturePath = (file: string) => path.join(FIXTURES_DIR, file);
 
 /**
