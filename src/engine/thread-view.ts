@@ -42,6 +42,7 @@ export function approvalEvent(a: ApprovalRecord): ApprovalRequest {
       ...(a.target.title ? { title: a.target.title } : {}),
       ...(a.target.serverId ? { serverId: a.target.serverId } : {}),
       ...(a.target.favIconUrl ? { favIconUrl: a.target.favIconUrl } : {}),
+      ...(a.target.topOrigin ? { topOrigin: a.target.topOrigin, ...(a.target.topUrl ? { topUrl: a.target.topUrl } : {}) } : {}),
     },
     options: a.options,
     ...(a.reason ? { reason: a.reason } : {}),

@@ -36,6 +36,9 @@ export const ApprovalRequest = z.object({
     title: z.string().optional(),
     serverId: z.string().optional(),
     favIconUrl: z.string().optional(),
+    /** An action in an embedded frame of another origin: the top page (url/origin are the frame's). */
+    topUrl: z.string().optional(),
+    topOrigin: z.string().optional(),
   }),
   options: z.array(Decision),
   /** Why the engine asks (e.g. 'write', 'always_ask:payment', 'rule_changed'). */

@@ -94,6 +94,22 @@ export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks
 interface RiskReport {
   element?: ElementReport;
   inFrame?: boolean;
+  hasFocus?: boolean;
+}
+
+/**
+ * The frame a key press goes to when the top page's focus is inside a cross-origin frame: the
+ * one that has the focus and whose focused element is its own (not a deeper frame's).
+ */
+async function focusedFrame(deps: BrowserToolDeps, tabId: number): Promise<{ frameId: number; report: RiskReport } | undefined> {
+  const frames = (await deps.host.listFrames(tabId).catch(() => [])).filter((f) => f.frameId !== 0);
+  for (const f of frames) {
+    const report = await deps.client
+      .call<RiskReport>(tabId, f.frameId, { op: 'describe_focused' }, { timeoutMs: 2000 })
+      .catch(() => undefined);
+    if (report?.hasFocus && !report.inFrame) return { frameId: f.frameId, report };
+  }
+  return undefined;
 }
 
 /**
@@ -110,6 +126,15 @@ export async function unnamedElementTarget(
   if (target.forbidden) return target;
   const request = 'focused' in at ? ({ op: 'describe_focused' } as const) : ({ op: 'describe_at', x: at.x, y: at.y } as const);
   const found = await deps.client.call<RiskReport>(tabId, 0, request, { timeoutMs: 5000 });
+  if (found.inFrame && 'focused' in at) {
+    // The key goes to the focused frame: judged there, on its origin and rule, as a ref would be.
+    const inner = await focusedFrame(deps, tabId);
+    if (inner) {
+      const frame = await pageTarget(deps.host, tabId, inner.frameId);
+      if (frame.forbidden || !inner.report.element) return frame;
+      return applyElementRisk(frame, inner.report.element, checks);
+    }
+  }
   if (found.inFrame) {
     target.alwaysAsk = 'focused' in at ? 'presses a key inside an embedded frame Keel cannot inspect' : 'clicks inside an embedded frame Keel cannot inspect';
     return target;
