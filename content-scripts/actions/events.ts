@@ -155,7 +155,7 @@ const KEY_CODES: Record<string, [string, number]> = {
 export function keySpec(name: string): KeySpec | null {
   const canonical = canonicalKey(name);
   if (canonical === null) return null;
-  const named = KEY_CODES[canonical];
+  const named = Object.hasOwn(KEY_CODES, canonical) ? KEY_CODES[canonical] : undefined;
   if (named) {
     const [code, keyCode] = named;
     if (canonical === ' ') return { key: ' ', code, keyCode, text: ' ' };

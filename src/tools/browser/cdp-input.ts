@@ -87,12 +87,12 @@ const PUNCT_CODES: Record<string, [string, number]> = {
 export function keyDef(input: string): KeyDef | null {
   const name = canonicalKey(input);
   if (name === null) return null;
-  if (NAMED[name]) return NAMED[name];
+  if (Object.hasOwn(NAMED, name)) return NAMED[name];
   if ([...name].length !== 1) return null;
   const upper = name.toUpperCase();
   if (/[a-z]/i.test(name)) return { key: name, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: name };
   if (/[0-9]/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
-  const punct = PUNCT_CODES[name];
+  const punct = Object.hasOwn(PUNCT_CODES, name) ? PUNCT_CODES[name] : undefined;
   if (punct) return { key: name, code: punct[0], keyCode: punct[1], text: name };
   return { key: name, code: '', keyCode: 0, text: name };
 }

@@ -68,6 +68,11 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
   const form = submits ? otherSite(target.origin, el.formAction) : undefined;
   const link = checks.activates && !el.download && !form ? otherSite(target.origin, el.href) : undefined;
   const dest = form ?? link;
+  // A same-site link or form can still carry another site's address (an open redirect) or
+  // credentials: judged on the address it opens, as browser_navigate would be.
+  const sameSite = !dest ? (checks.activates && !el.download ? el.href : undefined) ?? (submits ? el.formAction : undefined) : undefined;
+  const sameSiteRisk = sameSite ? exfiltrationRisk(target.url, sameSite) : undefined;
+  if (sameSiteRisk) target.alwaysAsk ??= sameSiteRisk;
   if (dest) {
     const from = target.url;
     target.url = dest.href;
@@ -86,7 +91,7 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
  * The element is described once here (before approval); a stale ref fails here already.
  */
 export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks: RiskChecks): Promise<ToolTarget> {
-  const target = await pageTarget(deps.host, r.tabId, r.frameId);
+  const target = await pageTarget(deps.host, r.tabId, r.frameId, r.modelRef);
   if (target.forbidden) return target;
   return applyElementRisk(target, await describeRef(deps, r), checks);
 }

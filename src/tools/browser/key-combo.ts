@@ -33,7 +33,7 @@ export function parseKeyCombo(input: string): KeyCombo {
   let key = '';
   for (const raw of parts) {
     const p = raw.trim();
-    const mod = MODIFIER_NAMES[p.toLowerCase()];
+    const mod = Object.hasOwn(MODIFIER_NAMES, p.toLowerCase()) ? MODIFIER_NAMES[p.toLowerCase()] : undefined;
     if (mod && !modifiers.includes(mod)) modifiers.push(mod);
     else if (p || raw === ' ') key = p || ' ';
   }

@@ -13,7 +13,8 @@ export const NAMED_KEYS = [
   'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8', 'F9', 'F10', 'F11', 'F12',
 ] as const;
 
-const ALIASES: Record<string, string> = {
+// A null-prototype table: a model-chosen name like "toString" must not find Object's methods.
+const ALIASES: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
   return: 'Enter',
   enter: 'Enter',
   '\r': 'Enter',
@@ -31,7 +32,7 @@ const ALIASES: Record<string, string> = {
   space: ' ',
   spacebar: ' ',
   ' ': ' ',
-};
+});
 
 const BY_LOWER = new Map<string, string>(NAMED_KEYS.map((k) => [k.toLowerCase(), k]));
 

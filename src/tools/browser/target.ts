@@ -4,6 +4,7 @@
  */
 import type { ToolCallContext, ToolTarget } from '../types';
 import { HostError, type BrowserHost, type TabInfo } from './host';
+import { staleRefMessage } from './refs';
 import { originOf, pageRestriction } from './restricted';
 
 export function tabIdFor(params: { tabId?: number }, ctx: ToolCallContext): number {
@@ -55,7 +56,7 @@ export function frameTarget(top: ToolTarget, frameUrl: string): ToolTarget {
 }
 
 /** Target of a tool that reads or acts inside the page: forbidden on restricted pages. */
-export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0): Promise<ToolTarget> {
+export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0, modelRef?: string): Promise<ToolTarget> {
   const tab = await getTabOrThrow(host, tabId);
   let target = targetOfTab(tab, frameId);
   const env = { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin };
@@ -63,7 +64,7 @@ export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0):
   if (why) target.forbidden = why;
   if (frameId !== 0 && !why) {
     const frame = (await host.listFrames(tabId)).find((f) => f.frameId === frameId);
-    if (!frame) throw new Error(`Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`);
+    if (!frame) throw new Error(modelRef ? staleRefMessage(modelRef) : `Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`);
     target = frameTarget(target, frame.url);
     const frameWhy = target.topOrigin ? pageRestriction(frame.url, env) : undefined;
     if (frameWhy) target.forbidden = frameWhy;
