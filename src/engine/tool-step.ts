@@ -1,4 +1,6 @@
-import { ALL_DECISIONS, decideVerdict, permissionKey } from '../gatekeeper/verdict';
+import { approvalDigest } from '../gatekeeper/approval-digest';
+import { dispatchRecheck } from '../gatekeeper/dispatch-recheck';
+import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import type { PreparedToolCall } from '../store/records';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
 import { digestOf } from '../util/canonical-json';
@@ -88,7 +90,7 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: !result.isError, outcome: result.isError ? 'error' : 'ok', content: result.content, details: result.details, failure: 'neutral' }, { interactionId: interaction.interactionId });
       }
       case 'approved': {
-        // Dispatch-time re-check: same origin, same rule version, same tool as approved.
+        // Dispatch-time re-check: the whole verdict again, on what would run now (dispatch-recheck.ts).
         let target: ToolTarget;
         try {
           target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
@@ -97,24 +99,13 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         }
         const key = permissionKey(reg.descriptor, target);
         const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
-        const drift =
-          (target.origin ?? null) !== (pending.target?.origin ?? null)
-            ? `the tab is now on ${target.origin ?? 'another page'}`
-            : (ruleRec?.version ?? 0) !== (pending.ruleVersion ?? 0)
-              ? 'the site permission changed'
-              : pending.descriptorDigest !== dDigest
-                ? 'the tool changed'
-                : null;
-        if (drift) {
-          // Judge the call afresh where it would now run: refused targets stay refused, and a
-          // call that must always ask keeps its once-only options.
-          const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
-          if (verdict.kind === 'deny') {
-            return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${verdict.reason}`), failure: 'neutral' });
-          }
-          const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
-          return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending, options);
+        const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
+        const digest = await approvalDigest(dDigest, pending.params, target.origin);
+        const recheck = dispatchRecheck(pending, { target, ruleVersion: ruleRec?.version ?? 0, descriptorDigest: dDigest, approvalDigest: digest, verdict });
+        if (recheck.kind === 'deny') {
+          return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${recheck.reason}`), failure: 'neutral' });
         }
+        if (recheck.kind === 'ask') return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${recheck.drift}`, pending, recheck.options);
         return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
       }
       case 'resolved_done':
