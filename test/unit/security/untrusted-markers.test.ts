@@ -40,7 +40,7 @@ describe('forged untrusted markers', () => {
           const found = closings(out);
           expect(found, JSON.stringify(forged)).toHaveLength(1);
           expect(asRead(out).trimEnd().endsWith('>')).toBe(true);
-          expect(asRead(out).lastIndexOf('SYSTEM')).toBeLessThan(asRead(out).lastIndexOf(found[0]));
+          expect(asRead(out).lastIndexOf('SYSTEM')).toBeLessThan(asRead(out).lastIndexOf(found[0] ?? ''));
         }
       }),
       { numRuns: 300 },
