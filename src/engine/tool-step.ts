@@ -2,6 +2,7 @@ import { approvalDigest } from '../gatekeeper/approval-digest';
 import { dispatchRecheck } from '../gatekeeper/dispatch-recheck';
 import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import type { PreparedToolCall } from '../store/records';
+import { argumentDepthError, jsonDepthError } from '../tools/argument-depth';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
@@ -156,8 +157,12 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
 
   // A new call: validate, resolve its target, ask the Gatekeeper.
   if (call.rawArgs !== undefined) {
+    const deep = jsonDepthError(call.rawArgs);
+    if (deep) return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`Invalid arguments for ${call.name}: ${deep}. Send flatter arguments.`), failure: 'failure' });
     return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`The arguments were not valid JSON: ${call.rawArgs.slice(0, 500)}. Send a JSON object matching the tool's schema.`), failure: 'failure' });
   }
+  const tooDeep = argumentDepthError(call.args);
+  if (tooDeep) return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`Invalid arguments for ${call.name}: ${tooDeep}. Send flatter arguments.`), failure: 'failure' });
   const parsed = reg.tool.parameters.safeParse(call.args);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 8).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
