@@ -29,7 +29,9 @@ export function neutralizeUntrusted(text: string): string {
 
 /** Source attributes: one line, no quotes or brackets that could end the attribute or tag. */
 export function untrustedAttr(value: string): string {
-  return normalizeUntrusted(value)
+  // A source is a URL or a name: a page-made 1 MB URL must not become a 1 MB attribute.
+  const chars = [...normalizeUntrusted(value)];
+  return (chars.length > 500 ? `${chars.slice(0, 500).join('')}…` : chars.join(''))
     .replace(/&/g, '&amp;')
     .replace(/"/g, '&quot;')
     .replace(/</g, '&lt;')
