@@ -16,7 +16,8 @@ export interface WrapOptions {
 export function wrapUntrusted(text: string, source: string, options: WrapOptions = {}): string {
   // Always wrap, even text that looks wrapped already: a page could open and close a fake block
   // itself and put instructions after it.
-  const safe = neutralizeUntrusted(text);
+  // A page block inside (untrusted_page_content_…) was built and neutralised by the tool: kept.
+  const safe = neutralizeUntrusted(text, 'data');
   const tag = `${UNTRUSTED_TAG}_${options.marker ?? contentMarker(source, safe)}`;
   return `<${tag} source="${untrustedAttr(source)}">\n${safe}\n</${tag}>`;
 }

@@ -16,15 +16,24 @@ const FORMAT_CHARS = /\p{Cf}/gu;
 
 /** `<`, optional space and `/`, then a name that starts like one of Keel's block tags. */
 const FORGED_TAG = /<(\s*\/?\s*)(untrusted[\s_-]*(?:data|page[\s_-]*content)?)/giu;
+/**
+ * Only the data-block family (`untrusted_data…`, `untrusted…` alone): for the engine's outer
+ * block, whose content may hold a tool's own page block (already neutralised inside, by the tool).
+ */
+const FORGED_DATA_TAG = /<(\s*\/?\s*)(untrusted(?![\s_-]*page[\s_-]*content)[\s_-]*(?:data)?)/giu;
 
 /** Text as the model will read it: no invisible characters, compatibility forms folded. */
 export function normalizeUntrusted(text: string): string {
   return text.replace(FORMAT_CHARS, '').normalize('NFKC').replace(FORMAT_CHARS, '');
 }
 
-/** Normalised text with every tag-like "untrusted…" opener escaped. */
-export function neutralizeUntrusted(text: string): string {
-  return normalizeUntrusted(text).replace(FORGED_TAG, '&lt;$1$2');
+/**
+ * Normalised text with every tag-like "untrusted…" opener escaped — or with `family: 'data'`,
+ * only the data-block ones (the engine's wrapper around a tool's result, which may contain the
+ * tool's own untrusted_page_content block).
+ */
+export function neutralizeUntrusted(text: string, family: 'all' | 'data' = 'all'): string {
+  return normalizeUntrusted(text).replace(family === 'all' ? FORGED_TAG : FORGED_DATA_TAG, '&lt;$1$2');
 }
 
 /** Source attributes: one line, no quotes or brackets that could end the attribute or tag. */
