@@ -5,35 +5,42 @@
  * A page forges a closing tag in ways a plain regex misses: `< /untrusted_data>`, a word joiner
  * (U+2060) or a Unicode tag character inside the name, fullwidth brackets (＜／…＞) that a model
  * reads as `<`, `-` for `_`. So the text is first stripped of format characters (Unicode Cf:
- * zero-width, bidi controls, tag characters U+E0000–E007F) and NFKC-normalised — what the model
- * reads is what was checked — and then every `<` that opens something tag-like named
- * "untrusted…" is escaped. The block's own tag also carries a marker the page cannot know, so
+ * zero-width, bidi controls, tag characters U+E0000–E007F), and every `<`-like character whose
+ * NFKC-normalised continuation opens something tag-like named "untrusted…" is escaped. The block's own tag also carries a marker the page cannot know, so
  * even a closing tag that slipped through would not match the real one.
  */
 
 /** Unicode format characters: zero-width, bidi embedding/isolates, tag characters, BOM. */
 const FORMAT_CHARS = /\p{Cf}/gu;
 
-/** `<`, optional space and `/`, then a name that starts like one of Keel's block tags. */
-const FORGED_TAG = /<(\s*\/?\s*)(untrusted[\s_-]*(?:data|page[\s_-]*content)?)/giu;
+/** Characters a model reads as `<` (NFKC folds the small and fullwidth forms to it). */
+const LESS_THAN = /[<\ufe64\uff1c]/g;
+
+/** What follows a `<` that opens one of Keel's block tags, on NFKC text: `/untrusted_data…`. */
+const FORGED_TAG = /^\s*\/?\s*untrusted/iu;
 /**
  * Only the data-block family (`untrusted_data…`, `untrusted…` alone): for the engine's outer
  * block, whose content may hold a tool's own page block (already neutralised inside, by the tool).
  */
-const FORGED_DATA_TAG = /<(\s*\/?\s*)(untrusted(?![\s_-]*page[\s_-]*content)[\s_-]*(?:data)?)/giu;
+const FORGED_DATA_TAG = /^\s*\/?\s*untrusted(?![\s_-]*page[\s_-]*content)/iu;
 
-/** Text as the model will read it: no invisible characters, compatibility forms folded. */
+/** Text without invisible characters: what is checked is what the model reads. */
 export function normalizeUntrusted(text: string): string {
-  return text.replace(FORMAT_CHARS, '').normalize('NFKC').replace(FORMAT_CHARS, '');
+  return text.replace(FORMAT_CHARS, '');
 }
 
 /**
- * Normalised text with every tag-like "untrusted…" opener escaped — or with `family: 'data'`,
- * only the data-block ones (the engine's wrapper around a tool's result, which may contain the
- * tool's own untrusted_page_content block).
+ * Text stripped of format characters, with every `<` (or its small/fullwidth form) that opens
+ * a tag-like "untrusted…" — judged on the NFKC form of what follows, so fullwidth letters and
+ * slashes count — escaped as `&lt;`. The rest of the text is kept as written (NFKC is only
+ * used to match: it would rewrite ordinary text, "…" into "..."). With `family: 'data'`, only
+ * the data-block tags are escaped (the engine's wrapper around a tool's result, which may
+ * contain the tool's own untrusted_page_content block).
  */
 export function neutralizeUntrusted(text: string, family: 'all' | 'data' = 'all'): string {
-  return normalizeUntrusted(text).replace(family === 'all' ? FORGED_TAG : FORGED_DATA_TAG, '&lt;$1$2');
+  const clean = normalizeUntrusted(text);
+  const opens = family === 'all' ? FORGED_TAG : FORGED_DATA_TAG;
+  return clean.replace(LESS_THAN, (lt, at: number) => (opens.test(clean.slice(at + 1, at + 80).normalize('NFKC')) ? '&lt;' : lt));
 }
 
 /** Source attributes: one line, no quotes or brackets that could end the attribute or tag. */

@@ -11,9 +11,17 @@ import { exfiltrationRisk } from '../../../src/tools/browser/restricted';
 
 const FROM = 'https://mail.example/inbox/42';
 
-// Secrets carry information: random-looking bytes (shrinking towards runs of small values
-// would test data that carries almost none).
-const secret = fc.uint8Array({ minLength: 18, maxLength: 60 }).filter((b) => new Set(b).size >= 14 && b.filter((x) => x >= 64).length >= b.length / 2);
+// Secrets are random-looking bytes (tokens, ciphertext): drawn from a seeded xorshift stream,
+// so shrinking cannot walk towards runs of zeros that carry no information at all.
+const secret = fc.tuple(fc.integer({ min: 1 }), fc.integer({ min: 18, max: 60 })).map(([seed, n]) => {
+  let x = seed | 0 || 1;
+  return Uint8Array.from({ length: n }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x & 0xff;
+  });
+});
 const textSecret = fc.constantFrom('my password is hunter2', 'alice@example.com 4242 4242 4242 4242', 'session=9f8a7b6c5d4e3f2a1b0c', 'Dear Bob, the merger closes Friday');
 const toB64 = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 const toHex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');

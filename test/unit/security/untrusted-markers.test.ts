@@ -67,6 +67,11 @@ describe('forged untrusted markers', () => {
     }
   });
 
+  it('ordinary text is kept as written: NFKC is only used to match', () => {
+    const text = 'Choose… ２０２６年 ﬁne a < b, x<y';
+    expect(untrustedPageContent('s', text, (n) => new Uint8Array(n)).split('\n')[1]).toBe(text);
+  });
+
   it('each page result gets its own random marker, from an injected source', () => {
     const a = untrustedPageContent('s', 't');
     const b = untrustedPageContent('s', 't');
