@@ -43,6 +43,7 @@ function setup(focused: unknown, frameFocused?: unknown) {
   ];
   host.page = (_t, frameId, req) => {
     if (req.op === 'describe') return { ok: true, result: { element: frameId === 3 ? frameFocused : req.ref === 'e5' ? PAY : LINK } };
+    if (req.op === 'describe_at') return { ok: true, result: { element: req.x === 5 ? PAY : LINK } };
     if (req.op === 'describe_focused') {
       if (frameId === 3) return { ok: true, result: { element: frameFocused, hasFocus: true } };
       return { ok: true, result: frameFocused ? { inFrame: true, hasFocus: false } : { element: focused, hasFocus: true } };
@@ -137,6 +138,19 @@ describe('one action, one verdict', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('a click by ref and a click at the point of the same element get the same verdict and origin', async () => {
+    const { judge } = setup(PAY);
+    for (const [ref, x] of [['e5', 5], ['e7', 9]] as const) {
+      const byRef = await judge('browser_mouse', { action: 'click', ref });
+      const byPoint = await judge('browser_mouse', { action: 'click', x, y: 5 });
+      const synthetic = await judge('browser_click', { ref });
+      expect(byPoint.verdict).toEqual(byRef.verdict);
+      expect(byPoint.target.origin).toBe(byRef.target.origin);
+      expect(synthetic.target.origin).toBe(byRef.target.origin);
+      expect(synthetic.target.alwaysAsk).toBe(byRef.target.alwaysAsk);
+    }
   });
 
   it('Tab and then Enter or Space always asks: the element it lands on is not known in advance', async () => {
