@@ -122,6 +122,16 @@ describe('one action, one verdict', () => {
     );
   });
 
+  it('a newline typed into a card field is the Enter it dispatches: judged as a submit', async () => {
+    const card = { ...button('Card number', {}), tag: 'input', role: 'textbox', submitsForm: 'enter', submitsPaymentForm: true };
+    const { judge } = setup(undefined, card);
+    for (const text of ['4242\n', '4242\r', '4242\r\n']) {
+      const { verdict } = await judge('browser_type', { ref: 'f3e2', text });
+      expect(verdict, JSON.stringify(text)).toMatchObject({ kind: 'ask', reason: 'always_ask:submits a form with payment card fields' });
+    }
+    expect((await judge('browser_type', { ref: 'f3e2', text: '4242' })).verdict.kind).toBe('allow');
+  });
+
   it('Enter on a focused link to another site is judged on that site', async () => {
     const { judge } = setup(LINK);
     await fc.assert(
