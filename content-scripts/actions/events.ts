@@ -3,6 +3,8 @@
  * have their own realm). Pages see isTrusted false; the debugger tier exists for pages that care.
  */
 
+import { canonicalKey } from '../../src/tools/browser/key-names';
+
 export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
 export type MouseButton = 'left' | 'right' | 'middle';
 
@@ -115,7 +117,7 @@ export interface KeySpec {
   text?: string;
 }
 
-const NAMED_KEYS: Record<string, [string, number]> = {
+const KEY_CODES: Record<string, [string, number]> = {
   Enter: ['Enter', 13],
   Tab: ['Tab', 9],
   Escape: ['Escape', 27],
@@ -129,7 +131,7 @@ const NAMED_KEYS: Record<string, [string, number]> = {
   End: ['End', 35],
   PageUp: ['PageUp', 33],
   PageDown: ['PageDown', 34],
-  Space: ['Space', 32],
+  ' ': ['Space', 32],
   Insert: ['Insert', 45],
   F1: ['F1', 112],
   F2: ['F2', 113],
@@ -145,30 +147,22 @@ const NAMED_KEYS: Record<string, [string, number]> = {
   F12: ['F12', 123],
 };
 
-const ALIASES: Record<string, string> = {
-  esc: 'Escape',
-  return: 'Enter',
-  del: 'Delete',
-  up: 'ArrowUp',
-  down: 'ArrowDown',
-  left: 'ArrowLeft',
-  right: 'ArrowRight',
-  pgup: 'PageUp',
-  pgdn: 'PageDown',
-  ' ': 'Space',
-  spacebar: 'Space',
-};
-
-/** `Enter`, `a`, `ArrowDown`, `esc`… → the KeyboardEvent fields a page expects. */
+/**
+ * `Enter`, `a`, `ArrowDown`, `esc`… → the KeyboardEvent fields a page expects. Names go through
+ * the Gatekeeper's own normalisation (key-names.ts): an alias only this side knew would run a
+ * key the approval never judged.
+ */
 export function keySpec(name: string): KeySpec | null {
-  const canonical = ALIASES[name.toLowerCase()] ?? Object.keys(NAMED_KEYS).find((k) => k.toLowerCase() === name.toLowerCase());
-  if (canonical) {
-    const [code, keyCode] = NAMED_KEYS[canonical];
-    if (canonical === 'Space') return { key: ' ', code, keyCode, text: ' ' };
+  const canonical = canonicalKey(name);
+  if (canonical === null) return null;
+  const named = Object.hasOwn(KEY_CODES, canonical) ? KEY_CODES[canonical] : undefined;
+  if (named) {
+    const [code, keyCode] = named;
+    if (canonical === ' ') return { key: ' ', code, keyCode, text: ' ' };
     return { key: canonical, code, keyCode, text: canonical === 'Enter' ? '\r' : undefined };
   }
-  if ([...name].length !== 1) return null;
-  const ch = name;
+  if ([...canonical].length !== 1) return null;
+  const ch = canonical;
   const upper = ch.toUpperCase();
   if (/[a-z]/i.test(ch)) return { key: ch, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: ch };
   if (/[0-9]/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch };

@@ -12,6 +12,8 @@ export interface RiskReport {
   element?: ElementReport;
   /** The element is in a frame this document cannot look into (cross-origin). */
   inFrame?: boolean;
+  /** This document has the keyboard focus (the frame a key press goes to). */
+  hasFocus?: boolean;
 }
 
 const ACTIVATABLE = 'a[href], area[href], button, input, select, textarea, summary, label, [role=button], [role=link]';
@@ -54,7 +56,7 @@ function result(ctx: AgentContext, el: Element | null, inFrame: boolean): RiskRe
 
 export function describeFocused(ctx: AgentContext): RiskReport {
   const { el, inFrame } = deepActive(ctx, ctx.doc);
-  return result(ctx, el, inFrame);
+  return { ...result(ctx, el, inFrame), hasFocus: ctx.doc.hasFocus() };
 }
 
 export function describeAt(ctx: AgentContext, x: number, y: number): RiskReport {

@@ -1,8 +1,9 @@
 /**
  * "Would a sighted user see this?" The snapshot drops what fails, and that is also the defence
  * against hidden prompt-injection text: display:none, visibility:hidden, aria-hidden, zero size,
- * screen-reader-only clipping, off-screen positioning, tiny fonts and text painted in the
- * background colour never reach the model.
+ * screen-reader-only clipping, off-screen positioning, tiny fonts, text painted in the
+ * background colour, near-zero opacity, a transparent text fill, a clip-path that leaves nothing
+ * and a transform that scales to nothing never reach the model.
  */
 import type { Box } from '../env';
 
@@ -65,8 +66,47 @@ export function isSubtreeHidden(el: Element, style: CSSStyleDeclaration): boolea
   if ((el as HTMLElement).inert) return true;
   if (style.display === 'none') return true;
   if (style.contentVisibility === 'hidden') return true;
-  if (style.opacity === '0' && !isFormControl(el)) return true;
+  // Near-zero, not only zero: 0.01 paints nothing a reader can see.
+  if (parseFloat(style.opacity) < NEAR_ZERO_ALPHA && !isFormControl(el)) return true;
+  if (clipsEverything(style.clipPath)) return true;
+  if (scalesToNothing(style.transform) || /^0(\.0+)?(\s|$)/.test(style.scale ?? '')) return true;
   return false;
+}
+
+/** Alpha (or opacity) below which nothing is visible to a reader. */
+const NEAR_ZERO_ALPHA = 0.05;
+
+/**
+ * A clip-path that leaves no visible area, on any element (clip-path needs no positioning):
+ * inset() whose opposite sides meet (≥ 100% together, or 50% each side), circle/ellipse of
+ * radius 0, a polygon whose points are all one.
+ */
+export function clipsEverything(clipPath: string | undefined): boolean {
+  if (!clipPath || clipPath === 'none') return false;
+  const inset = /inset\(([^)]*)\)/.exec(clipPath);
+  if (inset) {
+    const v = inset[1].split(/\s+round\s+/)[0].trim().split(/\s+/).map((x) => (x.endsWith('%') ? parseFloat(x) : parseFloat(x) === 0 ? 0 : NaN));
+    const [top, right = top, bottom = top, left = right] = v;
+    if (top + bottom >= 100 || left + right >= 100) return true;
+  }
+  if (/(circle|ellipse)\(\s*0(px|%)?(\s|\)|at)/.test(clipPath)) return true;
+  if (/ellipse\(\s*[\d.]+(px|%)?\s+0(px|%)?(\s|\)|at)/.test(clipPath)) return true;
+  const polygon = /polygon\(([^)]*)\)/.exec(clipPath);
+  if (polygon) {
+    const points = new Set(polygon[1].split(',').map((p) => p.trim().replace(/^(nonzero|evenodd)\s*/, '')));
+    if (points.size <= 1) return true;
+  }
+  return false;
+}
+
+/** A computed transform (matrix / matrix3d) that maps the box to zero area: scale(0), scaleX(0). */
+export function scalesToNothing(transform: string | undefined): boolean {
+  if (!transform || transform === 'none') return false;
+  const m = /^matrix(3d)?\(([^)]*)\)$/.exec(transform.trim());
+  if (!m) return false;
+  const n = m[2].split(',').map(Number);
+  const [a, b, c, d] = m[1] ? [n[0], n[1], n[4], n[5]] : [n[0], n[1], n[2], n[3]];
+  return Math.abs(a * d - b * c) < 1e-3;
 }
 
 /** Screen-reader-only clipping and similar tricks: a box that paints nothing. */
@@ -82,8 +122,6 @@ export function isClippedAway(style: CSSStyleDeclaration, position: string, box:
       if (right - left <= 1 || bottom - top <= 1) return true;
     }
   }
-  const clipPath = style.clipPath;
-  if (clipPath && clipPath !== 'none' && /inset\(\s*(50|100)%|circle\(\s*0/.test(clipPath)) return true;
   return false;
 }
 
@@ -118,9 +156,14 @@ export function hidesOwnText(style: CSSStyleDeclaration, background: Rgba | null
   const indent = parseFloat(style.textIndent);
   if (indent <= -999 && clipsOverflow(style)) return true;
   if (indent <= -5000) return true;
-  const color = parseColor(style.color);
+  // -webkit-text-fill-color paints the glyphs instead of `color` (transparent hides them), unless
+  // a background is clipped to the text — that is how gradient headings are drawn.
+  const fill = parseColor(style.getPropertyValue?.('-webkit-text-fill-color') ?? '');
+  const clippedBackground = /text/.test(style.getPropertyValue?.('background-clip') || style.getPropertyValue?.('-webkit-background-clip') || '');
+  if (fill && fill[3] < NEAR_ZERO_ALPHA && !clippedBackground) return true;
+  const color = fill ?? parseColor(style.color);
   if (!color) return false;
-  if (color[3] < 0.05) return true;
+  if (color[3] < NEAR_ZERO_ALPHA) return !clippedBackground;
   return background !== null && color[3] > 0.9 && sameColor(color, background);
 }
 

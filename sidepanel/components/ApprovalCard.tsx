@@ -33,7 +33,13 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const ref = useRef<HTMLElement>(null);
   const [pending, setPending] = useState<Decision | null>(null);
   const { target, tool } = request;
-  const place = target.serverId ? t('approvalMcpServer', target.serverId) : (target.origin ?? target.url ?? '');
+  const site = target.origin ?? target.url ?? '';
+  // An action in an embedded frame of another site names both: the frame's site is the one judged.
+  const place = target.serverId
+    ? t('approvalMcpServer', target.serverId)
+    : target.topOrigin
+      ? t('approvalInFrame', target.topOrigin, site)
+      : site;
   const titleId = `approval-title-${request.approvalId}`;
   const siteHintId = `approval-site-${request.approvalId}`;
   const options = ORDER.filter((d) => request.options.includes(d));

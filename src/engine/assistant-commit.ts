@@ -1,4 +1,6 @@
-import type { Item } from '../protocol';
+import type { Item, ProviderStopReason, StopReason, ToolCallItem } from '../protocol';
+import { jsonDepthError } from '../tools/argument-depth';
+import type { NormalizedStopReason } from '../providers/types';
 import type { NodeRecord, PlannedToolCall, RunRecord } from '../store/records';
 import { closeRemainingCalls } from './close-calls';
 import type { EngineContext } from './context';
@@ -16,6 +18,8 @@ export { turnStopReason } from './run-machine';
 
 function parseArgs(raw: string): { args: unknown; rawArgs?: string } {
   if (!raw.trim()) return { args: {} };
+  // Too deep to parse, store and digest safely: kept raw, and refused as invalid (tool-step).
+  if (jsonDepthError(raw)) return { args: {}, rawArgs: raw };
   try {
     const v: unknown = JSON.parse(raw);
     if (v && typeof v === 'object' && !Array.isArray(v)) return { args: v };

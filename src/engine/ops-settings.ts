@@ -7,7 +7,7 @@ import { applySettingsPatch, publicSettings, validateSettings } from './settings
 const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
   const current = await store.settings.get();
-  const { next, secrets } = applySettingsPatch(current, op.patch);
+  const { next, secrets, removedRules } = applySettingsPatch(current, op.patch);
   const invalid = validateSettings(next);
   if (invalid) return done(reject('invalid_command', invalid));
   // Secrets first (WebCrypto cannot run inside an IndexedDB transaction). A crash between the
@@ -19,6 +19,7 @@ const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
   const settings = await engine.ctx.commit('settings', async () => {
     await store.settings.put(next);
     for (const s of secrets) if (s.value === null) await store.credentials.delete(s.credentialId);
+    for (const origin of removedRules) await store.siteRules.remove(origin);
     const pub = publicSettings(next, await store.siteRules.list(), await store.skills.list());
     await ctx.writeReceipt(ack({ settings: pub }));
     return pub;

@@ -1,6 +1,7 @@
 import type { PublicSettings, SettingsPatch } from '../protocol';
 import type { SettingsRecord, SiteRuleRecord, SkillRecord, StoredMcpServer, StoredProvider } from '../store/records';
 import type { Store } from '../store/store';
+import { mcpOrigin } from '../gatekeeper/origins';
 
 /** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
 export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
@@ -17,9 +18,11 @@ export interface SecretWrite {
  * omitted apiKey/token keeps the stored secret. Returns the new record and the secrets to write;
  * secrets never enter the settings record itself.
  */
-export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch): { next: SettingsRecord; secrets: SecretWrite[] } {
+export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch): { next: SettingsRecord; secrets: SecretWrite[]; removedRules: string[] } {
   const next: SettingsRecord = structuredClone(current);
   const secrets: SecretWrite[] = [];
+  /** Permission keys that die with their endpoint (mcp:<id> of a removed or moved server). */
+  const removedRules: string[] = [];
   for (const p of patch.providers ?? []) {
     const idx = next.providers.findIndex((x) => x.id === p.id);
     if ('remove' in p) {
@@ -38,6 +41,11 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       ...(p.models !== undefined ? { models: p.models } : prev?.models ? { models: prev.models } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
     };
+    // A key was given for one endpoint: a new base URL or kind must not receive it unasked.
+    if (prev?.credentialId && p.apiKey === undefined && (prev.kind !== entry.kind || (prev.baseURL ?? '') !== (entry.baseURL ?? ''))) {
+      secrets.push({ credentialId: providerCredentialId(p.id), value: null });
+      delete entry.credentialId;
+    }
     if (p.apiKey !== undefined) {
       const key = p.apiKey.trim();
       secrets.push({ credentialId: providerCredentialId(p.id), value: key || null });
@@ -52,6 +60,7 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
     if ('remove' in m) {
       if (idx >= 0) next.mcpServers.splice(idx, 1);
       secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
+      removedRules.push(mcpOrigin(m.id));
       continue;
     }
     const prev = idx >= 0 ? next.mcpServers[idx] : undefined;
@@ -64,6 +73,14 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
     };
+    // The token and the "always allow" were given for one URL: moving the server drops both.
+    if (prev && prev.url !== entry.url) {
+      removedRules.push(mcpOrigin(m.id));
+      if (prev.credentialId && m.token === undefined) {
+        secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
+        delete entry.credentialId;
+      }
+    }
     if (m.token !== undefined) {
       const token = m.token.trim();
       secrets.push({ credentialId: mcpCredentialId(m.id), value: token || null });
@@ -78,7 +95,7 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
   if (patch.tokenBudget !== undefined) next.tokenBudget = patch.tokenBudget;
   if (patch.approvalMode !== undefined) next.approvalMode = patch.approvalMode;
   if (patch.locale !== undefined) next.locale = patch.locale;
-  return { next, secrets };
+  return { next, secrets, removedRules };
 }
 
 /** Check references a patch may leave dangling; returns a message for `invalid_command`. */

@@ -43,6 +43,7 @@ export function approvalEvent(a: ApprovalRecord): ApprovalRequest {
       ...(a.target.serverId ? { serverId: a.target.serverId } : {}),
       ...(a.target.favIconUrl ? { favIconUrl: a.target.favIconUrl } : {}),
       ...(a.target.element ? { element: a.target.element } : {}),
+      ...(a.target.topOrigin ? { topOrigin: a.target.topOrigin, ...(a.target.topUrl ? { topUrl: a.target.topUrl } : {}) } : {}),
     },
     options: a.options,
     ...(a.reason ? { reason: a.reason } : {}),

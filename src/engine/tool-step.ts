@@ -1,5 +1,8 @@
-import { ALL_DECISIONS, decideVerdict, permissionKey } from '../gatekeeper/verdict';
+import { approvalDigest } from '../gatekeeper/approval-digest';
+import { dispatchRecheck } from '../gatekeeper/dispatch-recheck';
+import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import type { PreparedToolCall } from '../store/records';
+import { argumentDepthError, jsonDepthError } from '../tools/argument-depth';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
@@ -88,7 +91,7 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: !result.isError, outcome: result.isError ? 'error' : 'ok', content: result.content, details: result.details, failure: 'neutral' }, { interactionId: interaction.interactionId });
       }
       case 'approved': {
-        // Dispatch-time re-check: same origin, same rule version, same tool as approved.
+        // Dispatch-time re-check: the whole verdict again, on what would run now (dispatch-recheck.ts).
         let target: ToolTarget;
         try {
           target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
@@ -97,24 +100,13 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         }
         const key = permissionKey(reg.descriptor, target);
         const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
-        const drift =
-          (target.origin ?? null) !== (pending.target?.origin ?? null)
-            ? `the tab is now on ${target.origin ?? 'another page'}`
-            : (ruleRec?.version ?? 0) !== (pending.ruleVersion ?? 0)
-              ? 'the site permission changed'
-              : pending.descriptorDigest !== dDigest
-                ? 'the tool changed'
-                : null;
-        if (drift) {
-          // Judge the call afresh where it would now run: refused targets stay refused, and a
-          // call that must always ask keeps its once-only options.
-          const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
-          if (verdict.kind === 'deny') {
-            return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${verdict.reason}`), failure: 'neutral' });
-          }
-          const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
-          return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending, options);
+        const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
+        const digest = await approvalDigest(dDigest, pending.params, target.origin);
+        const recheck = dispatchRecheck(pending, { target, ruleVersion: ruleRec?.version ?? 0, descriptorDigest: dDigest, approvalDigest: digest, verdict });
+        if (recheck.kind === 'deny') {
+          return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${recheck.reason}`), failure: 'neutral' });
         }
+        if (recheck.kind === 'ask') return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${recheck.drift}`, pending, recheck.options);
         return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
       }
       case 'resolved_done':
@@ -165,8 +157,12 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
 
   // A new call: validate, resolve its target, ask the Gatekeeper.
   if (call.rawArgs !== undefined) {
+    const deep = jsonDepthError(call.rawArgs);
+    if (deep) return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`Invalid arguments for ${call.name}: ${deep}. Send flatter arguments.`), failure: 'failure' });
     return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`The arguments were not valid JSON: ${call.rawArgs.slice(0, 500)}. Send a JSON object matching the tool's schema.`), failure: 'failure' });
   }
+  const tooDeep = argumentDepthError(call.args);
+  if (tooDeep) return finishCall(ctx, run, call, reg, { callState: 'invalid', ok: false, outcome: 'invalid', content: text(`Invalid arguments for ${call.name}: ${tooDeep}. Send flatter arguments.`), failure: 'failure' });
   const parsed = reg.tool.parameters.safeParse(call.args);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 8).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

@@ -38,6 +38,9 @@ export const ApprovalRequest = z.object({
     favIconUrl: z.string().optional(),
     /** The element acted on (role and accessible name, page-controlled text), for the card's sentence. */
     element: z.object({ role: z.string(), name: z.string() }).optional(),
+    /** An action in an embedded frame of another origin: the top page (url/origin are the frame's). */
+    topUrl: z.string().optional(),
+    topOrigin: z.string().optional(),
   }),
   options: z.array(Decision),
   /** Why the engine asks (e.g. 'write', 'always_ask:payment', 'rule_changed'). */

@@ -20,4 +20,9 @@ export class SiteRulesRepo {
     await this.db.siteRules.put(rec);
     return rec;
   }
+
+  /** Forgets the rule (an MCP server that was removed): the next lookup is the default, ask. */
+  async remove(origin: string): Promise<void> {
+    await this.db.siteRules.delete(origin);
+  }
 }

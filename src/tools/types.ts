@@ -29,6 +29,13 @@ export interface ToolTarget {
   /** The element the call acts on, as the page names it (page text: shown to the user, never judged). */
   element?: { role: string; name: string };
   /**
+   * For an action inside an embedded frame of another origin: the top page's URL and origin.
+   * `url`/`origin` are then the frame's own — the call is judged on the frame's site rule, and
+   * the approval card says "in a frame of <topOrigin>, from <origin>".
+   */
+  topUrl?: string;
+  topOrigin?: string;
+  /**
    * Set when the call must always be approved, whatever the site rule or approval mode
    * (downloads, file uploads, payment-like submits, cross-origin navigation carrying page data).
    */

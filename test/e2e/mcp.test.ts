@@ -166,7 +166,7 @@ describe('MCP servers through the built extension (server-everything)', () => {
 
     expect(requests).toHaveLength(3);
     // MCP output reaches the model as untrusted data.
-    expect(lastToolMessage(requests[1])).toMatch(/<untrusted_data[^>]*>\s*Echo: hello keel\s*<\/untrusted_data>/);
+    expect(lastToolMessage(requests[1])).toMatch(/<untrusted_data[^>]*>\s*Echo: hello keel\s*<\/untrusted_data_[0-9a-f]{12}>/);
     expect(lastToolMessage(requests[2])).toContain('The sum of 2 and 40 is 42.');
     const calls = toolCallsOf(turn.from, threadId);
     expect(calls.map((c) => [c.name, c.label])).toEqual([

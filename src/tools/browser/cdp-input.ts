@@ -4,6 +4,7 @@
  */
 import type { DebuggerSessions } from './debugger-sessions';
 import type { Modifier } from './key-combo';
+import { canonicalKey, keysOfText } from './key-names';
 
 export interface Point {
   x: number;
@@ -75,7 +76,6 @@ const NAMED: Record<string, KeyDef> = {
 };
 for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
 
-const ALIASES: Record<string, string> = { esc: 'Escape', return: 'Enter', del: 'Delete', up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight', space: ' ', pgup: 'PageUp', pgdn: 'PageDown' };
 
 const SHIFTED = '~!@#$%^&*()_+{}|:"<>?';
 const PUNCT_CODES: Record<string, [string, number]> = {
@@ -83,14 +83,16 @@ const PUNCT_CODES: Record<string, [string, number]> = {
   ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
 };
 
-export function keyDef(name: string): KeyDef | null {
-  const canonical = ALIASES[name.toLowerCase()] ?? Object.keys(NAMED).find((k) => k.toLowerCase() === name.toLowerCase());
-  if (canonical) return NAMED[canonical];
+/** The key a name presses, through the shared normalisation (key-names.ts). */
+export function keyDef(input: string): KeyDef | null {
+  const name = canonicalKey(input);
+  if (name === null) return null;
+  if (Object.hasOwn(NAMED, name)) return NAMED[name];
   if ([...name].length !== 1) return null;
   const upper = name.toUpperCase();
   if (/[a-z]/i.test(name)) return { key: name, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: name };
   if (/[0-9]/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
-  const punct = PUNCT_CODES[name];
+  const punct = Object.hasOwn(PUNCT_CODES, name) ? PUNCT_CODES[name] : undefined;
   if (punct) return { key: name, code: punct[0], keyCode: punct[1], text: name };
   return { key: name, code: '', keyCode: 0, text: name };
 }
@@ -128,9 +130,10 @@ export async function typeText(d: DebuggerSessions, tabId: number, text: string)
     await d.send(tabId, 'Input.insertText', { text });
     return;
   }
-  for (const ch of text) {
-    if (ch === '\n') {
-      await pressKey(d, tabId, 'Enter', []);
+  // "\r" and "\n" press Enter and "\t" Tab, as the Gatekeeper judged them (keysOfText).
+  for (const ch of keysOfText(text)) {
+    if (ch === 'Enter' || ch === 'Tab') {
+      await pressKey(d, tabId, ch, []);
       continue;
     }
     const def = keyDef(ch);

@@ -21,15 +21,20 @@ export interface GuardedDialog {
 
 export const GUARD_MS = 4000;
 
-/** Installs the guard once per document and arms it for `ms`. Runs in the page. */
-export function armGuardInPage(ms: number): boolean {
+/**
+ * Installs a guard armed for `ms`. Runs in the page. The state lives in a closure; the only
+ * page-visible handle to it is a non-configurable property under a fresh random name per action
+ * (`name`), which hands the state out only against a second secret (`proof`). So a page cannot
+ * pre-seed it (as it could the old `Symbol.for` key: the name did not exist before), replace it,
+ * or read it; a name that already exists is refused and never called. Each action wraps the
+ * dialog functions once more; earlier guards stay disarmed and pass through.
+ */
+export function armGuardInPage(ms: number, name: string, proof: string): boolean {
   type Seen = { type: 'alert' | 'confirm' | 'prompt'; message: string };
   type Guard = { until: number; seen: Seen[] };
-  const key = Symbol.for('keel.dialogGuard');
-  const w = window as unknown as Record<symbol, Guard | undefined>;
-  let guard = w[key];
-  if (!guard) {
-    const state: Guard = { until: 0, seen: [] };
+  if (name in window) return false;
+  {
+    const state: Guard = { until: Date.now() + ms, seen: [] };
     const original = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
     const armed = () => Date.now() < state.until;
     window.alert = function alert(message?: unknown): void {
@@ -46,29 +51,66 @@ export function armGuardInPage(ms: number): boolean {
       state.seen.push({ type: 'prompt', message: String(message ?? '') });
       return null;
     };
-    w[key] = state;
-    guard = state;
+    const handle = (p: string) => (p === proof ? state : undefined);
+    Object.defineProperty(window, name, { value: handle, enumerable: false, configurable: false, writable: false });
   }
-  guard.until = Date.now() + ms;
   return true;
 }
 
 /** Disarms the guard and returns the dialogs it answered. Runs in the page. */
-export function collectGuardInPage(): Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> {
-  const key = Symbol.for('keel.dialogGuard');
-  const guard = (window as unknown as Record<symbol, { until: number; seen: Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> } | undefined>)[key];
+export function collectGuardInPage(name: string, proof: string): Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> {
+  type Guard = { until: number; seen: Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> };
+  const w = window as unknown as Record<string, ((p: string) => Guard | undefined) | undefined>;
+  const guard = Object.prototype.hasOwnProperty.call(w, name) ? w[name]?.(proof) : undefined;
   if (!guard) return [];
   guard.until = 0;
   return guard.seen.splice(0, guard.seen.length).slice(0, 5);
 }
 
+/** One armed guard's secrets: fresh per action, kept in the worker only. */
+interface GuardSecrets {
+  name: string;
+  proof: string;
+}
+
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The guard armed last in each tab and frame, until collected. */
+const armed = new Map<string, GuardSecrets>();
+
+const DIALOG_TYPES = new Set(['alert', 'confirm', 'prompt']);
+/** Dialog messages are page text: clipped like other page strings. */
+const MAX_DIALOG_MESSAGE = 500;
+
+/** Only real dialog types with string messages, clipped: the page wrote what comes back. */
+export function acceptGuarded(seen: unknown): GuardedDialog[] {
+  if (!Array.isArray(seen)) return [];
+  const out: GuardedDialog[] = [];
+  for (const d of seen.slice(0, 5)) {
+    if (!d || typeof d !== 'object') continue;
+    const { type, message } = d as { type?: unknown; message?: unknown };
+    if (typeof type !== 'string' || !DIALOG_TYPES.has(type) || typeof message !== 'string') continue;
+    out.push({ type: type as GuardedDialog['type'], message: message.length > MAX_DIALOG_MESSAGE ? `${message.slice(0, MAX_DIALOG_MESSAGE)}…` : message });
+  }
+  return out;
+}
+
 export async function armDialogGuard(host: BrowserHost, tabId: number, frameId: number): Promise<boolean> {
-  return host.runInMainWorld(tabId, frameId, armGuardInPage, [GUARD_MS]).catch(() => false);
+  const secrets = { name: `__k${randomHex(8)}`, proof: randomHex(16) };
+  armed.delete(`${tabId}:${frameId}`);
+  const ok = await host.runInMainWorld(tabId, frameId, armGuardInPage, [GUARD_MS, secrets.name, secrets.proof]).catch(() => false);
+  // Only a guard this call installed is ever asked for its state (never a page's look-alike).
+  if (ok === true) armed.set(`${tabId}:${frameId}`, secrets);
+  return ok === true;
 }
 
 export async function collectGuardedDialogs(host: BrowserHost, tabId: number, frameId: number): Promise<GuardedDialog[]> {
-  const seen = await host.runInMainWorld(tabId, frameId, collectGuardInPage, []).catch(() => []);
-  return Array.isArray(seen) ? seen.filter((d) => d && typeof d.message === 'string').map((d) => ({ type: d.type, message: d.message })) : [];
+  const secrets = armed.get(`${tabId}:${frameId}`);
+  armed.delete(`${tabId}:${frameId}`);
+  if (!secrets) return [];
+  return acceptGuarded(await host.runInMainWorld(tabId, frameId, collectGuardInPage, [secrets.name, secrets.proof]).catch(() => []));
 }
 
 export function describeGuarded(d: GuardedDialog): string {

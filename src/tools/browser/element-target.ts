@@ -70,6 +70,11 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
   const form = submits ? otherSite(target.origin, el.formAction) : undefined;
   const link = checks.activates && !el.download && !form ? otherSite(target.origin, el.href) : undefined;
   const dest = form ?? link;
+  // A same-site link or form can still carry another site's address (an open redirect) or
+  // credentials: judged on the address it opens, as browser_navigate would be.
+  const sameSite = !dest ? (checks.activates && !el.download ? el.href : undefined) ?? (submits ? el.formAction : undefined) : undefined;
+  const sameSiteRisk = sameSite ? exfiltrationRisk(target.url, sameSite) : undefined;
+  if (sameSiteRisk) target.alwaysAsk ??= sameSiteRisk;
   if (dest) {
     const from = target.url;
     target.url = dest.href;
@@ -88,7 +93,7 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
  * The element is described once here (before approval); a stale ref fails here already.
  */
 export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks: RiskChecks): Promise<ToolTarget> {
-  const target = await pageTarget(deps.host, r.tabId, r.frameId);
+  const target = await pageTarget(deps.host, r.tabId, r.frameId, r.modelRef);
   if (target.forbidden) return target;
   return applyElementRisk(target, await describeRef(deps, r), checks);
 }
@@ -96,6 +101,22 @@ export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks
 interface RiskReport {
   element?: ElementReport;
   inFrame?: boolean;
+  hasFocus?: boolean;
+}
+
+/**
+ * The frame a key press goes to when the top page's focus is inside a cross-origin frame: the
+ * one that has the focus and whose focused element is its own (not a deeper frame's).
+ */
+async function focusedFrame(deps: BrowserToolDeps, tabId: number): Promise<{ frameId: number; report: RiskReport } | undefined> {
+  const frames = (await deps.host.listFrames(tabId).catch(() => [])).filter((f) => f.frameId !== 0);
+  for (const f of frames) {
+    const report = await deps.client
+      .call<RiskReport>(tabId, f.frameId, { op: 'describe_focused' }, { timeoutMs: 2000 })
+      .catch(() => undefined);
+    if (report?.hasFocus && !report.inFrame) return { frameId: f.frameId, report };
+  }
+  return undefined;
 }
 
 /**
@@ -112,6 +133,15 @@ export async function unnamedElementTarget(
   if (target.forbidden) return target;
   const request = 'focused' in at ? ({ op: 'describe_focused' } as const) : ({ op: 'describe_at', x: at.x, y: at.y } as const);
   const found = await deps.client.call<RiskReport>(tabId, 0, request, { timeoutMs: 5000 });
+  if (found.inFrame && 'focused' in at) {
+    // The key goes to the focused frame: judged there, on its origin and rule, as a ref would be.
+    const inner = await focusedFrame(deps, tabId);
+    if (inner) {
+      const frame = await pageTarget(deps.host, tabId, inner.frameId);
+      if (frame.forbidden || !inner.report.element) return frame;
+      return applyElementRisk(frame, inner.report.element, checks);
+    }
+  }
   if (found.inFrame) {
     target.alwaysAsk = 'focused' in at ? 'presses a key inside an embedded frame Keel cannot inspect' : 'clicks inside an embedded frame Keel cannot inspect';
     return target;

@@ -15,6 +15,7 @@ import { PageCallError, type PageClient } from './page-client';
 import type { OpenDialog } from './debugger-sessions';
 import { armDialogGuard, collectGuardedDialogs, describeGuarded, type GuardedDialog } from './dialog-guard';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
+import { clipPageString } from './page-strings';
 import { getTabOrThrow } from './target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
 
@@ -161,13 +162,13 @@ async function compose(
   if (settled.kind === 'navigated') {
     if (!after) facts.push('The tab was closed.');
     else if (after.url !== before.url) {
-      facts.push(`The page navigated: ${before.url} → ${after.url}${settled.stillLoading ? ' (still loading)' : ''}.`);
+      facts.push(`The page navigated: ${clipPageString(before.url)} → ${clipPageString(after.url)}${settled.stillLoading ? ' (still loading)' : ''}.`);
     } else facts.push(`The page reloaded${settled.stillLoading ? ' (still loading)' : ''}.`);
     facts.push('Refs from earlier snapshots are no longer valid: take a new browser_snapshot.');
-    if (after?.title) page.push(`new page title: ${after.title}`);
+    if (after?.title) page.push(`new page title: ${clipPageString(after.title)}`);
   } else if (settled.kind === 'dialog') {
     facts.push(`A JavaScript ${settled.dialog.type} dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.`);
-    page.push(`dialog message: ${settled.dialog.message}`);
+    page.push(`dialog message: ${clipPageString(settled.dialog.message)}`);
   } else if (settled.kind === 'unresponsive') {
     facts.push(
       'The page stopped responding after the action: a JavaScript dialog (alert, confirm or prompt) is probably open. ' +
@@ -176,7 +177,7 @@ async function compose(
   } else {
     const s = settled.result;
     const urlBefore = performed.url ?? (spec.frameId === 0 ? before.url : s.url);
-    if (s.url !== urlBefore) facts.push(`The URL changed to ${s.url} (same document: the app updated the page).`);
+    if (s.url !== urlBefore) facts.push(`The URL changed to ${clipPageString(s.url)} (same document: the app updated the page).`);
     const elementChanged = s.element !== undefined && !('gone' in s.element) && s.element.line !== performed.element?.line;
     if (s.mutations > 0) {
       facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
@@ -189,9 +190,9 @@ async function compose(
   }
   for (const d of dialogs) {
     facts.push(describeGuarded(d));
-    page.push(`${d.type} dialog message: ${d.message}`);
+    page.push(`${d.type} dialog message: ${clipPageString(d.message)}`);
   }
-  for (const t of opened) facts.push(`A new tab opened: tab ${t.tabId} (${t.pendingUrl || t.url || 'loading'}). Pass tabId ${t.tabId} to act on it.`);
+  for (const t of opened) facts.push(`A new tab opened: tab ${t.tabId} (${clipPageString(t.pendingUrl || t.url) || 'loading'}). Pass tabId ${t.tabId} to act on it.`);
 
   const source = (settled.kind === 'settled' ? settled.result.url : after?.url) ?? before.url;
   let text = facts.join(' ');

@@ -70,10 +70,77 @@ export function navigationRestriction(url: string, env: RestrictionEnv): string 
   return pageRestriction(url, env);
 }
 
+/** Bits per character of a string's own character distribution (Shannon entropy). */
+export function entropyBits(text: string): number {
+  if (!text) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  const n = [...text].length;
+  for (const c of counts.values()) bits -= (c / n) * Math.log2(c / n);
+  return bits;
+}
+
+/** Thresholds of the data-in-URL check: a normal path is short, has few segments and reads as words. */
+const EXFIL = { segmentChars: 64, pathChars: 120, segments: 8, encodedMinChars: 16, entropyBits: 4.4, classChanges: 0.4, hashChars: 64 } as const;
+
+/** Share of adjacent characters that switch between lower case, upper case and digits. */
+export function classChangeRate(text: string): number {
+  const cls = (c: string) => (/[a-z]/.test(c) ? 1 : /[A-Z]/.test(c) ? 2 : /\d/.test(c) ? 3 : 0);
+  let changes = 0;
+  for (let i = 1; i < text.length; i++) if (cls(text[i]) !== cls(text[i - 1])) changes++;
+  return text.length > 1 ? changes / (text.length - 1) : 0;
+}
+
+/** An absolute URL carried inside another URL (open redirects: /redirect?u=https://evil/…). */
+function nestedUrl(u: URL): URL | undefined {
+  const carriers = [...u.searchParams.values(), u.hash.slice(1), ...u.pathname.split('/')];
+  for (const raw of carriers) {
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // keep the raw value
+    }
+    const m = /(?:https?:)?\/\/[^\s/?#]+[^\s]*/i.exec(value);
+    if (!m) continue;
+    try {
+      return new URL(m[0].startsWith('//') ? `https:${m[0]}` : m[0]);
+    } catch {
+      // not a URL after all
+    }
+  }
+  return undefined;
+}
+
+/** What in `to` looks like data, or undefined. */
+function carriedData(to: URL): string | undefined {
+  if (to.username || to.password) return 'credentials (user:password@) in the address';
+  if (to.search.length > 1) return 'data in the query';
+  if (/[=&]/.test(to.hash) || to.hash.length > EXFIL.hashChars) return 'data in the fragment';
+  const segments = to.pathname.split('/').filter(Boolean);
+  const path = segments.join('/');
+  if (segments.some((s) => s.length > EXFIL.segmentChars)) return 'a long path segment';
+  if (path.length > EXFIL.pathChars) return 'a long path';
+  if (segments.length > EXFIL.segments) return 'many path segments';
+  // Data split into short segments still reads as encoded once joined: base64 and hex switch
+  // between letters, capitals and digits at about every other character (words and slugs
+  // rarely: camel case about one in four), and base64 carries over 4.4 bits a character.
+  const letters = path.replace(/[/._~-]/g, '');
+  const encoded = letters.length >= EXFIL.encodedMinChars && (classChangeRate(letters) > EXFIL.classChanges || entropyBits(letters) > EXFIL.entropyBits);
+  // Hex of text is mostly digits with a few a–f letters: a long run of them is data too.
+  const hexRun = /[0-9a-f]{24,}/i.exec(letters)?.[0];
+  if (encoded || (hexRun && (hexRun.match(/\d/g)?.length ?? 0) >= hexRun.length / 3)) return 'encoded-looking data in the path';
+  return undefined;
+}
+
 /**
- * A navigation to another site whose URL carries data (query, fragment parameters, long path
- * segments) may be exfiltrating page content the model read — a classic prompt-injection
- * payload. Such navigations always ask.
+ * A navigation that could carry page content the model read — a classic prompt-injection
+ * payload — always asks:
+ * - to another site, when its URL carries data: a query, fragment parameters, a long or
+ *   high-entropy path (also split into many short segments), or userinfo (`user:pass@`);
+ * - to any site (the same one too) with userinfo in it, or carrying an absolute URL of another
+ *   site (an open redirect: `/redirect?u=https://evil/?d=…`), judged on where it leads.
  */
 export function exfiltrationRisk(fromUrl: string | undefined, toUrl: string): string | undefined {
   let to: URL;
@@ -88,12 +155,17 @@ export function exfiltrationRisk(fromUrl: string | undefined, toUrl: string): st
   } catch {
     fromOrigin = undefined;
   }
+  const inner = nestedUrl(to);
+  if (inner && inner.origin !== fromOrigin && inner.origin !== to.origin) {
+    return `opens an address that carries another site's address (${inner.origin}), which may redirect there with data; check it does not carry information from the page`;
+  }
+  if (to.username || to.password) {
+    return `navigates to ${to.origin} with credentials (user:password@) in the address; check it does not carry information from the page`;
+  }
   if (fromOrigin === to.origin) return undefined;
-  const hasQuery = to.search.length > 1;
-  const hashData = /[=&]/.test(to.hash) || to.hash.length > 64;
-  const longSegment = to.pathname.split('/').some((s) => s.length > 64);
-  if (!hasQuery && !hashData && !longSegment) return undefined;
-  return `navigates to another site (${to.origin}) with data in the URL; check it does not carry information from the page`;
+  const data = carriedData(to);
+  if (!data) return undefined;
+  return `navigates to another site (${to.origin}) with data in the URL (${data}); check it does not carry information from the page`;
 }
 
 /** `https://example.com` for web URLs, `chrome://settings` style for others. */

@@ -4,6 +4,7 @@
  */
 import type { ToolCallContext, ToolTarget } from '../types';
 import { HostError, type BrowserHost, type TabInfo } from './host';
+import { staleRefMessage } from './refs';
 import { originOf, pageRestriction } from './restricted';
 
 export function tabIdFor(params: { tabId?: number }, ctx: ToolCallContext): number {
@@ -37,12 +38,37 @@ export function targetOfTab(tab: TabInfo, frameId?: number): ToolTarget {
   return target;
 }
 
+/**
+ * The target of an action in frame `frameId` of a tab whose top page is `top`: a frame of another
+ * origin is its own site (its URL, origin and rule), with the top page kept for the approval card.
+ * Frames without an origin of their own (about:blank, about:srcdoc) belong to their parent.
+ */
+export function frameTarget(top: ToolTarget, frameUrl: string): ToolTarget {
+  const origin = originOf(frameUrl);
+  if (!origin || !/^https?:/.test(frameUrl) || origin === top.origin) return top;
+  const target: ToolTarget = { ...top, url: frameUrl, origin };
+  if (top.url) target.topUrl = top.url;
+  if (top.origin) target.topOrigin = top.origin;
+  // The title and icon are the top page's, not the frame's.
+  delete target.title;
+  delete target.favIconUrl;
+  return target;
+}
+
 /** Target of a tool that reads or acts inside the page: forbidden on restricted pages. */
-export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0): Promise<ToolTarget> {
+export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0, modelRef?: string): Promise<ToolTarget> {
   const tab = await getTabOrThrow(host, tabId);
-  const target = targetOfTab(tab, frameId);
-  const why = pageRestriction(tab.url, { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin });
+  let target = targetOfTab(tab, frameId);
+  const env = { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin };
+  const why = pageRestriction(tab.url, env);
   if (why) target.forbidden = why;
+  if (frameId !== 0 && !why) {
+    const frame = (await host.listFrames(tabId)).find((f) => f.frameId === frameId);
+    if (!frame) throw new Error(modelRef ? staleRefMessage(modelRef) : `Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`);
+    target = frameTarget(target, frame.url);
+    const frameWhy = target.topOrigin ? pageRestriction(frame.url, env) : undefined;
+    if (frameWhy) target.forbidden = frameWhy;
+  }
   return target;
 }
 

@@ -1,4 +1,5 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { scrubSecrets } from '../../util/scrub-secrets';
 import type { CallTimeoutKind } from './call-timer';
 
 /**
@@ -86,6 +87,7 @@ function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
-function clip(text: string, max = 300): string {
+function clip(raw: string, max = 300): string {
+  const text = scrubSecrets(raw); // response bodies can echo the token: scrubbed before clipping
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

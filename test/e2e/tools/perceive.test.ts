@@ -101,7 +101,8 @@ describe('perceive (L0) through the engine', () => {
     const t = await s.turn('summarize this page', [call('browser_snapshot')]);
     const r = t.result('browser_snapshot');
     expect(r.untrusted).toBe(true);
-    const sent = toolMessage(requestAfter(t, r.toolCallId), r.toolCallId);
+    // Block tags carry a per-block marker (untrusted_data_<12 hex>): masked to compare the structure.
+    const sent = toolMessage(requestAfter(t, r.toolCallId), r.toolCallId).replace(/(untrusted_data|untrusted_page_content)_[0-9a-f]{12}/g, '$1');
     // The engine's wrapper around the tool's own untrusted block, around the page text.
     expect(sent.startsWith('<untrusted_data source="browser_snapshot">\n')).toBe(true);
     expect(sent.endsWith('\n</untrusted_data>')).toBe(true);

@@ -32,7 +32,9 @@ function setup(url = 'https://shop.example/cart') {
   return { host, tools, lifecycle, run, target };
 }
 
-const textOf = (r: ToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+// Page blocks carry a random marker per result (untrusted_page_content_<12 hex>): masked here.
+const textOf = (r: ToolResult) =>
+  r.content.map((c) => (c.type === 'text' ? c.text.replace(/(untrusted_page_content)_[0-9a-f]{12}/g, '$1') : `[${c.type}]`)).join('\n');
 
 const element = (line: string, extra: Record<string, unknown> = {}) => ({
   ref: 'e5',

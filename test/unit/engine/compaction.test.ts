@@ -100,7 +100,7 @@ describe('compaction', () => {
     expect(first.role).toBe('user');
     const text = first.role === 'user' && first.content[0].type === 'text' ? first.content[0].text : '';
     const open = text.indexOf('<untrusted_data');
-    const close = text.lastIndexOf('</untrusted_data>');
+    const close = text.lastIndexOf('</untrusted_data');
     expect(open).toBeGreaterThan(-1);
     expect(text.indexOf(injected)).toBeGreaterThan(open);
     expect(text.indexOf(injected)).toBeLessThan(close);

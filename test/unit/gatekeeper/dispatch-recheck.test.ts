@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/protocol';
 import type { ToolTarget } from '../../../src/tools/types';
+import { dispatchRecheck, driftOf } from '../../../src/gatekeeper/dispatch-recheck';
+import { ALL_DECISIONS } from '../../../src/gatekeeper/verdict';
 import { makeRig, testTool } from '../engine/harness';
 
 // The Gatekeeper's second look (docs/permissions.md "Dispatch-time re-check"): an approval is
@@ -33,12 +35,71 @@ async function approveThenMove(first: ToolTarget, next: ToolTarget) {
   return { rig, tool, runId, first: req, outcome };
 }
 
+describe('dispatchRecheck (pure)', () => {
+  const target = { origin: 'https://a.example', url: 'https://a.example/' };
+  const approved = { target, ruleVersion: 2, descriptorDigest: 'd1', approvalDigest: 'x1' };
+  const now = { target, ruleVersion: 2, descriptorDigest: 'd1', approvalDigest: 'x1', verdict: { kind: 'ask' as const, reason: 'write', options: ALL_DECISIONS } };
+  it('dispatches only the unchanged call', () => {
+    expect(dispatchRecheck(approved, now)).toEqual({ kind: 'dispatch' });
+  });
+  it('compares the stored approval digest', () => {
+    expect(dispatchRecheck(approved, { ...now, approvalDigest: 'x2' })).toMatchObject({ kind: 'ask', drift: 'the approved call changed' });
+  });
+  it('a deny now wins over any approval', () => {
+    expect(dispatchRecheck(approved, { ...now, verdict: { kind: 'deny', reason: 'blocked' } })).toEqual({ kind: 'deny', reason: 'blocked' });
+  });
+  it('every judged field drifts on its own', () => {
+    const cases: Array<[Partial<typeof target> & Record<string, string>, RegExp]> = [
+      [{ origin: 'https://b.example' }, /tab is now on/],
+      [{ url: 'https://a.example/x' }, /address changed/],
+      [{ topOrigin: 'https://t.example' }, /in a frame of/],
+      [{ alwaysAsk: 'downloads a file' }, /now downloads a file/],
+      [{ forbidden: 'no' }, /refused/],
+    ];
+    for (const [change, drift] of cases) {
+      expect(driftOf(approved, { ...now, target: { ...target, ...change } })).toMatch(drift);
+    }
+    expect(driftOf(approved, { ...now, ruleVersion: 3 })).toBe('the site permission changed');
+    expect(driftOf(approved, { ...now, descriptorDigest: 'd2' })).toBe('the tool changed');
+  });
+});
+
 describe('dispatch-time re-check', () => {
-  it('same origin, same rule, same tool: runs as approved', async () => {
+  it('same target, same rule, same tool: runs as approved', async () => {
     const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
-    const { tool, outcome } = await approveThenMove(shop, { ...shop, url: 'https://shop.example/b' });
+    const { tool, outcome } = await approveThenMove(shop, { ...shop });
     expect(outcome.type).toBe('turn.complete');
     expect(tool.runs).toBe(1);
+  });
+
+  it('the page address changed on the same origin: asks again', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
+    const { tool, outcome } = await approveThenMove(shop, { ...shop, url: 'https://shop.example/b' });
+    expect(outcome).toMatchObject({ type: 'approval.request', reason: 'changed:the page address changed to https://shop.example/b' });
+    expect(tool.runs).toBe(0);
+  });
+
+  it('the action became one that must always ask (focus moved into a card field): asks, once only', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
+    const { tool, outcome } = await approveThenMove(shop, { ...shop, alwaysAsk: 'submits a form with payment card fields' });
+    expect(outcome).toMatchObject({ type: 'approval.request', reason: 'changed:it now submits a form with payment card fields', options: ['allow_once', 'deny', 'deny_stop'] });
+    expect(tool.runs).toBe(0);
+  });
+
+  it('the target became forbidden on the same origin: refused, not run', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
+    const { tool, outcome, rig } = await approveThenMove(shop, { ...shop, forbidden: 'the page is the extension store' });
+    expect(outcome.type).toBe('turn.complete');
+    expect(tool.runs).toBe(0);
+    const results = rig.client.of('item.complete').map((e) => e.item).filter((i) => i.kind === 'tool_result');
+    expect(results.at(-1)).toMatchObject({ ok: false, outcome: 'denied' });
+  });
+
+  it('the action moved into a frame of another site: asks for the frame', async () => {
+    const shop = { origin: 'https://shop.example', url: 'https://shop.example/a', tabId: 1 };
+    const frame = { origin: 'https://pay.example', url: 'https://pay.example/card', topOrigin: 'https://shop.example', topUrl: shop.url, tabId: 1 };
+    const { outcome } = await approveThenMove(shop, frame);
+    expect(outcome).toMatchObject({ type: 'approval.request', target: { origin: 'https://pay.example', topOrigin: 'https://shop.example' } });
   });
 
   it('the tab moved to another origin: asks again for the new origin, nothing runs meanwhile', async () => {

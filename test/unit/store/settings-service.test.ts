@@ -71,9 +71,14 @@ describe('applySettingsPatch', () => {
   });
 
   it('merges MCP servers by id with the same secret rules for token', () => {
-    const kept = apply({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/v2', enabled: false }] });
-    expect(kept.next.mcpServers).toEqual([{ id: 'docs', url: 'https://mcp.example/v2', enabled: false, allowedTools: ['search'], credentialId: 'mcp:docs' }]);
+    const kept = apply({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: false }] });
+    expect(kept.next.mcpServers).toEqual([{ id: 'docs', url: 'https://mcp.example/mcp', enabled: false, allowedTools: ['search'], credentialId: 'mcp:docs' }]);
     expect(kept.secrets).toEqual([]);
+    // The token was given for one URL: a new URL does not inherit it (issue 13).
+    const moved = apply({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/v2', enabled: false }] });
+    expect(moved.next.mcpServers).toEqual([{ id: 'docs', url: 'https://mcp.example/v2', enabled: false, allowedTools: ['search'] }]);
+    expect(moved.secrets).toEqual([{ credentialId: 'mcp:docs', value: null }]);
+    expect(moved.removedRules).toEqual(['mcp:docs']);
     const cleared = apply({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: true, token: '' }] });
     expect(cleared.next.mcpServers[0].credentialId).toBeUndefined();
     expect(cleared.secrets).toEqual([{ credentialId: 'mcp:docs', value: null }]);

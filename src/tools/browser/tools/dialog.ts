@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -52,7 +53,7 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       deps.debuggers.clearDialog(tabId);
       const kind = dialog ? `${dialog.type} dialog` : 'dialog';
       const answered = `${params.action === 'accept' ? 'Accepted' : 'Dismissed'} the ${kind} in tab ${tabId}${params.promptText !== undefined ? ' with the given answer' : ''}.`;
-      const text = dialog?.message ? `${answered}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(dialog.url || tab.url, `message: ${dialog.message}`)}` : answered;
+      const text = dialog?.message ? `${answered}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(dialog.url || tab.url, `message: ${clipPageString(dialog.message)}`)}` : answered;
       return { content: [{ type: 'text', text }], details: { tabId, urlAfter: tab.url, info: dialog ? { type: dialog.type, message: dialog.message } : {} } };
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -47,7 +48,7 @@ export function getTextTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       );
       const range = `characters ${r.offset}–${r.offset + r.text.length} of ${r.totalChars}`;
       const more = r.nextOffset !== undefined ? ` More text: call again with offset ${r.nextOffset}.` : '';
-      const body = `Title: ${r.title}${r.byline ? `\nBy: ${r.byline}` : ''}\n\n${r.text}`;
+      const body = `Title: ${clipPageString(r.title)}${r.byline ? `\nBy: ${clipPageString(r.byline)}` : ''}\n\n${r.text}`;
       return {
         content: [{ type: 'text', text: `Main text of tab ${tabId} (${range}).${more}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(r.url, body)}` }],
         details: { tabId, urlAfter: r.url, title: r.title, info: { totalChars: r.totalChars, offset: r.offset } },

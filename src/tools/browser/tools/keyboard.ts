@@ -6,6 +6,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { parseKeyCombo } from '../key-combo';
+import { keySequence, planKeys } from '../key-plan';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
 import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';
@@ -31,15 +32,19 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     effects: 'write',
     recovery: 'never-retry',
     async resolveTarget(params, ctx) {
-      const enter = (params.keys ?? []).some((k) => parseKeyCombo(k).key === 'Enter') || (params.text ?? '').includes('\n');
-      // Enter submits a form, follows a link, presses a button: judged on the element it lands on.
-      const checks = { submits: enter, activates: enter };
-      if (!params.ref) {
-        const tabId = tabIdFor(params, ctx);
-        return enter ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
-      }
-      const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
-      return elementTarget(deps, r, checks);
+      // Enter (any spelling, "\r" in text) submits a form, follows a link, presses a button, and
+      // Space presses one: judged on the element the keys start on; Tab then Enter always asks.
+      const plan = planKeys(keySequence((params.keys ?? []).map(parseKeyCombo), params.text, params.keysFirst));
+      const checks = plan.kind === 'element' ? plan.checks : {};
+      const tabId = tabIdFor(params, ctx);
+      const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
+      const target = r
+        ? await elementTarget(deps, r, checks)
+        : plan.kind === 'element'
+          ? await unnamedElementTarget(deps, tabId, { focused: true }, checks)
+          : await pageTarget(deps.host, tabId);
+      if (plan.kind === 'always_ask' && !target.forbidden) target.alwaysAsk ??= plan.reason;
+      return target;
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       if (!params.text && !params.keys?.length) throw new Error('Give text to type or keys to press.');

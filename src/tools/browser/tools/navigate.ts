@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool, ToolTarget } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -74,6 +75,6 @@ export function loadedResult(
   verb: string,
 ): { content: [{ type: 'text'; text: string }]; details: BrowserToolDetails } {
   const state = timedOut ? 'It is still loading; the snapshot may be incomplete.' : 'It has loaded.';
-  const text = `${verb} ${urlAfter} in tab ${tabId}. ${state} Take a browser_snapshot to see it.\n${untrustedPageContent(urlAfter, `title: ${title}`)}`;
+  const text = `${verb} ${clipPageString(urlAfter)} in tab ${tabId}. ${state} Take a browser_snapshot to see it.\n${untrustedPageContent(urlAfter, `title: ${clipPageString(title)}`)}`;
   return { content: [{ type: 'text', text }], details: { tabId, urlBefore, urlAfter, title } };
 }

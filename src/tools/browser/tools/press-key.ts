@@ -5,6 +5,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { parseKeyCombo } from '../key-combo';
+import { planKeys } from '../key-plan';
 import { runPageAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
 import { pageTarget, tabIdFor } from '../target';
@@ -28,12 +29,13 @@ export function pressKeyTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     effects: 'write',
     recovery: 'never-retry',
     async resolveTarget(params, ctx) {
-      const combo = parseKeyCombo(params.key);
-      const checks = { submits: combo.key === 'Enter', activates: combo.key === 'Enter' || combo.key === ' ' };
+      // The canonical key (any spelling of Enter is Enter) decides, as it does in the executor.
+      const plan = planKeys([parseKeyCombo(params.key)]);
+      const checks = plan.kind === 'element' ? plan.checks : {};
       if (!params.ref) {
         // Enter or Space on whatever has focus: judged on that element (a payment field, a link).
         const tabId = tabIdFor(params, ctx);
-        return checks.activates ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
+        return plan.kind === 'element' ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
       }
       const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
       return elementTarget(deps, r, checks);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { estimateTokens } from '../../../../content-scripts/dom/text';
+import { clipPageString } from '../page-strings';
 import type { SnapshotResult } from '../../../../content-scripts/messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
@@ -42,6 +44,8 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
       const tabId = tabIdFor(params, ctx);
       const frameId = params.frameId ?? 0;
       const tab = await readablePage(deps.host, tabId);
+      // Title and URL are shown beside the outline: their (clipped) size comes out of the budget.
+      const reserve = estimateTokens(clipPageString(tab.title)) + estimateTokens(clipPageString(tab.url)) + 20;
       const snap = await deps.client.call<SnapshotResult>(
         tabId,
         frameId,
@@ -49,7 +53,7 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           op: 'snapshot',
           mode: params.mode,
           incremental: params.incremental,
-          maxTokens: params.maxTokens,
+          maxTokens: Math.max(500, params.maxTokens - reserve),
           textLimit: params.mode === 'viewport' ? 400 : 200,
           includeUrls: params.includeUrls,
           refPrefix: refPrefix(frameId),
@@ -66,7 +70,7 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           : '';
       const kind = snap.kind === 'diff' ? 'changes since your previous snapshot' : snap.kind === 'unchanged' ? 'unchanged' : params.mode === 'viewport' ? 'viewport' : 'whole page';
       const header = `Snapshot of tab ${tabId}${frameId ? ` frame ${frameId}` : ''} (${kind}; ${snap.refs} refs).${where}`;
-      const body = `Title: ${snap.title}\nURL: ${snap.url}\n${outline}`;
+      const body = `Title: ${clipPageString(snap.title)}\nURL: ${clipPageString(snap.url)}\n${outline}`;
       return {
         content: [{ type: 'text', text: `${header}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(snap.url, body)}` }],
         details: {
@@ -74,7 +78,7 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           frameId,
           urlAfter: snap.url,
           title: snap.title,
-          snapshot: { lines: snap.lines, refs: snap.refs, estTokens: snap.estTokens, ms: snap.ms, kind: snap.kind, truncated: snap.truncated },
+          snapshot: { lines: snap.lines, refs: snap.refs, estTokens: snap.estTokens + estimateTokens(clipPageString(snap.title)) + estimateTokens(clipPageString(snap.url)), ms: snap.ms, kind: snap.kind, truncated: snap.truncated },
         },
       };
     },

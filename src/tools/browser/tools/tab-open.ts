@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -37,8 +38,8 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       const loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
       const now = loaded.tab ?? tab;
       const text =
-        `Opened tab ${tab.tabId} at ${now.url || url}${loaded.timedOut ? ' (still loading)' : ''}${params.active ? '' : ' in the background'}. ` +
-        `Pass tabId ${tab.tabId} to browser tools to work in it.\n${untrustedPageContent(now.url || url, `title: ${now.title}`)}`;
+        `Opened tab ${tab.tabId} at ${clipPageString(now.url || url)}${loaded.timedOut ? ' (still loading)' : ''}${params.active ? '' : ' in the background'}. ` +
+        `Pass tabId ${tab.tabId} to browser tools to work in it.\n${untrustedPageContent(now.url || url, `title: ${clipPageString(now.title)}`)}`;
       return { content: [{ type: 'text', text }], details: { tabId: tab.tabId, urlAfter: now.url, title: now.title } };
     },
   };

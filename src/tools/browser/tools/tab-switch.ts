@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -21,7 +22,7 @@ export function tabSwitchTool(deps: BrowserToolDeps): AgentTool<Params, BrowserT
     async execute(_id, params) {
       const tab = await getTabOrThrow(deps.host, params.tabId);
       await deps.host.activateTab(params.tabId);
-      return { content: [{ type: 'text', text: `Tab ${params.tabId} (${tab.url}) is now visible.` }], details: { tabId: params.tabId, urlAfter: tab.url, title: tab.title } };
+      return { content: [{ type: 'text', text: `Tab ${params.tabId} (${clipPageString(tab.url)}) is now visible.` }], details: { tabId: params.tabId, urlAfter: tab.url, title: tab.title } };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipPageString } from '../page-strings';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
@@ -29,7 +30,7 @@ export function tabsTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
         const marks = [t.tabId === ctx.tabId ? 'this conversation' : '', t.active ? 'active' : '', t.status === 'loading' ? 'loading' : '']
           .filter(Boolean)
           .join(', ');
-        return `- tab ${t.tabId}${marks ? ` (${marks})` : ''}: "${t.title.replace(/"/g, "'")}" ${t.url}`;
+        return `- tab ${t.tabId}${marks ? ` (${marks})` : ''}: "${clipPageString(t.title).replace(/"/g, "'")}" ${clipPageString(t.url)}`;
       });
       const text = `${tabs.length} open tab${tabs.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}\n${untrustedPageContent('browser tabs', lines.join('\n'))}`;
       return {

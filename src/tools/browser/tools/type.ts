@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keysOfText } from '../key-names';
 import type { ActionAck } from '../../../../content-scripts/messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
@@ -27,7 +28,9 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     level: 'L1',
     effects: 'write',
     recovery: 'inspect-first',
-    resolveTarget: async (params, ctx) => elementTarget(deps, await refContext(deps, params, ctx), { submits: params.submit }),
+    // A "\n" or "\r" in the text is typed as an Enter key press: judged as submitting, like submit.
+    resolveTarget: async (params, ctx) =>
+      elementTarget(deps, await refContext(deps, params, ctx), { submits: params.submit || keysOfText(params.text).includes('Enter') }),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const r = await refContext(deps, params, ctx);
       return runPageAction(
