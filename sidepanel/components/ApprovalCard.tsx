@@ -35,16 +35,16 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const { target, tool } = request;
   const site = target.origin ?? target.url ?? '';
   // An action in an embedded frame of another site names both: the frame's site is the one judged.
+  const inFrame = frameLine(request);
   const place = target.serverId
     ? t('approvalMcpServer', target.serverId)
-    : target.topOrigin
-      ? t('approvalInFrame', target.topOrigin, site)
+    : inFrame
+      ? t('approvalInFrame', inFrame.page, inFrame.frame)
       : site;
   const titleId = `approval-title-${request.approvalId}`;
   const siteHintId = `approval-site-${request.approvalId}`;
   const options = ORDER.filter((d) => request.options.includes(d));
   const sentence = approvalSummary(request);
-  const inFrame = frameLine(request);
 
   useEffect(() => {
     ref.current?.focus();
@@ -84,7 +84,6 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           <SentenceText summaryKey={sentence.key} subs={sentence.subs} />
         </p>
       )}
-      {inFrame && <p class="approval-frame">{t('approvalInFrame', inFrame.page, inFrame.frame)}</p>}
       <div class="approval-target">
         <Favicon url={target.favIconUrl} />
         <div class="approval-target-text">

@@ -21,18 +21,15 @@ export function approvalSummary(request: Pick<ApprovalRequest, 'tool' | 'params'
 }
 
 /**
- * When the action runs inside a frame from another origin than the page: the page's origin (A)
- * and the frame's (B). The engine may name the fields a few ways (`frameOrigin` with
- * `topOrigin` / `pageOrigin`, or a `frame` object); anything missing or equal means no line.
+ * When the action runs inside an embedded frame from another origin than the page: the page's
+ * origin (A, `target.topOrigin`) and the frame's (B, `target.origin`, the one judged). The engine
+ * sets `topOrigin` only for such frames; equal or missing origins mean no frame line.
  */
 export function frameLine(request: Pick<ApprovalRequest, 'target'>): { page: string; frame: string } | null {
-  const target = rec(request.target);
-  const frame = rec(target.frame);
-  const frameOrigin = str(target.frameOrigin) ?? str(frame.origin);
-  if (!frameOrigin) return null;
-  const page = str(target.topOrigin) ?? str(target.pageOrigin) ?? str(frame.topOrigin) ?? str(target.origin) ?? originOf(str(target.url));
-  if (!page || page === frameOrigin) return null;
-  return { page, frame: frameOrigin };
+  const { topOrigin } = request.target;
+  const frame = request.target.origin ?? originOf(request.target.url);
+  if (!topOrigin || !frame || topOrigin === frame) return null;
+  return { page: topOrigin, frame };
 }
 
 function originOf(url: string | undefined): string | undefined {

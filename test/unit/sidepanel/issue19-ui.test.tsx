@@ -48,13 +48,13 @@ describe('issue 19 in the panel (scripted engine)', () => {
       approvalRequest('t1', {
         tool: { name: 'browser_type', label: 'Type', level: 'L1', effects: 'write' },
         params: { ref: 'e2', text: 'buy milk', submit: true },
-        target: { url: 'https://todo.example/', origin: 'https://todo.example', element: { role: 'textbox', name: 'New todo' }, frameOrigin: 'https://widgets.example' } as never,
+        target: { url: 'https://widgets.example/form', origin: 'https://widgets.example', topOrigin: 'https://todo.example', element: { role: 'textbox', name: 'New todo' } },
       }),
     );
     const card = q(m.container, '.approval-card');
     expect(q(card, '.approval-sentence').textContent).toBe('Type “buy milk” into New todo, then press Enter');
     expect([...card.querySelectorAll('.approval-sentence em')].map((e) => e.textContent)).toEqual(['buy milk', 'New todo']);
-    expect(q(card, '.approval-frame').textContent).toBe('In a frame of https://todo.example, from https://widgets.example');
+    expect(q(card, '.approval-origin').textContent).toBe('in a frame of https://todo.example, from https://widgets.example');
     const raw = q<HTMLDetailsElement>(card, 'details.approval-params');
     expect(raw.open).toBe(false);
     expect(raw.querySelector('pre')?.textContent).toContain('"submit": true');
