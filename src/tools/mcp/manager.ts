@@ -4,6 +4,8 @@ import type { ToolRegistry } from '../registry';
 import { createMcpAgentTool, type McpBinding, type McpInvocation } from './agent-tool';
 import { toToolResult } from './results';
 import { ServerConnection } from './server-connection';
+import { KeelOAuthProvider } from './oauth/provider';
+import { McpServerAuth } from './oauth/server-auth';
 import { mcpToolName, SERVER_ID_RE } from './tool-names';
 import {
   DEFAULT_MCP_TIMING,
@@ -40,6 +42,8 @@ interface ServerEntry {
   names: Map<string, string>;
   /** registered name → fingerprint of what was registered. */
   registered: Map<string, string>;
+  /** OAuth, for a server without a bearer token when the host supports sign-in. */
+  auth: McpServerAuth | null;
   /** Set when the entry cannot connect at all (bad id, URL or token lookup). */
   configError?: string;
 }
@@ -84,6 +88,32 @@ export class McpManager {
   onStatusChange(listener: (status: McpServerStatus[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Sign in to a server (settings' Connect button): opens the authorization page through the
+   * host's `authorize`, stores the tokens, then connects and lists the tools.
+   */
+  async signIn(serverId: string): Promise<void> {
+    const entry = this.servers.get(serverId);
+    if (!entry?.config.enabled) throw new Error(`MCP server "${serverId}" is not enabled`);
+    if (!entry.auth) throw new Error(entry.token ? `MCP server "${serverId}" uses a bearer token, not a sign-in` : 'signing in is not available here');
+    await entry.auth.signIn();
+    this.notify();
+    await entry.connection?.refresh().catch(() => undefined);
+  }
+
+  /** Sign out: revoke where the server allows it, forget the tokens, close the sessions. */
+  async signOut(serverId: string): Promise<void> {
+    const entry = this.servers.get(serverId);
+    if (!entry?.auth) return;
+    await entry.auth.signOut();
+    if (entry.connection) {
+      await entry.connection.close();
+      entry.connection = this.connect(entry);
+      this.notify();
+      await entry.connection.start();
+    }
   }
 
   /** The thread was deleted: close its per-thread sessions. */
@@ -134,6 +164,7 @@ export class McpManager {
       binding: { serverId: config.id, endpoint: config.url, authIdentity: 'none' },
       token: null,
       connection: null,
+      auth: null,
       tools: [],
       names: new Map(),
       registered: new Map(),
@@ -149,8 +180,50 @@ export class McpManager {
     }
     const tokenHash = entry.token ? await sha256Hex(entry.token) : '';
     entry.binding.authIdentity = entry.token ? `bearer:${tokenHash.slice(0, 12)}` : 'none';
-    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash]);
+    if (!entry.token && this.o.oauth) {
+      try {
+        entry.auth = await this.prepareAuth(config);
+        entry.binding.authIdentity = 'oauth';
+      } catch (err) {
+        entry.configError = `sign-in settings: ${err instanceof Error ? err.message : String(err)}`;
+        return entry;
+      }
+    }
+    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null]);
     return entry;
+  }
+
+  private async prepareAuth(config: McpServerConfig): Promise<McpServerAuth> {
+    const host = this.o.oauth!;
+    const now = this.o.now ?? Date.now;
+    const oauth = config.oauth ?? {};
+    const needsSecret = Boolean(oauth.clientId) && oauth.clientAuth !== 'none';
+    const provider = await KeelOAuthProvider.load({
+      serverId: config.id,
+      url: config.url,
+      store: host.store,
+      redirectUrl: host.redirectUrl,
+      clientName: host.clientName ?? 'Keel',
+      ...(host.clientMetadataUrl ? { clientMetadataUrl: host.clientMetadataUrl } : {}),
+      config: oauth,
+      clientSecret: needsSecret && host.getClientSecret ? await host.getClientSecret(config.id) : null,
+      ...(host.privateKeyJwt ? { privateKeyJwt: host.privateKeyJwt } : {}),
+      now,
+    });
+    const raw = this.o.fetch ?? ((url, init) => fetch(url, init));
+    return new McpServerAuth({
+      serverId: config.id,
+      url: config.url,
+      provider,
+      fetch: raw,
+      authorize: (url) => host.authorize(url, config.id),
+      machine: oauth.grant === 'client_credentials',
+      log: this.log,
+      now,
+      onChange: () => {
+        if (this.servers.get(config.id)?.auth) this.notify();
+      },
+    });
   }
 
   private connect(entry: ServerEntry): ServerConnection {
@@ -160,7 +233,9 @@ export class McpManager {
       url: config.url,
       token: entry.token,
       isolation: entry.isolation,
-      fetch: this.o.fetch,
+      fetch: entry.auth ? entry.auth.fetch : this.o.fetch,
+      ...(entry.auth ? { signIn: (challenge) => entry.auth!.signIn(challenge) } : {}),
+      ...(config.label ? { serverLabel: config.label } : {}),
       clientInfo: this.o.clientInfo ?? { name: 'keel', version: '0.1.0' },
       timing: this.timing,
       log: this.log,
@@ -261,6 +336,7 @@ export class McpManager {
       toolCount: e.registered.size,
       serverToolCount: e.tools.length,
       sessions: c?.sessions ?? 0,
+      ...(e.auth ? { auth: e.auth.summary() } : {}),
     };
     if (!e.config.enabled) return { ...base, state: 'disabled' };
     if (e.configError || !c) return { ...base, state: 'error', message: e.configError ?? 'not connected' };

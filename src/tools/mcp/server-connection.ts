@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { classifyMcpError, describeMcpError, McpUnavailableError } from './errors';
+import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
+import { signInPayload, type McpSignInPayload } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
 import type { FetchLike, McpIsolation, McpLogger, McpServerState, McpTiming } from './types';
 
@@ -28,7 +29,16 @@ export interface ServerConnectionOptions {
   onTools(tools: Tool[]): void;
   /** State, message, sessions or retry time changed. */
   onChange(): void;
+  /** Runs the OAuth sign-in (the user's agent opens); absent: the server has no OAuth. */
+  signIn?(challenge: SignInChallenge): Promise<void>;
+  serverLabel?: string;
 }
+
+/**
+ * Sign-ins one call may go through before it gives up (the first, then one step-up): a server
+ * that keeps asking after granting what it asked for is not asked again (the retry limit).
+ */
+const MAX_SIGN_INS_PER_CALL = 2;
 
 export interface ConnectionCall extends Omit<McpCallOptions, 'idleTimeoutMs' | 'maxCallMs'> {
   serverTool: string;
@@ -79,6 +89,38 @@ export class ServerConnection {
   }
 
   async callTool(call: ConnectionCall): Promise<CallToolResult> {
+    for (let signIns = 0; ; signIns++) {
+      try {
+        return await this.callOnce(call);
+      } catch (err) {
+        if (!(err instanceof McpSignInRequiredError) || call.signal.aborted) throw err;
+        if (!this.o.signIn || !call.ctx.requestInteraction || signIns >= MAX_SIGN_INS_PER_CALL) throw new Error(`${err.message}: sign in from Keel's settings (MCP servers → Connect); "${call.serverTool}" did not run.`);
+        await this.askToSignIn(err, call);
+      }
+    }
+  }
+
+  /** Sign in again after the user agrees ("sign in to X to continue"), or end the call. */
+  private async askToSignIn(err: McpSignInRequiredError, call: ConnectionCall): Promise<void> {
+    const payload: McpSignInPayload = signInPayload(call.elicitation, err.challenge, err.message);
+    let answer: unknown;
+    try {
+      answer = await call.ctx.requestInteraction!('elicitation', payload);
+    } catch {
+      throw new Error(`Signing in to MCP server "${this.o.serverId}" was cancelled; "${call.serverTool}" did not run.`);
+    }
+    if ((answer as { action?: unknown } | null)?.action !== 'accept') {
+      throw new Error(`The user did not sign in to MCP server "${this.o.serverId}", so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`);
+    }
+    call.onProgress(`Signing in to ${this.o.serverLabel ?? this.o.serverId}…`);
+    try {
+      await this.o.signIn!(err.challenge);
+    } catch (e) {
+      throw new Error(`Signing in to MCP server "${this.o.serverId}" failed (${describeMcpError(e)}); "${call.serverTool}" did not run.`);
+    }
+  }
+
+  private async callOnce(call: ConnectionCall): Promise<CallToolResult> {
     const opts: McpCallOptions = { ...call, idleTimeoutMs: this.o.timing.callIdleTimeoutMs, maxCallMs: this.o.timing.callMaxMs };
     const threadId = call.ctx.threadId;
     let session = await this.sessionFor(threadId);
@@ -95,14 +137,18 @@ export class ServerConnection {
       this.discard(session, err);
       const tool = `"${call.serverTool}"`;
       const id = `MCP server "${this.o.serverId}"`;
-      if (!call.readOnly) {
+      // An expired session means the server refused the request before running it. On a shared
+      // (stateless) server a new session is all it takes, so any call is sent again; on a
+      // per-thread server the state the call may depend on is gone, so only reads are.
+      const resend = call.readOnly || (kind === 'session_expired' && this.o.isolation === 'shared');
+      if (!resend) {
         throw new Error(
           kind === 'session_expired'
-            ? `${id} no longer knew this session (it restarted or the session expired), so ${tool} did not run. A new session is being opened; anything the server kept from earlier calls may be gone. Call it again if that is still right.`
+            ? `${id} no longer knew this thread's session (it restarted or the session expired), so ${tool} did not run. A new session is being opened; the state the server kept for this thread is gone. Call it again if that is still right.`
             : `The connection to ${id} failed during ${tool} (${describeMcpError(err)}); it is unknown whether the call took effect. Check before calling it again.`,
         );
       }
-      this.o.log('info', 'retrying a read-only call on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
+      this.o.log('info', 'sending a call again on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
       session = await this.sessionFor(threadId);
       return await this.run(session, threadId, call, opts);
     }
@@ -153,7 +199,11 @@ export class ServerConnection {
     } catch (err) {
       if (this.closed) return;
       if (this.shared) this.dropShared(this.shared.session);
-      this.scheduleRetry(err);
+      if (err instanceof McpSignInRequiredError) {
+        // Retrying cannot help until the user signs in (which refreshes the connection).
+        clearTimeout(this.retryTimer);
+        this.setState('needs_sign_in', err.message);
+      } else this.scheduleRetry(err);
       throw err;
     } finally {
       await probe?.close();
@@ -190,7 +240,7 @@ export class ServerConnection {
         throw err;
       }
     } catch (err) {
-      if (err instanceof McpUnavailableError) throw err;
+      if (err instanceof McpUnavailableError || err instanceof McpSignInRequiredError) throw err;
       throw new McpUnavailableError(`MCP server "${this.o.serverId}" is unavailable: ${describeMcpError(err)}. Keel keeps retrying in the background.`);
     }
   }

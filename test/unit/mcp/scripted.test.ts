@@ -103,7 +103,7 @@ describe('authentication', () => {
 });
 
 describe('sessions', () => {
-  it('on 404 (session expired) retries a read-only call once and fails a write with a clear error', async () => {
+  it('on 404 (session expired) sends any call again on a new session of a shared server (it did not run)', async () => {
     const { server, h } = await setup();
     await call(h.registry, 'mcp__scripted__note-add', { note: 'one' });
     server.expireSessions();
@@ -112,13 +112,22 @@ describe('sessions', () => {
     // The new session also re-lists tools (the server may have changed); let that finish.
     await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
 
+    // The first write after the server forgot the session: refused with 404, so it never ran;
+    // sent again once on the new session, it runs exactly once.
     server.expireSessions();
-    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' })).rejects.toThrow(
-      /no longer knew this session .* so "note-add" did not run/,
-    );
-    // The next call uses the new session.
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'three' }))).toBe('noted (1)');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'two' }))).toBe('noted (1)');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: ["two"]');
     await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
+  });
+
+  it('on 404 a per-thread server retries a read but fails a write: the thread state it relied on is gone', async () => {
+    const { server, h } = await setup({ isolation: 'per_thread' });
+    await call(h.registry, 'mcp__scripted__note-add', { note: 'one' }, ctx({ threadId: 'A' }));
+    server.expireSessions();
+    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' }, ctx({ threadId: 'A' }))).rejects.toThrow(
+      /no longer knew this thread's session .* so "note-add" did not run/,
+    );
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
   });
 
   it('keeps state per thread with isolation per_thread', async () => {

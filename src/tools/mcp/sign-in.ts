@@ -1,0 +1,45 @@
+import type { SignInChallenge } from './errors';
+import type { McpElicitationPayload } from './types';
+
+/**
+ * "Sign in to X to continue": a call that the server refused for want of an OAuth sign-in pauses
+ * the run as an interaction. It travels as an `elicitation` with no fields (so every UI that
+ * shows a server's question can show it, and the engine keeps it across a worker restart like
+ * any other), marked by `signIn`. Accept: Keel opens the server's sign-in page, then sends the
+ * call again (it did not run). Decline or cancel: the call fails with a note for the model.
+ */
+export interface McpSignInPayload extends McpElicitationPayload {
+  signIn: { serverId: string; scope?: string };
+}
+
+export function signInPayload(
+  base: Omit<McpElicitationPayload, 'message' | 'requestedSchema'>,
+  challenge: SignInChallenge,
+  why: string,
+): McpSignInPayload {
+  const name = base.serverLabel ?? base.serverId;
+  return {
+    ...base,
+    message: `Sign in to ${name} to continue. (${why}.)`,
+    requestedSchema: { type: 'object', properties: {} },
+    signIn: { serverId: base.serverId, ...(challenge.scope ? { scope: challenge.scope } : {}) },
+  };
+}
+
+export function isSignInPayload(payload: unknown): payload is McpSignInPayload {
+  const p = payload as { signIn?: { serverId?: unknown } } | null;
+  return typeof p === 'object' && p !== null && typeof p.signIn?.serverId === 'string';
+}
+
+/**
+ * The call's result when the answer arrives after a worker restart: the call never ran (the
+ * server refused it before running), and the sign-in itself needs the live worker, so the model
+ * is told to call again once the user has signed in.
+ */
+export function signInAnsweredAfterRestart(payload: McpSignInPayload, response: unknown): string {
+  const accepted = (response as { action?: unknown } | null)?.action === 'accept';
+  const name = `MCP server "${payload.serverId}"`;
+  return accepted
+    ? `${name} needed a sign-in, so "${payload.serverTool}" did not run. Keel restarted while the user was asked; they chose to sign in, which they finish from settings (MCP servers → Connect). Call the tool again after that.`
+    : `${name} needed a sign-in and the user did not sign in, so "${payload.serverTool}" did not run. Do not call it again unless they sign in.`;
+}
