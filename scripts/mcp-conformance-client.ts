@@ -142,7 +142,11 @@ async function main(): Promise<number> {
     model: { vision: true },
     requestInteraction: async (_kind, payload) => {
       // "Sign in to X to continue": the user agrees (the sign-in itself is Keel's).
-      out(isSignInPayload(payload) ? 'sign_in_requested' : 'elicitation', { payload });
+      if (isSignInPayload(payload)) {
+        out('sign_in_requested', { payload });
+        return { action: 'accept', content: { signIn: true } };
+      }
+      out('elicitation', { payload });
       return { action: 'accept', content: {} };
     },
   };

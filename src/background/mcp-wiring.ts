@@ -2,7 +2,8 @@ import type { Engine } from '../engine';
 import { mcpCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
-import { createMcpManager, type McpServerConfig } from '../tools/mcp';
+import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpServerConfig } from '../tools/mcp';
+import { acceptsSignIn, isSignInPayload } from '../tools/mcp/sign-in';
 
 const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation'>): McpServerConfig => ({
   id: s.id,
@@ -13,6 +14,37 @@ const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTo
   ...(s.isolation ? { isolation: s.isolation } : {}),
 });
 
+/** OAuth credentials of a server (tokens, registration, PKCE verifier): one secret, never in settings. */
+export const mcpOAuthCredentialId = (serverId: string) => `mcp-oauth:${serverId}`;
+
+function credentialsAuthStore(store: Store): McpAuthStore {
+  return {
+    load: (id) => store.credentials.getSecret(mcpOAuthCredentialId(id)).catch(() => null),
+    save: (id, value) => store.credentials.setSecret(mcpOAuthCredentialId(id), value, Date.now()),
+    clear: (id) => store.credentials.delete(mcpOAuthCredentialId(id)),
+  };
+}
+
+/**
+ * Sign-in through chrome.identity.launchWebAuthFlow: Chrome shows the authorization server's page
+ * in its own window and hands back the URL it redirected to (https://<extension id>.chromiumapp.org/…),
+ * which no web page can intercept. Absent when the identity API is (tests without it).
+ */
+function identityOAuthHost(store: Store): McpOAuthHost | undefined {
+  const identity = (globalThis as { chrome?: typeof chrome }).chrome?.identity;
+  if (!identity?.launchWebAuthFlow || !identity.getRedirectURL) return undefined;
+  return {
+    store: credentialsAuthStore(store),
+    redirectUrl: identity.getRedirectURL(),
+    clientName: 'Keel',
+    authorize: async (url) => {
+      const back = await identity.launchWebAuthFlow({ url, interactive: true });
+      if (!back) throw new Error('the sign-in window closed without an answer');
+      return back;
+    },
+  };
+}
+
 const LOG = { debug: console.debug, info: console.info, warn: console.warn, error: console.error } as const;
 
 /**
@@ -22,20 +54,23 @@ const LOG = { debug: console.debug, info: console.info, warn: console.warn, erro
  * after `maxWaitMs`, so a hung server never holds up recovery.
  */
 export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Promise<void> {
+  const oauth = identityOAuthHost(store);
   const mcp = createMcpManager({
     registry: engine.registry,
     // The token leaves the credentials store only here, at connect time.
     getToken: (id) => store.credentials.getSecret(mcpCredentialId(id)),
     fetch: (...args) => fetch(...args),
+    ...(oauth ? { oauth } : {}),
     log: (level, msg, data) => (LOG[level as keyof typeof LOG] ?? console.log)(`[keel/mcp] ${msg}`, data ?? ''),
   });
   let latest: Promise<void> = Promise.resolve();
   const sync = (servers: McpServerConfig[]) => (latest = mcp.sync(servers).then(() => undefined, () => undefined));
   engine.ctx.live.toolsSettled = () => latest;
+  engine.ctx.live.mcpAuth = { signIn: (id) => mcp.signIn(id), signOut: (id) => mcp.signOut(id) };
 
   const publishStatus = () => {
     engine.ctx.live.mcp = Object.fromEntries(
-      mcp.status().map((s) => [s.id, { state: s.state, ...(s.message ? { message: s.message } : {}), toolCount: s.toolCount }]),
+      mcp.status().map((s) => [s.id, { state: s.state, ...(s.message ? { message: s.message } : {}), toolCount: s.toolCount, ...(s.auth ? { auth: s.auth } : {}) }]),
     );
     engine.publishSettings();
   };
@@ -46,20 +81,35 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
     pending = setTimeout(publishStatus, 100);
   });
 
+  // "Sign in to X to continue" answered after a worker restart: the call that asked is gone (the
+  // tool step tells the model it did not run), but the user's yes still opens the sign-in page.
+  const signInAfterRestart = async (interactionId: string) => {
+    const rec = await store.interactions.get(interactionId);
+    if (!rec || rec.kind !== 'elicitation' || rec.status !== 'answered' || !isSignInPayload(rec.payload) || !acceptsSignIn(rec.response)) return;
+    await mcp.signIn(rec.payload.signIn.serverId).catch(() => undefined);
+  };
+
   let lastConfig = '';
+  let knownIds = new Set<string>();
   engine.observe((ev) => {
     if (ev.type === 'settings.updated') {
       const configs = ev.settings.mcpServers.map(toConfig);
+      // A removed server's sign-in goes with it (a URL change is handled when it reconnects).
+      const ids = new Set(configs.map((c) => c.id));
+      for (const id of knownIds) if (!ids.has(id)) void store.credentials.delete(mcpOAuthCredentialId(id)).catch(() => undefined);
+      knownIds = ids;
       const key = JSON.stringify(configs);
       if (key !== lastConfig) {
         lastConfig = key;
         void sync(configs);
       }
     } else if (ev.type === 'thread.deleted') void mcp.closeThread(ev.threadId);
+    else if (ev.type === 'interaction.resolved') void signInAfterRestart(ev.interactionId);
   });
   const first = store.settings.get().then((s) => {
     const configs = s.mcpServers.map(toConfig);
     lastConfig = JSON.stringify(configs);
+    knownIds = new Set(configs.map((c) => c.id));
     return sync(configs);
   });
   return Promise.race([first.then(() => undefined), new Promise<void>((r) => setTimeout(r, maxWaitMs))]);

@@ -59,7 +59,8 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       id: m.id,
       url: m.url,
       enabled: m.enabled,
-      ...(m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
+      // null clears the list (every tool again); absent keeps the stored one.
+      ...(m.allowedTools === null ? {} : m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
       ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
       ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
@@ -118,7 +119,7 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skill
   };
 }
 
-export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, { state: string; message?: string; toolCount?: number }> } }): Promise<PublicSettings> {
+export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, NonNullable<PublicSettings['mcpServers'][number]['status']>> } }): Promise<PublicSettings> {
   const pub = publicSettings(await ctx.store.settings.get(), await ctx.store.siteRules.list(), await ctx.store.skills.list());
   const live = ctx.live?.mcp ?? {};
   pub.mcpServers = pub.mcpServers.map((m) => (live[m.id] ? { ...m, status: live[m.id] } : m));

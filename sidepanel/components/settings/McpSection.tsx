@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { PublicSettings } from '../../../src/protocol';
+import { formatTime } from '../../format';
 import { t } from '../../i18n';
 import { Icon } from '../icons';
 import { usePanel } from '../panel-context';
@@ -10,6 +11,40 @@ import { useSave } from './use-save';
 type Server = PublicSettings['mcpServers'][number];
 
 const SERVER_ID = /^[A-Za-z0-9_-]{1,40}$/;
+
+type Auth = NonNullable<NonNullable<Server['status']>['auth']>;
+
+/** OAuth status of a server: needs sign-in, signing in, signed in (expiry), last failure. */
+function AuthLine({ server, auth }: { server: Server; auth: Auth | undefined }) {
+  const panel = usePanel();
+  const needs = server.status?.state === 'needs_sign_in';
+  if (!auth && !needs) return null;
+  const send = (type: 'mcp.signIn' | 'mcp.signOut') => void panel.client.send({ type, serverId: server.id });
+  const expiry = auth?.expiresAt ? `${t('mcpSignedInExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}` : t('mcpSignedIn');
+  return (
+    <div class="mcp-auth" data-mcp-auth={auth?.signingIn ? 'signing_in' : auth?.signedIn ? 'signed_in' : 'signed_out'}>
+      <p class="field-help">
+        {auth?.signingIn ? t('mcpSigningIn') : auth?.signedIn ? expiry : t('mcpSignInHelp')}
+        {auth?.scope ? ` · ${auth.scope}` : ''}
+      </p>
+      {auth?.error && (
+        <p class="field-error" role="alert">
+          {t('mcpSignInFailed', auth.error)}
+        </p>
+      )}
+      <div class="row-actions">
+        <button type="button" class={`btn small ${auth?.signedIn ? '' : 'primary'}`} disabled={auth?.signingIn} data-action="mcp-sign-in" onClick={() => send('mcp.signIn')}>
+          {auth?.signedIn ? t('mcpSignInAgain') : t('mcpSignIn')}
+        </button>
+        {auth?.signedIn && (
+          <button type="button" class="btn small" data-action="mcp-sign-out" onClick={() => send('mcp.signOut')}>
+            {t('mcpSignOut')}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
 
 function ServerRow({ server }: { server: Server }) {
   const panel = usePanel();
@@ -29,11 +64,14 @@ function ServerRow({ server }: { server: Server }) {
               ? t('mcpConnected', String(server.status.toolCount ?? 0))
               : server.status.state === 'error'
                 ? t('mcpError')
-                : t('mcpConnecting')}
+                : server.status.state === 'needs_sign_in'
+                  ? t('mcpNeedsSignIn')
+                  : t('mcpConnecting')}
           </span>
         )}
       </div>
       <div class="provider-url">{server.url}</div>
+      {server.enabled && !server.hasToken && <AuthLine server={server} auth={server.status?.auth} />}
       <label class="check">
         <input type="checkbox" checked={server.enabled} onChange={(e) => void patch({ enabled: (e.currentTarget as HTMLInputElement).checked })} />
         <span>{t('enabled')}</span>

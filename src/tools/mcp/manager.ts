@@ -3,6 +3,7 @@ import { sha256Hex } from '../../util/canonical-json';
 import type { ToolRegistry } from '../registry';
 import { createMcpAgentTool, type McpBinding, type McpInvocation } from './agent-tool';
 import { toToolResult } from './results';
+import { describeMcpError } from './errors';
 import { ServerConnection } from './server-connection';
 import { KeelOAuthProvider } from './oauth/provider';
 import { McpServerAuth } from './oauth/server-auth';
@@ -44,6 +45,9 @@ interface ServerEntry {
   registered: Map<string, string>;
   /** OAuth, for a server without a bearer token when the host supports sign-in. */
   auth: McpServerAuth | null;
+  signingIn?: boolean;
+  /** Why the last sign-in from settings failed (cleared by the next attempt). */
+  signInError?: string;
   /** Set when the entry cannot connect at all (bad id, URL or token lookup). */
   configError?: string;
 }
@@ -98,8 +102,18 @@ export class McpManager {
     const entry = this.servers.get(serverId);
     if (!entry?.config.enabled) throw new Error(`MCP server "${serverId}" is not enabled`);
     if (!entry.auth) throw new Error(entry.token ? `MCP server "${serverId}" uses a bearer token, not a sign-in` : 'signing in is not available here');
-    await entry.auth.signIn();
+    entry.signingIn = true;
+    delete entry.signInError;
     this.notify();
+    try {
+      await entry.auth.signIn();
+    } catch (err) {
+      entry.signInError = describeMcpError(err);
+      throw err;
+    } finally {
+      entry.signingIn = false;
+      this.notify();
+    }
     await entry.connection?.refresh().catch(() => undefined);
   }
 
@@ -336,7 +350,7 @@ export class McpManager {
       toolCount: e.registered.size,
       serverToolCount: e.tools.length,
       sessions: c?.sessions ?? 0,
-      ...(e.auth ? { auth: e.auth.summary() } : {}),
+      ...(e.auth ? { auth: { ...e.auth.summary(), ...(e.signingIn ? { signingIn: true } : {}), ...(e.signInError ? { error: e.signInError } : {}) } } : {}),
     };
     if (!e.config.enabled) return { ...base, state: 'disabled' };
     if (e.configError || !c) return { ...base, state: 'error', message: e.configError ?? 'not connected' };

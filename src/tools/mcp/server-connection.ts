@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
-import { signInPayload, type McpSignInPayload } from './sign-in';
+import { acceptsSignIn, signInPayload, type McpSignInPayload } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
 import type { FetchLike, McpIsolation, McpLogger, McpServerState, McpTiming } from './types';
 
@@ -109,7 +109,7 @@ export class ServerConnection {
     } catch {
       throw new Error(`Signing in to MCP server "${this.o.serverId}" was cancelled; "${call.serverTool}" did not run.`);
     }
-    if ((answer as { action?: unknown } | null)?.action !== 'accept') {
+    if (!acceptsSignIn(answer)) {
       throw new Error(`The user did not sign in to MCP server "${this.o.serverId}", so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`);
     }
     call.onProgress(`Signing in to ${this.o.serverLabel ?? this.o.serverId}…`);

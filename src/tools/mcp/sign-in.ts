@@ -3,10 +3,11 @@ import type { McpElicitationPayload } from './types';
 
 /**
  * "Sign in to X to continue": a call that the server refused for want of an OAuth sign-in pauses
- * the run as an interaction. It travels as an `elicitation` with no fields (so every UI that
- * shows a server's question can show it, and the engine keeps it across a worker restart like
- * any other), marked by `signIn`. Accept: Keel opens the server's sign-in page, then sends the
- * call again (it did not run). Decline or cancel: the call fails with a note for the model.
+ * the run as an interaction. It travels as an `elicitation` with one yes/no field `signIn` (so
+ * every UI that shows a server's question can show it, and the engine keeps it across a worker
+ * restart like any other), marked by `signIn` in the payload. `{action:'accept', content:{signIn:
+ * true}}`: Keel opens the server's sign-in page, then sends the call again (it did not run).
+ * Anything else: the call fails with a note for the model.
  */
 export interface McpSignInPayload extends McpElicitationPayload {
   signIn: { serverId: string; scope?: string };
@@ -21,9 +22,15 @@ export function signInPayload(
   return {
     ...base,
     message: `Sign in to ${name} to continue. (${why}.)`,
-    requestedSchema: { type: 'object', properties: {} },
+    requestedSchema: { type: 'object', properties: { signIn: { type: 'boolean', title: `Sign in to ${name} now` } }, required: ['signIn'] },
     signIn: { serverId: base.serverId, ...(challenge.scope ? { scope: challenge.scope } : {}) },
   };
+}
+
+/** Whether the user's answer says to sign in. */
+export function acceptsSignIn(response: unknown): boolean {
+  const r = response as { action?: unknown; content?: { signIn?: unknown } } | null;
+  return r?.action === 'accept' && r.content?.signIn === true;
 }
 
 export function isSignInPayload(payload: unknown): payload is McpSignInPayload {
@@ -37,9 +44,9 @@ export function isSignInPayload(payload: unknown): payload is McpSignInPayload {
  * is told to call again once the user has signed in.
  */
 export function signInAnsweredAfterRestart(payload: McpSignInPayload, response: unknown): string {
-  const accepted = (response as { action?: unknown } | null)?.action === 'accept';
+  const accepted = acceptsSignIn(response);
   const name = `MCP server "${payload.serverId}"`;
   return accepted
-    ? `${name} needed a sign-in, so "${payload.serverTool}" did not run. Keel restarted while the user was asked; they chose to sign in, which they finish from settings (MCP servers → Connect). Call the tool again after that.`
+    ? `${name} needed a sign-in, so "${payload.serverTool}" did not run. Keel restarted while the user was asked; they chose to sign in, and Keel opened the server's sign-in page for them. Call the tool again once they have signed in (if it still asks, they can also sign in from settings → MCP servers → Connect).`
     : `${name} needed a sign-in and the user did not sign in, so "${payload.serverTool}" did not run. Do not call it again unless they sign in.`;
 }

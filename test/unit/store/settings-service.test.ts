@@ -85,6 +85,14 @@ describe('applySettingsPatch', () => {
     expect(removed.secrets).toEqual([{ credentialId: 'mcp:docs', value: null }]);
   });
 
+  it('allowedTools: absent keeps the list, [] offers no tool, null clears it (every tool again)', () => {
+    const server = { id: 'docs', url: 'https://mcp.example/mcp', enabled: true };
+    expect(apply({ mcpServers: [server] }).next.mcpServers[0].allowedTools).toEqual(['search']);
+    expect(apply({ mcpServers: [{ ...server, allowedTools: [] }] }).next.mcpServers[0].allowedTools).toEqual([]);
+    const cleared = apply({ mcpServers: [{ ...server, allowedTools: null }] }).next.mcpServers[0];
+    expect('allowedTools' in cleared).toBe(false);
+  });
+
   it('sets scalar fields only when present, and null clears the nullable ones', () => {
     expect(apply({}).next).toEqual(configured());
     const { next } = apply({ tokenBudget: 5000, approvalMode: 'act', locale: 'zh-CN', defaultModel: { providerId: 'p2', model: 'x' } });

@@ -52,6 +52,10 @@ export interface McpAuthSummary {
   renewable?: boolean;
   scope?: string;
   signedInAt?: number;
+  /** A sign-in from settings is in progress. */
+  signingIn?: boolean;
+  /** Why the last sign-in from settings failed. */
+  error?: string;
 }
 
 export function summarize(rec: McpAuthRecord): McpAuthSummary {
