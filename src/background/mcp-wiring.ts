@@ -2,7 +2,7 @@ import type { Engine } from '../engine';
 import { mcpCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
-import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpServerConfig } from '../tools/mcp';
+import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpSavedSession, type McpServerConfig, type McpSessionStore } from '../tools/mcp';
 import { acceptsSignIn, isSignInPayload } from '../tools/mcp/sign-in';
 
 const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation'>): McpServerConfig => ({
@@ -45,6 +45,21 @@ function identityOAuthHost(store: Store): McpOAuthHost | undefined {
   };
 }
 
+/**
+ * Per-thread session ids in chrome.storage.session: they outlive a worker restart (so the next
+ * worker resumes the session) but not the browser session, and content scripts cannot read them.
+ */
+function storageSessionStore(): McpSessionStore | undefined {
+  const area = (globalThis as { chrome?: typeof chrome }).chrome?.storage?.session;
+  if (!area) return undefined;
+  const k = (key: string) => `keel.mcp.session:${key}`;
+  return {
+    load: async (key) => ((await area.get(k(key)))[k(key)] as McpSavedSession | undefined) ?? null,
+    save: (key, session) => area.set({ [k(key)]: session }),
+    remove: (key) => area.remove(k(key)),
+  };
+}
+
 const LOG = { debug: console.debug, info: console.info, warn: console.warn, error: console.error } as const;
 
 /**
@@ -55,12 +70,14 @@ const LOG = { debug: console.debug, info: console.info, warn: console.warn, erro
  */
 export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Promise<void> {
   const oauth = identityOAuthHost(store);
+  const sessionStore = storageSessionStore();
   const mcp = createMcpManager({
     registry: engine.registry,
     // The token leaves the credentials store only here, at connect time.
     getToken: (id) => store.credentials.getSecret(mcpCredentialId(id)),
     fetch: (...args) => fetch(...args),
     ...(oauth ? { oauth } : {}),
+    ...(sessionStore ? { sessionStore } : {}),
     log: (level, msg, data) => (LOG[level as keyof typeof LOG] ?? console.log)(`[keel/mcp] ${msg}`, data ?? ''),
   });
   let latest: Promise<void> = Promise.resolve();

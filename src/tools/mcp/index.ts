@@ -26,6 +26,8 @@ export type {
   McpLogLevel,
   McpManagerOptions,
   McpOAuthConfig,
+  McpSavedSession,
+  McpSessionStore,
   McpOAuthHost,
   McpServerConfig,
   McpServerState,

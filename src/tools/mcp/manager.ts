@@ -250,6 +250,7 @@ export class McpManager {
       fetch: entry.auth ? entry.auth.fetch : this.o.fetch,
       ...(entry.auth ? { signIn: (challenge) => entry.auth!.signIn(challenge) } : {}),
       ...(config.label ? { serverLabel: config.label } : {}),
+      ...(this.o.sessionStore ? { sessionStore: this.o.sessionStore } : {}),
       clientInfo: this.o.clientInfo ?? { name: 'keel', version: '0.1.0' },
       timing: this.timing,
       log: this.log,

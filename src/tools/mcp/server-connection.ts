@@ -2,7 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
 import { acceptsSignIn, signInPayload, type McpSignInPayload } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
-import type { FetchLike, McpIsolation, McpLogger, McpServerState, McpTiming } from './types';
+import type { FetchLike, McpIsolation, McpLogger, McpSavedSession, McpServerState, McpSessionStore, McpTiming } from './types';
 
 /**
  * Everything about one configured server's connection: its sessions (one shared, or one per
@@ -32,6 +32,8 @@ export interface ServerConnectionOptions {
   /** Runs the OAuth sign-in (the user's agent opens); absent: the server has no OAuth. */
   signIn?(challenge: SignInChallenge): Promise<void>;
   serverLabel?: string;
+  /** Per-thread session ids, kept so the next worker resumes them. */
+  sessionStore?: McpSessionStore;
 }
 
 /**
@@ -158,6 +160,7 @@ export class ServerConnection {
   async closeThread(threadId: string): Promise<void> {
     const slot = this.threads.get(threadId);
     if (slot) await this.dropThread(threadId, slot);
+    else this.forgetSaved(threadId); // saved by an earlier worker, never resumed in this one
   }
 
   async close(): Promise<void> {
@@ -166,6 +169,7 @@ export class ServerConnection {
     clearTimeout(this.refreshTimer);
     const slots = [...this.threads.values()];
     if (this.shared) slots.push(this.shared);
+    for (const threadId of this.threads.keys()) this.forgetSaved(threadId);
     this.threads.clear();
     this.shared = null;
     await Promise.all(slots.map((slot) => closeSlot(slot)));
@@ -229,7 +233,7 @@ export class ServerConnection {
         if (s?.usable) return s;
         void this.dropThread(threadId, existing, 'retire');
       }
-      const slot = this.slot();
+      const slot = this.threadSlot(threadId);
       this.threads.set(threadId, slot);
       this.o.onChange();
       try {
@@ -263,8 +267,38 @@ export class ServerConnection {
     return slot;
   }
 
-  private async open(): Promise<McpSession> {
+  /**
+   * A thread's session: the one an earlier worker opened if it was saved (resumed without a new
+   * initialize; if the server forgot it, the first request says so and a new one replaces it),
+   * else a new one, saved for the next worker.
+   */
+  private threadSlot(threadId: string): Slot {
+    const store = this.o.sessionStore;
+    const key = this.savedKey(threadId);
+    const promise = (async () => {
+      const saved = store ? await store.load(key).catch(() => null) : null;
+      if (saved) this.o.log('info', 'resuming a per-thread MCP session', { serverId: this.o.serverId, threadId });
+      const session = await this.open(saved ?? undefined);
+      const now = session.saved;
+      if (store && now && now.sessionId !== saved?.sessionId) await store.save(key, now).catch(() => undefined);
+      return session;
+    })();
+    const slot: Slot = { promise };
+    promise.then((s) => (slot.session = s), () => undefined);
+    return slot;
+  }
+
+  private savedKey(threadId: string): string {
+    return JSON.stringify([this.o.serverId, this.o.url, threadId]);
+  }
+
+  private forgetSaved(threadId: string): void {
+    void this.o.sessionStore?.remove(this.savedKey(threadId)).catch(() => undefined);
+  }
+
+  private async open(resume?: McpSavedSession): Promise<McpSession> {
     const session = await McpSession.open({
+      ...(resume ? { resume } : {}),
       serverId: this.o.serverId,
       url: this.o.url,
       token: this.o.token,
@@ -317,6 +351,7 @@ export class ServerConnection {
   private async dropThread(threadId: string, slot: Slot, how: 'close' | 'retire' = 'close'): Promise<void> {
     if (this.threads.get(threadId) !== slot) return;
     this.threads.delete(threadId);
+    this.forgetSaved(threadId);
     clearTimeout(slot.idle);
     this.o.onChange();
     await closeSlot(slot, how);

@@ -141,7 +141,26 @@ export interface McpManagerOptions {
   timing?: Partial<McpTiming>;
   /** OAuth sign-in; absent: servers that require OAuth show an error. */
   oauth?: McpOAuthHost;
+  /**
+   * Where per-thread session ids are kept so a worker restart resumes them (chrome.storage.session
+   * in the extension); absent: they live in memory only.
+   */
+  sessionStore?: McpSessionStore;
   now?(): number;
+}
+
+/** A per-thread session as saved for resuming after a worker restart (no secret in it). */
+export interface McpSavedSession {
+  sessionId: string;
+  protocolVersion?: string;
+  server?: string;
+}
+
+/** Keys are opaque (server id, URL and thread); values as saved. Must not throw on a missing key. */
+export interface McpSessionStore {
+  load(key: string): Promise<McpSavedSession | null>;
+  save(key: string, session: McpSavedSession): Promise<void>;
+  remove(key: string): Promise<void>;
 }
 
 /** What `interaction.request{kind:'elicitation'}` carries to the UI. */

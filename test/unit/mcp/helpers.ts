@@ -18,6 +18,7 @@ export function harness(opts: Partial<McpManagerOptions> & { tokens?: Record<str
     timing: { reconnectBaseMs: 200, reconnectMaxMs: 1_000, listChangedDebounceMs: 50, ...opts.timing },
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.oauth ? { oauth: opts.oauth } : {}),
+    ...(opts.sessionStore ? { sessionStore: opts.sessionStore } : {}),
   });
   return { registry, manager, logs };
 }

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../../src/util/canonical-json';
 import type { ToolUpdate } from '../../../src/tools/types';
 import type { McpIsolation, McpTiming } from '../../../src/tools/mcp';
 import { ScriptedMcpServer } from '../../fixtures/mcp/scripted-server';
+import type { McpSavedSession, McpSessionStore } from '../../../src/tools/mcp';
 import { call, ctx, harness, mcpNames, textOf, tool, until, type Harness } from './helpers';
 
 /** Behaviours the reference server cannot be made to show on demand, against a scripted SDK server. */
@@ -128,6 +129,45 @@ describe('sessions', () => {
       /no longer knew this thread's session .* so "note-add" did not run/,
     );
     expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
+  });
+
+  it('a per-thread session survives a worker restart: the next worker resumes it from the saved id', async () => {
+    const saved = new Map<string, McpSavedSession>();
+    const sessionStore: McpSessionStore = {
+      load: async (k) => saved.get(k) ?? null,
+      save: async (k, v) => void saved.set(k, v),
+      remove: async (k) => void saved.delete(k),
+    };
+    const server = await ScriptedMcpServer.start();
+    const first = harness({ sessionStore });
+    const second = harness({ sessionStore });
+    const config = [{ id: 'scripted', url: server.url, enabled: true, isolation: 'per_thread' as const }];
+    try {
+      await first.manager.sync(config);
+      await call(first.registry, 'mcp__scripted__note-add', { note: 'kept' }, ctx({ threadId: 'A' }));
+      expect(saved.size).toBe(1);
+      // The worker dies (nothing is closed); a new one starts with the same storage.
+      await second.manager.sync(config);
+      const initsBefore = server.requests.filter((r) => r.rpcMethod === 'initialize').length;
+      expect(textOf(await call(second.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: ["kept"]');
+      expect(server.requests.filter((r) => r.rpcMethod === 'initialize').length).toBe(initsBefore); // resumed, not re-initialized
+      expect(second.logs.some((l) => l.message === 'resuming a per-thread MCP session')).toBe(true);
+
+      // The server forgot it meanwhile: the read is sent again on a new session, which is saved.
+      const old = [...saved.values()][0].sessionId;
+      server.expireSessions();
+      const third = harness({ sessionStore });
+      await third.manager.sync(config);
+      expect(textOf(await call(third.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
+      await until(() => [...saved.values()][0]?.sessionId !== undefined && [...saved.values()][0].sessionId !== old, 5_000, 'a new saved session');
+      await third.manager.closeThread('A');
+      expect(saved.size).toBe(0);
+      await third.manager.close();
+    } finally {
+      await second.manager.close();
+      await first.manager.close();
+      await server.stop();
+    }
   });
 
   it('keeps state per thread with isolation per_thread', async () => {
