@@ -2,7 +2,8 @@ import type { Engine } from '../engine';
 import { mcpCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
-import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpSavedSession, type McpServerConfig, type McpSessionStore } from '../tools/mcp';
+import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpSavedSession, type McpServerConfig, type McpSessionStore, type McpToolCache } from '../tools/mcp';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptsSignIn, isSignInPayload } from '../tools/mcp/sign-in';
 
 const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation'>): McpServerConfig => ({
@@ -60,6 +61,17 @@ function storageSessionStore(): McpSessionStore | undefined {
   };
 }
 
+/** Last tool lists, in chrome.storage.session (a new worker registers them before connecting). */
+function storageToolCache(): McpToolCache | undefined {
+  const area = (globalThis as { chrome?: typeof chrome }).chrome?.storage?.session;
+  if (!area) return undefined;
+  const k = (key: string) => `keel.mcp.tools:${key}`;
+  return {
+    load: async (key) => ((await area.get(k(key)))[k(key)] as Tool[] | undefined) ?? null,
+    save: (key, tools) => area.set({ [k(key)]: tools }),
+  };
+}
+
 const LOG = { debug: console.debug, info: console.info, warn: console.warn, error: console.error } as const;
 
 /**
@@ -71,6 +83,7 @@ const LOG = { debug: console.debug, info: console.info, warn: console.warn, erro
 export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Promise<void> {
   const oauth = identityOAuthHost(store);
   const sessionStore = storageSessionStore();
+  const toolCache = storageToolCache();
   const mcp = createMcpManager({
     registry: engine.registry,
     // The token leaves the credentials store only here, at connect time.
@@ -78,6 +91,7 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
     fetch: (...args) => fetch(...args),
     ...(oauth ? { oauth } : {}),
     ...(sessionStore ? { sessionStore } : {}),
+    ...(toolCache ? { toolCache } : {}),
     log: (level, msg, data) => (LOG[level as keyof typeof LOG] ?? console.log)(`[keel/mcp] ${msg}`, data ?? ''),
   });
   let latest: Promise<void> = Promise.resolve();

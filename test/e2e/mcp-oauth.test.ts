@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'playwright-core';
-import { EngineClient, isTitleRequest, launchExtension, restartWorker, startModelServer } from './harness';
+import { EngineClient, isTitleRequest, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
 import type { LaunchedExtension, ModelServer, ScriptStep } from './harness';
 import type { Item, PublicSettings } from '../../src/protocol';
 import { TestOAuthServer } from '../fixtures/mcp/oauth-server';
@@ -108,6 +108,32 @@ describe('MCP OAuth sign-in through the built extension', () => {
     expect(refreshes()).toBe(before + 1);
     expect(as.count('/authorize')).toBe(1);
   }, 60_000);
+
+  it('a call that needs sign-in pauses as "sign in to continue", which survives a worker restart; yes signs in', async () => {
+    as.revokeAll();
+    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
+    model.push({ toolCalls: [{ name: tool('note-list'), args: {} }] }, { text: 'Listed.' });
+    const from = client.mark();
+    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'List the notes.' } });
+    const ask = await client.waitForEvent('interaction.request', (e) => e.runId === runId, 30_000, from);
+    expect(ask.kind).toBe('elicitation');
+    expect(ask.payload).toMatchObject({ signIn: { serverId: SERVER_ID }, message: expect.stringMatching(/^Sign in to docs to continue/) });
+
+    await restartWorker(ext!, client);
+    const snap = await runSettles(client, threadId, ['waiting_interaction']);
+    expect(snap.run?.state).toBe('waiting_interaction');
+
+    const signIn = client.mark();
+    await client.sendOk({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { signIn: true } } });
+    const end = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, signIn);
+    expect(end.stopReason).toBe('end');
+    const result = client.eventsOf('item.complete', signIn).map((e) => e.item).find((i) => i.kind === 'tool_result') as Extract<Item, { kind: 'tool_result' }>;
+    expect(resultText(result)).toMatch(/needed a sign-in, so \W+note-list\W+ did not run/);
+    // The user's yes opened the sign-in page in the new worker.
+    await statusWhen((s) => s.status?.state === 'connected' && s.status.auth?.signedIn === true, signIn, 30_000);
+    expect(as.count('/authorize')).toBe(2);
+    expect(resultText(await runTool('note-list', {}))).toContain('notes:');
+  }, 90_000);
 
   it('sign out revokes the tokens and the server needs sign-in again; no token ever left the credentials store', async () => {
     const from = client.mark();

@@ -28,6 +28,7 @@ export type {
   McpOAuthConfig,
   McpSavedSession,
   McpSessionStore,
+  McpToolCache,
   McpOAuthHost,
   McpServerConfig,
   McpServerState,

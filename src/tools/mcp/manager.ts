@@ -160,6 +160,7 @@ export class McpManager {
       }
       if (prev) await this.teardown(prev);
       this.servers.set(config.id, entry);
+      if (config.enabled && !entry.configError && !prev) await this.restoreTools(entry);
       if (config.enabled && !entry.configError) {
         entry.connection = this.connect(entry);
         starts.push(entry.connection.start());
@@ -259,11 +260,20 @@ export class McpManager {
         entry.tools = tools;
         this.applyTools(entry);
         this.notify();
+        void this.o.toolCache?.save(toolCacheKey(config), tools).catch(() => undefined);
       },
       onChange: () => {
         if (this.servers.get(config.id) === entry) this.notify();
       },
     });
+  }
+
+  /** A new worker: register the tools the server had, until it answers (or asks for a sign-in). */
+  private async restoreTools(entry: ServerEntry): Promise<void> {
+    const cached = await this.o.toolCache?.load(toolCacheKey(entry.config)).catch(() => null);
+    if (!cached?.length) return;
+    entry.tools = cached;
+    this.applyTools(entry);
   }
 
   private async teardown(entry: ServerEntry): Promise<void> {
@@ -377,6 +387,8 @@ export class McpManager {
     }
   }
 }
+
+const toolCacheKey = (config: McpServerConfig) => JSON.stringify([config.id, config.url]);
 
 function isHttpUrl(url: string): boolean {
   try {

@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry';
 import type { McpAuthStore, McpAuthSummary } from './oauth/auth-record';
 
@@ -146,6 +147,11 @@ export interface McpManagerOptions {
    * in the extension); absent: they live in memory only.
    */
   sessionStore?: McpSessionStore;
+  /**
+   * The last tool list of each server, so a new worker registers a server's tools before it
+   * connects (a run waiting on a sign-in must still find its tool after a restart); absent: none.
+   */
+  toolCache?: McpToolCache;
   now?(): number;
 }
 
@@ -161,6 +167,12 @@ export interface McpSessionStore {
   load(key: string): Promise<McpSavedSession | null>;
   save(key: string, session: McpSavedSession): Promise<void>;
   remove(key: string): Promise<void>;
+}
+
+/** Last tool lists by opaque key (server id and URL). */
+export interface McpToolCache {
+  load(key: string): Promise<Tool[] | null>;
+  save(key: string, tools: Tool[]): Promise<void>;
 }
 
 /** What `interaction.request{kind:'elicitation'}` carries to the UI. */

@@ -19,6 +19,7 @@ export function harness(opts: Partial<McpManagerOptions> & { tokens?: Record<str
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.oauth ? { oauth: opts.oauth } : {}),
     ...(opts.sessionStore ? { sessionStore: opts.sessionStore } : {}),
+    ...(opts.toolCache ? { toolCache: opts.toolCache } : {}),
   });
   return { registry, manager, logs };
 }

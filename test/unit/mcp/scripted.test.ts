@@ -4,7 +4,8 @@ import { sha256Hex } from '../../../src/util/canonical-json';
 import type { ToolUpdate } from '../../../src/tools/types';
 import type { McpIsolation, McpTiming } from '../../../src/tools/mcp';
 import { ScriptedMcpServer } from '../../fixtures/mcp/scripted-server';
-import type { McpSavedSession, McpSessionStore } from '../../../src/tools/mcp';
+import type { McpSavedSession, McpSessionStore, McpToolCache } from '../../../src/tools/mcp';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { call, ctx, harness, mcpNames, textOf, tool, until, type Harness } from './helpers';
 
 /** Behaviours the reference server cannot be made to show on demand, against a scripted SDK server. */
@@ -167,6 +168,32 @@ describe('sessions', () => {
       await second.manager.close();
       await first.manager.close();
       await server.stop();
+    }
+  });
+
+  it('a new worker registers the tools a server had before it connects (a waiting run still finds them)', async () => {
+    const cache = new Map<string, Tool[]>();
+    const toolCache: McpToolCache = { load: async (k) => cache.get(k) ?? null, save: async (k, v) => void cache.set(k, v) };
+    const server = await ScriptedMcpServer.start();
+    const first = harness({ toolCache });
+    const url = server.url;
+    const config = [{ id: 'scripted', url, enabled: true }];
+    await first.manager.sync(config);
+    const names = mcpNames(first.registry);
+    await first.manager.close();
+    await server.stop(); // the server is gone when the next worker starts
+    const second = harness({ toolCache, timing: { requestTimeoutMs: 1_000 } });
+    try {
+      await second.manager.sync(config);
+      expect(second.manager.status()[0].state).toBe('error');
+      expect(mcpNames(second.registry)).toEqual(names);
+      // Another URL is another server: nothing cached for it.
+      const third = harness({ toolCache, timing: { requestTimeoutMs: 1_000 } });
+      await third.manager.sync([{ ...config[0], url: url.replace('/mcp', '/other') }]);
+      expect(mcpNames(third.registry)).toEqual([]);
+      await third.manager.close();
+    } finally {
+      await second.manager.close();
     }
   });
 
