@@ -5,8 +5,8 @@ import { createMcpAgentTool, type McpBinding, type McpInvocation } from './agent
 import { toToolResult } from './results';
 import { describeMcpError } from './errors';
 import { ServerConnection } from './server-connection';
-import { KeelOAuthProvider } from './oauth/provider';
-import { McpServerAuth } from './oauth/server-auth';
+import { createServerAuth } from './oauth/create-server-auth';
+import type { McpServerAuth } from './oauth/server-auth';
 import { mcpToolName, SERVER_ID_RE } from './tool-names';
 import {
   DEFAULT_MCP_TIMING,
@@ -197,7 +197,14 @@ export class McpManager {
     entry.binding.authIdentity = entry.token ? `bearer:${tokenHash.slice(0, 12)}` : 'none';
     if (!entry.token && this.o.oauth) {
       try {
-        entry.auth = await this.prepareAuth(config);
+        entry.auth = await createServerAuth(config, this.o.oauth, {
+          fetch: this.o.fetch ?? ((url, init) => fetch(url, init)),
+          log: this.log,
+          now: this.o.now ?? Date.now,
+          onChange: () => {
+            if (this.servers.get(config.id)?.auth) this.notify();
+          },
+        });
         entry.binding.authIdentity = 'oauth';
       } catch (err) {
         entry.configError = `sign-in settings: ${err instanceof Error ? err.message : String(err)}`;
@@ -206,39 +213,6 @@ export class McpManager {
     }
     entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null]);
     return entry;
-  }
-
-  private async prepareAuth(config: McpServerConfig): Promise<McpServerAuth> {
-    const host = this.o.oauth!;
-    const now = this.o.now ?? Date.now;
-    const oauth = config.oauth ?? {};
-    const needsSecret = Boolean(oauth.clientId) && oauth.clientAuth !== 'none';
-    const provider = await KeelOAuthProvider.load({
-      serverId: config.id,
-      url: config.url,
-      store: host.store,
-      redirectUrl: host.redirectUrl,
-      clientName: host.clientName ?? 'Keel',
-      ...(host.clientMetadataUrl ? { clientMetadataUrl: host.clientMetadataUrl } : {}),
-      config: oauth,
-      clientSecret: needsSecret && host.getClientSecret ? await host.getClientSecret(config.id) : null,
-      ...(host.privateKeyJwt ? { privateKeyJwt: host.privateKeyJwt } : {}),
-      now,
-    });
-    const raw = this.o.fetch ?? ((url, init) => fetch(url, init));
-    return new McpServerAuth({
-      serverId: config.id,
-      url: config.url,
-      provider,
-      fetch: raw,
-      authorize: (url) => host.authorize(url, config.id),
-      machine: oauth.grant === 'client_credentials',
-      log: this.log,
-      now,
-      onChange: () => {
-        if (this.servers.get(config.id)?.auth) this.notify();
-      },
-    });
   }
 
   private connect(entry: ServerEntry): ServerConnection {

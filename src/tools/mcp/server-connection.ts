@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
-import { acceptsSignIn, signInPayload, type McpSignInPayload } from './sign-in';
+import { afterFailedCall } from './resend-policy';
+import { askToSignIn } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
 import type { FetchLike, McpIsolation, McpLogger, McpSavedSession, McpServerState, McpSessionStore, McpTiming } from './types';
 
@@ -97,28 +98,8 @@ export class ServerConnection {
       } catch (err) {
         if (!(err instanceof McpSignInRequiredError) || call.signal.aborted) throw err;
         if (!this.o.signIn || !call.ctx.requestInteraction || signIns >= MAX_SIGN_INS_PER_CALL) throw new Error(`${err.message}: sign in from Keel's settings (MCP servers → Connect); "${call.serverTool}" did not run.`);
-        await this.askToSignIn(err, call);
+        await askToSignIn(err, call, { serverId: this.o.serverId, ...(this.o.serverLabel ? { serverLabel: this.o.serverLabel } : {}), signIn: this.o.signIn });
       }
-    }
-  }
-
-  /** Sign in again after the user agrees ("sign in to X to continue"), or end the call. */
-  private async askToSignIn(err: McpSignInRequiredError, call: ConnectionCall): Promise<void> {
-    const payload: McpSignInPayload = signInPayload(call.elicitation, err.challenge, err.message);
-    let answer: unknown;
-    try {
-      answer = await call.ctx.requestInteraction!('elicitation', payload);
-    } catch {
-      throw new Error(`Signing in to MCP server "${this.o.serverId}" was cancelled; "${call.serverTool}" did not run.`);
-    }
-    if (!acceptsSignIn(answer)) {
-      throw new Error(`The user did not sign in to MCP server "${this.o.serverId}", so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`);
-    }
-    call.onProgress(`Signing in to ${this.o.serverLabel ?? this.o.serverId}…`);
-    try {
-      await this.o.signIn!(err.challenge);
-    } catch (e) {
-      throw new Error(`Signing in to MCP server "${this.o.serverId}" failed (${describeMcpError(e)}); "${call.serverTool}" did not run.`);
     }
   }
 
@@ -131,25 +112,10 @@ export class ServerConnection {
     } catch (err) {
       if (call.signal.aborted) throw err;
       const kind = classifyMcpError(err);
-      if (kind === 'unauthorized') {
-        this.discard(session, err);
-        throw new Error(`MCP server "${this.o.serverId}": ${describeMcpError(err)}.`);
-      }
-      if (kind !== 'session_expired' && kind !== 'unreachable') throw err;
+      const next = afterFailedCall({ kind, readOnly: call.readOnly, isolation: this.o.isolation, serverId: this.o.serverId, tool: call.serverTool, error: err });
+      if (next.kind === 'rethrow') throw err;
       this.discard(session, err);
-      const tool = `"${call.serverTool}"`;
-      const id = `MCP server "${this.o.serverId}"`;
-      // An expired session means the server refused the request before running it. On a shared
-      // (stateless) server a new session is all it takes, so any call is sent again; on a
-      // per-thread server the state the call may depend on is gone, so only reads are.
-      const resend = call.readOnly || (kind === 'session_expired' && this.o.isolation === 'shared');
-      if (!resend) {
-        throw new Error(
-          kind === 'session_expired'
-            ? `${id} no longer knew this thread's session (it restarted or the session expired), so ${tool} did not run. A new session is being opened; the state the server kept for this thread is gone. Call it again if that is still right.`
-            : `The connection to ${id} failed during ${tool} (${describeMcpError(err)}); it is unknown whether the call took effect. Check before calling it again.`,
-        );
-      }
+      if (next.kind === 'fail') throw new Error(next.message);
       this.o.log('info', 'sending a call again on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
       session = await this.sessionFor(threadId);
       return await this.run(session, threadId, call, opts);

@@ -1,4 +1,5 @@
-import type { SignInChallenge } from './errors';
+import { describeMcpError, type McpSignInRequiredError, type SignInChallenge } from './errors';
+import type { ToolCallContext } from '../types';
 import type { McpElicitationPayload } from './types';
 
 /**
@@ -49,4 +50,32 @@ export function signInAnsweredAfterRestart(payload: McpSignInPayload, response: 
   return accepted
     ? `${name} needed a sign-in, so "${payload.serverTool}" did not run. Keel restarted while the user was asked; they chose to sign in, and Keel opened the server's sign-in page for them. Call the tool again once they have signed in (if it still asks, they can also sign in from settings → MCP servers → Connect).`
     : `${name} needed a sign-in and the user did not sign in, so "${payload.serverTool}" did not run. Do not call it again unless they sign in.`;
+}
+
+/**
+ * Ask the user of the call ("sign in to X to continue"); on yes, sign in. Throws, with a message
+ * for the model saying the call did not run, when they say no, the run is interrupted, or the
+ * sign-in fails.
+ */
+export async function askToSignIn(
+  err: McpSignInRequiredError,
+  call: { serverTool: string; ctx: ToolCallContext; onProgress(text: string): void; elicitation: Omit<McpElicitationPayload, 'message' | 'requestedSchema'> },
+  server: { serverId: string; serverLabel?: string; signIn(challenge: SignInChallenge): Promise<void> },
+): Promise<void> {
+  const id = `MCP server "${server.serverId}"`;
+  let answer: unknown;
+  try {
+    answer = await call.ctx.requestInteraction!('elicitation', signInPayload(call.elicitation, err.challenge, err.message));
+  } catch {
+    throw new Error(`Signing in to ${id} was cancelled; "${call.serverTool}" did not run.`);
+  }
+  if (!acceptsSignIn(answer)) {
+    throw new Error(`The user did not sign in to ${id}, so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`);
+  }
+  call.onProgress(`Signing in to ${server.serverLabel ?? server.serverId}…`);
+  try {
+    await server.signIn(err.challenge);
+  } catch (e) {
+    throw new Error(`Signing in to ${id} failed (${describeMcpError(e)}); "${call.serverTool}" did not run.`);
+  }
 }

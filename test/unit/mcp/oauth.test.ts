@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decideChallenge, scopeSet, unionScopes } from '../../../src/tools/mcp/oauth/challenge';
 import { bindRecord, memoryAuthStore, type McpAuthStore } from '../../../src/tools/mcp/oauth/auth-record';
 import { isSignInPayload } from '../../../src/tools/mcp/sign-in';
+import { afterFailedCall } from '../../../src/tools/mcp/resend-policy';
 import { TestOAuthServer } from '../../fixtures/mcp/oauth-server';
 import { ScriptedMcpServer } from '../../fixtures/mcp/scripted-server';
 import { call, ctx, harness, mcpNames, textOf, until, type Harness } from './helpers';
@@ -164,5 +165,23 @@ describe('OAuth sign-in through the manager (local authorization server + protec
     expect(tokens.filter((t) => kept.includes(t))).toEqual([]);
     expect(JSON.parse(kept || '{}')).not.toHaveProperty('client');
     expect(h!.manager.status()[0]).toMatchObject({ state: 'needs_sign_in', auth: { signedIn: false } });
+  });
+});
+
+describe('afterFailedCall (what is sent again)', () => {
+  it('every combination: sign-ins and other errors pass through; resend exactly when the call did not run and nothing it needs is lost, or it is a read', () => {
+    const kinds = ['session_expired', 'unreachable', 'unauthorized', 'sign_in', 'other'] as const;
+    for (const kind of kinds) {
+      for (const readOnly of [true, false]) {
+        for (const isolation of ['shared', 'per_thread'] as const) {
+          const d = afterFailedCall({ kind, readOnly, isolation, serverId: 's', tool: 't', error: new Error('x') });
+          const label = `${kind} ${readOnly ? 'read' : 'write'} ${isolation}`;
+          if (kind === 'sign_in' || kind === 'other') expect(d.kind, label).toBe('rethrow');
+          else if (kind === 'unauthorized') expect(d.kind, label).toBe('fail');
+          else if (readOnly || (kind === 'session_expired' && isolation === 'shared')) expect(d.kind, label).toBe('resend');
+          else expect(d, label).toMatchObject({ kind: 'fail', message: kind === 'unreachable' ? expect.stringMatching(/unknown whether/) : expect.stringMatching(/did not run/) });
+        }
+      }
+    }
   });
 });

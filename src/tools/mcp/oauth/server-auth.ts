@@ -47,12 +47,6 @@ export class McpServerAuth {
     return summarize(this.o.provider.record);
   }
 
-  /** Identity for tool bindings: changes when the user signs in again or out (never the token). */
-  get identity(): string {
-    const r = this.o.provider.record;
-    return r.tokens ? `oauth:${r.signedInAt ?? 0}` : 'oauth:none';
-  }
-
   /**
    * Sign in (again), asking for `challenge.scope` (or the last challenge's, or none). Resolves
    * once tokens are stored. A failed or cancelled sign-in keeps the tokens held before.
