@@ -140,6 +140,24 @@ describe('settings', () => {
     });
   });
 
+  it('an OAuth server: "Sign-in needed" with Connect (mcp.signIn); signed in with expiry and Sign out (mcp.signOut)', async () => {
+    const server = { id: 'linear', url: 'https://mcp.linear.example/mcp', enabled: true, hasToken: false };
+    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'needs_sign_in', auth: { signedIn: false } } }] });
+    let row = q(m.container, '[data-server-id="linear"]');
+    expect(q(row, '[data-mcp-state]').textContent).toBe('Sign-in needed');
+    await click(q(row, '[data-action="mcp-sign-in"]'));
+    expect(m.port().last('mcp.signIn')).toMatchObject({ type: 'mcp.signIn', serverId: 'linear' });
+    m.unmount();
+
+    const expiresAt = Date.now() + 3_600_000;
+    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'connected', toolCount: 3, auth: { signedIn: true, renewable: true, expiresAt, scope: 'read write' } } }] });
+    row = q(m.container, '[data-server-id="linear"]');
+    expect(q(row, '[data-mcp-auth]').getAttribute('data-mcp-auth')).toBe('signed_in');
+    expect(row.textContent).toMatch(/Signed in · token expires .+ \(renewed automatically\) · read write/);
+    await click(q(row, '[data-action="mcp-sign-out"]'));
+    expect(m.port().last('mcp.signOut')).toMatchObject({ type: 'mcp.signOut', serverId: 'linear' });
+  });
+
   it('chooses the language (browser default = null)', async () => {
     m = await openSettings({ locale: 'zh-CN' });
     const sel = q<HTMLSelectElement>(m.container, '#language');
