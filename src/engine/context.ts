@@ -30,7 +30,7 @@ export interface McpLiveStatus {
   state: string;
   message?: string;
   toolCount?: number;
-  auth?: { signedIn: boolean; expiresAt?: number; renewable?: boolean; scope?: string; signedInAt?: number; signingIn?: boolean; error?: string };
+  auth?: { signedIn: boolean; account?: string; expiresAt?: number; renewable?: boolean; scope?: string; signedInAt?: number; signingIn?: boolean; error?: string };
 }
 
 /**

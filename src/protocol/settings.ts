@@ -93,6 +93,7 @@ export const PublicMcpServer = z.object({
       auth: z
         .object({
           signedIn: z.boolean(),
+          account: z.string().optional(),
           expiresAt: z.number().optional(),
           renewable: z.boolean().optional(),
           scope: z.string().optional(),

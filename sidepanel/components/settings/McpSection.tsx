@@ -20,7 +20,8 @@ function AuthLine({ server, auth }: { server: Server; auth: Auth | undefined }) 
   const needs = server.status?.state === 'needs_sign_in';
   if (!auth && !needs) return null;
   const send = (type: 'mcp.signIn' | 'mcp.signOut') => void panel.client.send({ type, serverId: server.id });
-  const expiry = auth?.expiresAt ? `${t('mcpSignedInExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}` : t('mcpSignedIn');
+  const who = auth?.account ? t('mcpSignedInAs', auth.account) : t('mcpSignedIn');
+  const expiry = auth?.expiresAt ? `${who} · ${t('mcpTokenExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}` : who;
   return (
     <div class="mcp-auth" data-mcp-auth={auth?.signingIn ? 'signing_in' : auth?.signedIn ? 'signed_in' : 'signed_out'}>
       <p class="field-help">

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideChallenge, scopeSet, unionScopes } from '../../../src/tools/mcp/oauth/challenge';
-import { bindRecord, memoryAuthStore, type McpAuthStore } from '../../../src/tools/mcp/oauth/auth-record';
+import { accountOf, bindRecord, memoryAuthStore, type McpAuthStore } from '../../../src/tools/mcp/oauth/auth-record';
 import { isSignInPayload } from '../../../src/tools/mcp/sign-in';
 import { afterFailedCall } from '../../../src/tools/mcp/resend-policy';
 import { TestOAuthServer } from '../../fixtures/mcp/oauth-server';
@@ -44,6 +44,18 @@ describe('decideChallenge (scope step-up and its limit)', () => {
     expect(decideChallenge({ status: 403 }, 'a').kind).toBe('refused');
     expect(decideChallenge({ status: 404 }, 'a').kind).toBe('none');
     expect(unionScopes('a b', undefined, 'b c')).toBe('a b c');
+  });
+});
+
+describe('accountOf', () => {
+  it('shows the id_token email, username or name; anything unreadable shows nothing', () => {
+    const jwt = (claims: object) => `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+    expect(accountOf(jwt({ sub: '1', email: 'ada@example.com', name: 'Ada' }))).toBe('ada@example.com');
+    expect(accountOf(jwt({ sub: '1', preferred_username: 'ada' }))).toBe('ada');
+    expect(accountOf(jwt({ sub: '1' }))).toBeUndefined();
+    expect(accountOf('not-a-jwt')).toBeUndefined();
+    expect(accountOf('a.%%%.b')).toBeUndefined();
+    expect(accountOf(undefined)).toBeUndefined();
   });
 });
 

@@ -150,10 +150,10 @@ describe('settings', () => {
     m.unmount();
 
     const expiresAt = Date.now() + 3_600_000;
-    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'connected', toolCount: 3, auth: { signedIn: true, renewable: true, expiresAt, scope: 'read write' } } }] });
+    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'connected', toolCount: 3, auth: { signedIn: true, account: 'ada@example.com', renewable: true, expiresAt, scope: 'read write' } } }] });
     row = q(m.container, '[data-server-id="linear"]');
     expect(q(row, '[data-mcp-auth]').getAttribute('data-mcp-auth')).toBe('signed_in');
-    expect(row.textContent).toMatch(/Signed in · token expires .+ \(renewed automatically\) · read write/);
+    expect(row.textContent).toMatch(/Signed in as ada@example.com · token expires .+ \(renewed automatically\) · read write/);
     await click(q(row, '[data-action="mcp-sign-out"]'));
     expect(m.port().last('mcp.signOut')).toMatchObject({ type: 'mcp.signOut', serverId: 'linear' });
   });

@@ -46,6 +46,8 @@ export function bindRecord(raw: string | null, url: string): McpAuthRecord {
 /** Non-secret facts for the settings page and the panel. */
 export interface McpAuthSummary {
   signedIn: boolean;
+  /** Who signed in, when the server said (an OpenID `id_token`'s email / username / name). */
+  account?: string;
   /** When the access token expires (ms epoch), if the server said. */
   expiresAt?: number;
   /** A refresh token is held: an expired access token is renewed without the user. */
@@ -61,13 +63,31 @@ export interface McpAuthSummary {
 export function summarize(rec: McpAuthRecord): McpAuthSummary {
   if (!rec.tokens?.access_token) return { signedIn: false };
   const scope = rec.tokens.scope ?? rec.scope;
+  const account = accountOf(rec.tokens.id_token);
   return {
     signedIn: true,
+    ...(account ? { account } : {}),
     ...(rec.expiresAt ? { expiresAt: rec.expiresAt } : {}),
     ...(rec.tokens.refresh_token ? { renewable: true } : {}),
     ...(scope ? { scope } : {}),
     ...(rec.signedInAt ? { signedInAt: rec.signedInAt } : {}),
   };
+}
+
+/**
+ * The display name in an OpenID `id_token` (its payload read without verifying the signature:
+ * it is only shown to the user, never trusted for a decision).
+ */
+export function accountOf(idToken: string | undefined): string | undefined {
+  const payload = idToken?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const name = [claims.email, claims.preferred_username, claims.name].find((v): v is string => typeof v === 'string' && v.length > 0);
+    return name ? name.slice(0, 200) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An in-memory store (tests, the conformance runner). */
