@@ -1,18 +1,21 @@
 import type { Engine } from '../engine';
-import { mcpCredentialId } from '../engine/settings-service';
+import { mcpCredentialId, mcpOAuthClientCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
 import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpSavedSession, type McpServerConfig, type McpSessionStore, type McpToolCache } from '../tools/mcp';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptsSignIn, isSignInPayload } from '../tools/mcp/sign-in';
 
-const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation'>): McpServerConfig => ({
+const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation' | 'oauthClientId'>): McpServerConfig => ({
   id: s.id,
   url: s.url,
   enabled: s.enabled,
   ...(s.allowedTools ? { allowedTools: s.allowedTools } : {}),
   ...(s.label ? { label: s.label } : {}),
   ...(s.isolation ? { isolation: s.isolation } : {}),
+  // A pre-registered client (the server offers no dynamic registration); its secret, if any, is
+  // read by the manager from the credentials store.
+  ...(s.oauthClientId ? { oauth: { clientId: s.oauthClientId } } : {}),
 });
 
 /** OAuth credentials of a server (tokens, registration, PKCE verifier): one secret, never in settings. */
@@ -38,6 +41,7 @@ function identityOAuthHost(store: Store): McpOAuthHost | undefined {
     store: credentialsAuthStore(store),
     redirectUrl: identity.getRedirectURL(),
     clientName: 'Keel',
+    getClientSecret: (id) => store.credentials.getSecret(mcpOAuthClientCredentialId(id)),
     authorize: async (url) => {
       const back = await identity.launchWebAuthFlow({ url, interactive: true });
       if (!back) throw new Error('the sign-in window closed without an answer');

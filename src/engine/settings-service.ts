@@ -5,6 +5,7 @@ import type { Store } from '../store/store';
 /** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
 export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
 export const mcpCredentialId = (serverId: string) => `mcp:${serverId}`;
+export const mcpOAuthClientCredentialId = (serverId: string) => `mcp-oauth-client:${serverId}`;
 
 export interface SecretWrite {
   credentialId: string;
@@ -50,8 +51,9 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
   for (const m of patch.mcpServers ?? []) {
     const idx = next.mcpServers.findIndex((x) => x.id === m.id);
     if ('remove' in m) {
-      if (idx >= 0) next.mcpServers.splice(idx, 1);
+      const removed = idx >= 0 ? next.mcpServers.splice(idx, 1)[0] : undefined;
       secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
+      if (removed?.oauthClientSecretId) secrets.push({ credentialId: removed.oauthClientSecretId, value: null });
       continue;
     }
     const prev = idx >= 0 ? next.mcpServers[idx] : undefined;
@@ -64,7 +66,15 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
       ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
+      ...(m.oauthClientId === null ? {} : m.oauthClientId ? { oauthClientId: m.oauthClientId } : prev?.oauthClientId ? { oauthClientId: prev.oauthClientId } : {}),
+      ...(prev?.oauthClientSecretId ? { oauthClientSecretId: prev.oauthClientSecretId } : {}),
     };
+    if (m.oauthClientSecret !== undefined) {
+      const secret = m.oauthClientSecret.trim();
+      secrets.push({ credentialId: mcpOAuthClientCredentialId(m.id), value: secret || null });
+      if (secret) entry.oauthClientSecretId = mcpOAuthClientCredentialId(m.id);
+      else delete entry.oauthClientSecretId;
+    }
     if (m.token !== undefined) {
       const token = m.token.trim();
       secrets.push({ credentialId: mcpCredentialId(m.id), value: token || null });
@@ -113,6 +123,8 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skill
       ...(m.allowedTools ? { allowedTools: m.allowedTools } : {}),
       ...(m.label ? { label: m.label } : {}),
       ...(m.isolation ? { isolation: m.isolation } : {}),
+      ...(m.oauthClientId ? { oauthClientId: m.oauthClientId } : {}),
+      ...(m.oauthClientSecretId ? { hasOAuthClientSecret: true } : {}),
     })),
     siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
     skills: skills.map((k) => ({ name: k.name, description: k.description, updatedAt: k.updatedAt })),

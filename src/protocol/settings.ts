@@ -38,6 +38,10 @@ export const McpServerPatch = z.union([
     label: z.string().max(200).optional(),
     /** 'per_thread' gives each thread its own session (servers that keep state, spec/000). */
     isolation: z.enum(['shared', 'per_thread']).optional(),
+    /** OAuth with a pre-registered client (servers without dynamic registration). `null` clears it. */
+    oauthClientId: z.string().min(1).max(500).nullable().optional(),
+    /** Its secret: write-only like `token` (omitted keeps, empty deletes). */
+    oauthClientSecret: z.string().max(4000).optional(),
   }),
 ]);
 
@@ -83,6 +87,8 @@ export const PublicMcpServer = z.object({
   allowedTools: z.array(z.string()).optional(),
   label: z.string().optional(),
   isolation: z.enum(['shared', 'per_thread']).optional(),
+  oauthClientId: z.string().optional(),
+  hasOAuthClientSecret: z.boolean().optional(),
   /** Live connection state, when known (from the MCP manager). */
   status: z
     .object({

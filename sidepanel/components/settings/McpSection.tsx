@@ -12,6 +12,15 @@ type Server = PublicSettings['mcpServers'][number];
 
 const SERVER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
+/** The redirect URL to register with an OAuth app (launchWebAuthFlow's), when the API is here. */
+function redirectUrl(): string {
+  try {
+    return globalThis.chrome?.identity?.getRedirectURL?.() ?? 'https://<extension id>.chromiumapp.org/';
+  } catch {
+    return 'https://<extension id>.chromiumapp.org/';
+  }
+}
+
 type Auth = NonNullable<NonNullable<Server['status']>['auth']>;
 
 /** OAuth status of a server: needs sign-in, signing in, signed in (expiry), last failure. */
@@ -115,6 +124,8 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
   const [id, setId] = useState('');
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [clientSecret, setClientSecret] = useState('');
   const [status, save] = useSave();
   const idOk = SERVER_ID.test(id) && !taken.includes(id);
   const urlOk = validBaseURL(url);
@@ -124,7 +135,8 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
       aria-label={t('addMcpServer')}
       onSubmit={(e) => {
         e.preventDefault();
-        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true }] })).then(
+        const oauth = clientId.trim() ? { oauthClientId: clientId.trim(), ...(clientSecret ? { oauthClientSecret: clientSecret } : {}) } : {};
+        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true, ...oauth }] })).then(
           (ok) => ok && onDone(),
         );
       }}
@@ -144,6 +156,14 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
         <label for="mcp-token">{t('mcpTokenOptional')}</label>
         <input id="mcp-token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
       </div>
+      <details class="field">
+        <summary>{t('mcpOAuthClient')}</summary>
+        <p class="field-help">{t('mcpOAuthClientHelp', redirectUrl())}</p>
+        <label for="mcp-client-id">{t('mcpOAuthClientId')}</label>
+        <input id="mcp-client-id" value={clientId} spellcheck={false} autocomplete="off" onInput={(e) => setClientId((e.currentTarget as HTMLInputElement).value)} />
+        <label for="mcp-client-secret">{t('mcpOAuthClientSecret')}</label>
+        <input id="mcp-client-secret" type="password" autocomplete="off" value={clientSecret} onInput={(e) => setClientSecret((e.currentTarget as HTMLInputElement).value)} />
+      </details>
       <div class="row-actions">
         <button type="submit" class="btn primary small" disabled={!idOk || !urlOk}>
           {t('add')}

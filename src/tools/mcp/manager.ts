@@ -195,9 +195,15 @@ export class McpManager {
     }
     const tokenHash = entry.token ? await sha256Hex(entry.token) : '';
     entry.binding.authIdentity = entry.token ? `bearer:${tokenHash.slice(0, 12)}` : 'none';
+    let secretHash = '';
     if (!entry.token && this.o.oauth) {
       try {
-        entry.auth = await createServerAuth(config, this.o.oauth, {
+        // A pre-registered client's secret, read only when the settings name such a client.
+        const oauth = config.oauth ?? {};
+        const host = this.o.oauth;
+        const secret = oauth.clientId && oauth.clientAuth !== 'none' && host.getClientSecret ? await host.getClientSecret(config.id) : null;
+        secretHash = secret ? await sha256Hex(secret) : '';
+        entry.auth = await createServerAuth(config, host, secret, {
           fetch: this.o.fetch ?? ((url, init) => fetch(url, init)),
           log: this.log,
           now: this.o.now ?? Date.now,
@@ -211,7 +217,7 @@ export class McpManager {
         return entry;
       }
     }
-    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null]);
+    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null, secretHash]);
     return entry;
   }
 

@@ -158,6 +158,19 @@ describe('settings', () => {
     expect(m.port().last('mcp.signOut')).toMatchObject({ type: 'mcp.signOut', serverId: 'linear' });
   });
 
+  it('adds an OAuth server with a pre-registered client: id and write-only secret in the patch', async () => {
+    m = await openSettings();
+    await click(byText(m.container, 'button', 'Add MCP server'));
+    await typeInto(q(m.container, '#mcp-id'), 'gh');
+    await typeInto(q(m.container, '#mcp-url'), 'https://mcp.gh.example/mcp');
+    await typeInto(q(m.container, '#mcp-client-id'), 'Iv1.abc');
+    await typeInto(q(m.container, '#mcp-client-secret'), 'shh');
+    await click(byText(m.container, '.add-form button', 'Add'));
+    expect(m.port().last('settings.update').patch).toEqual({
+      mcpServers: [{ id: 'gh', url: 'https://mcp.gh.example/mcp', enabled: true, oauthClientId: 'Iv1.abc', oauthClientSecret: 'shh' }],
+    });
+  });
+
   it('chooses the language (browser default = null)', async () => {
     m = await openSettings({ locale: 'zh-CN' });
     const sel = q<HTMLSelectElement>(m.container, '#language');

@@ -4,16 +4,15 @@ import { McpServerAuth } from './server-auth';
 
 /**
  * One server's OAuth from its settings and the host's sign-in support: the provider loads what
- * the credentials store holds for this URL (and deletes what it holds for another), and the
- * pre-registered client's secret is read only when the settings name such a client.
+ * the credentials store holds for this URL (and deletes what it holds for another).
  */
 export async function createServerAuth(
   config: McpServerConfig,
   host: McpOAuthHost,
+  clientSecret: string | null,
   env: { fetch: FetchLike; log: McpLogger; now(): number; onChange(): void },
 ): Promise<McpServerAuth> {
   const oauth = config.oauth ?? {};
-  const needsSecret = Boolean(oauth.clientId) && oauth.clientAuth !== 'none';
   const provider = await KeelOAuthProvider.load({
     serverId: config.id,
     url: config.url,
@@ -22,7 +21,7 @@ export async function createServerAuth(
     clientName: host.clientName ?? 'Keel',
     ...(host.clientMetadataUrl ? { clientMetadataUrl: host.clientMetadataUrl } : {}),
     config: oauth,
-    clientSecret: needsSecret && host.getClientSecret ? await host.getClientSecret(config.id) : null,
+    clientSecret,
     ...(host.privateKeyJwt ? { privateKeyJwt: host.privateKeyJwt } : {}),
     now: env.now,
   });
