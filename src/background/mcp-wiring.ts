@@ -133,7 +133,8 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
       const ids = new Set(configs.map((c) => c.id));
       for (const id of knownIds) if (!ids.has(id)) void store.credentials.delete(mcpOAuthCredentialId(id)).catch(() => undefined);
       knownIds = ids;
-      const key = JSON.stringify(configs);
+      // A token or client secret set or cleared must reconnect too (the manager reads secrets).
+      const key = JSON.stringify([configs, ev.settings.mcpServers.map((m) => [m.hasToken, m.hasOAuthClientSecret ?? false])]);
       if (key !== lastConfig) {
         lastConfig = key;
         void sync(configs);
@@ -143,7 +144,7 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
   });
   const first = store.settings.get().then((s) => {
     const configs = s.mcpServers.map(toConfig);
-    lastConfig = JSON.stringify(configs);
+    lastConfig = JSON.stringify([configs, s.mcpServers.map((m) => [Boolean(m.credentialId), Boolean(m.oauthClientSecretId)])]);
     knownIds = new Set(configs.map((c) => c.id));
     return sync(configs);
   });
