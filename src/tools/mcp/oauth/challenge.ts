@@ -31,7 +31,8 @@ export function decideChallenge(c: Challenge, heldScope: string | undefined): Ch
   const held = scopeSet(heldScope);
   const missing = [...wanted].filter((s) => !held.has(s));
   if (wanted.size === 0 || missing.length === 0) {
-    return { kind: 'refused', reason: `the server still reports insufficient scope${c.scope ? ` (${c.scope})` : ''} after it was granted` };
+    const shown = c.scope && c.scope.length > 200 ? `${c.scope.slice(0, 200)}…` : c.scope;
+    return { kind: 'refused', reason: `the server still reports insufficient scope${shown ? ` (${shown})` : ''} after it was granted` };
   }
   return { kind: 'step_up', scope: unionScopes(heldScope, c.scope), ...meta };
 }

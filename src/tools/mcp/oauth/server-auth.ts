@@ -134,8 +134,10 @@ export class McpServerAuth {
     await res.body?.cancel().catch(() => undefined);
     if (decision.kind === 'refused') throw new McpAuthRefusedError(`MCP server "${this.o.serverId}": ${decision.reason}`);
     await provider.noteChallenge(decision.resourceMetadataUrl, decision.scope);
-    if (this.o.machine) throw new McpAuthRefusedError(`MCP server "${this.o.serverId}" needs more access (${decision.scope}) than the client credentials grant`);
-    throw new McpSignInRequiredError(this.o.serverId, `MCP server "${this.o.serverId}" needs you to sign in again to allow more access (${decision.scope})`, challengeOf(decision));
+    // The scope comes from the server: shown clipped, never as more than a list of words.
+    const scope = clipScope(decision.scope);
+    if (this.o.machine) throw new McpAuthRefusedError(`MCP server "${this.o.serverId}" needs more access (${scope}) than the client credentials grant`);
+    throw new McpSignInRequiredError(this.o.serverId, `MCP server "${this.o.serverId}" needs you to sign in again to allow more access (${scope})`, challengeOf(decision));
   }
 
   private send(input: string | URL, init?: RequestInit): Promise<Response> {
@@ -200,6 +202,10 @@ export class McpServerAuth {
       this.o.log('info', 'token revocation failed (the tokens are forgotten anyway)', { serverId: this.o.serverId, error: err instanceof Error ? err.message : String(err) });
     }
   }
+}
+
+function clipScope(scope: string): string {
+  return scope.length > 200 ? `${scope.slice(0, 200)}…` : scope;
 }
 
 function challengeOf(d: { scope?: string; resourceMetadataUrl?: string }): SignInChallenge {
