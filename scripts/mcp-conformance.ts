@@ -21,6 +21,8 @@ const client = `${process.execPath} ${resolve(root, 'node_modules/tsx/dist/cli.m
 export interface ScenarioResult {
   scenario: string;
   passed: boolean;
+  /** Passed only when run again alone (a timing check, e.g. sse-retry, on a loaded machine). */
+  retried?: boolean;
   /** `Passed: a/b, c failed, d warnings`, or why there is no summary. */
   summary: string;
   output: string;
@@ -47,8 +49,23 @@ export async function runScenario(scenario: string): Promise<ScenarioResult> {
   return { scenario, passed, summary, output };
 }
 
-/** Runs `scenarios` with at most `jobs` at a time, in list order of completion-independent results. */
+/**
+ * Runs `scenarios` with at most `jobs` at a time; results in list order. A scenario that fails is
+ * run once more, alone, after the others: `sse-retry` times the client's reconnection against the
+ * server's `retry:` and warns when it is late, which a loaded CI machine can cause by itself. Such
+ * a pass is marked `retried` (and printed as such); a second failure is a failure.
+ */
 export async function runAll(scenarios: string[], jobs: number, onResult?: (r: ScenarioResult) => void): Promise<ScenarioResult[]> {
+  const results = await runPool(scenarios, jobs, onResult);
+  for (let i = 0; i < results.length; i++) {
+    if (results[i].passed) continue;
+    const again = await runScenario(scenarios[i]);
+    if (again.passed) results[i] = { ...again, retried: true, output: `${results[i].output}\n--- run again alone ---\n${again.output}` };
+  }
+  return results;
+}
+
+async function runPool(scenarios: string[], jobs: number, onResult?: (r: ScenarioResult) => void): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = new Array(scenarios.length);
   let next = 0;
   const worker = async () => {
@@ -75,7 +92,7 @@ async function main(): Promise<number> {
   const results = await runAll(scenarios, jobs);
   const width = Math.max(...results.map((r) => r.scenario.length));
   for (const r of results) {
-    console.log(`${r.passed ? 'pass' : 'FAIL'}  ${r.scenario.padEnd(width)}  ${r.summary}`);
+    console.log(`${r.passed ? 'pass' : 'FAIL'}  ${r.scenario.padEnd(width)}  ${r.summary}${r.retried ? '  (failed once when run in parallel, passed alone)' : ''}`);
     if (!r.passed && verbose) console.log(r.output.slice(-6000));
   }
   const failed = results.filter((r) => !r.passed).length;
