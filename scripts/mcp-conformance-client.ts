@@ -18,11 +18,59 @@
  *                                   sending `Last-Event-ID`, and receives the result there
  *   (none)                          initialize + tools/list; with --tool, call that tool (with --args,
  *                                   or minimal arguments built from its schema)
+ *   auth/*                          OAuth: connect; when the server needs a sign-in, sign in the way
+ *                                   settings' Connect button does (manager.signIn), with a headless
+ *                                   user agent that follows the authorization server's redirect
+ *                                   (the scenario servers approve at once); then call every tool,
+ *                                   accepting "sign in to continue" (scope step-up). A pre-registered
+ *                                   or machine client comes from MCP_CONFORMANCE_CONTEXT, as a user
+ *                                   would configure it.
  * A bearer token may be given in MCP_TOKEN (never printed). Output: one JSON object per line.
- * Exit code 0 when the client did its part, 1 otherwise.
+ * Exit code 0 when the client did its part (a refusal it reports, such as a resource mismatch, is
+ * its part), 1 when it crashed.
  */
+
+/** The CIMD scenario expects this client id (an https URL Keel would publish its metadata at). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const REDIRECT_URL = 'http://localhost:3000/callback';
+
+interface ConformanceContext {
+  name?: string;
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+}
+
+/** The server's OAuth settings as a user would enter them for this scenario. */
+function oauthConfig(ctx: ConformanceContext): { config?: McpOAuthConfig; secret: string | null } {
+  if (!ctx.client_id) return { secret: null };
+  if (ctx.name?.startsWith('auth/client-credentials')) {
+    const jwt = Boolean(ctx.private_key_pem);
+    return {
+      config: { grant: 'client_credentials', clientId: ctx.client_id, clientAuth: jwt ? 'private_key_jwt' : 'client_secret_basic', ...(ctx.signing_algorithm ? { jwtAlgorithm: ctx.signing_algorithm } : {}) },
+      secret: (jwt ? ctx.private_key_pem : ctx.client_secret) ?? null,
+    };
+  }
+  return { config: { clientId: ctx.client_id }, secret: ctx.client_secret ?? null };
+}
+
+/**
+ * A user agent without a user: request the authorization page and take the redirect it answers
+ * with (the scenario servers approve at once), without following it to the redirect URL.
+ */
+async function headlessAuthorize(url: string): Promise<string> {
+  const res = await fetch(url, { redirect: 'manual' });
+  await res.body?.cancel();
+  const location = res.headers.get('location');
+  if (!location) throw new Error(`the authorization page answered ${res.status} without a redirect`);
+  return new URL(location, url).toString();
+}
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { ToolRegistry } from '../src/tools/registry';
-import { createMcpManager } from '../src/tools/mcp';
+import { createMcpManager, type McpOAuthConfig } from '../src/tools/mcp';
+import { memoryAuthStore } from '../src/tools/mcp/oauth/auth-record';
+import { isSignInPayload } from '../src/tools/mcp/sign-in';
 import type { ToolCallContext } from '../src/tools/types';
 
 interface Cli {
@@ -69,9 +117,20 @@ async function main(): Promise<number> {
   const cli = parseCli(process.argv.slice(2));
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const registry = new ToolRegistry();
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}') as ConformanceContext;
+  const oauth = oauthConfig(context);
   const manager = createMcpManager({
     registry,
     getToken: async () => process.env.MCP_TOKEN || null,
+    oauth: {
+      store: memoryAuthStore(),
+      redirectUrl: REDIRECT_URL,
+      clientMetadataUrl: CLIENT_METADATA_URL,
+      clientName: 'keel-conformance-client',
+      authorize: (url) => headlessAuthorize(url),
+      getClientSecret: async () => oauth.secret,
+      privateKeyJwt: ({ clientId, privateKey, alg }) => createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg }),
+    },
     clientInfo: { name: 'keel-conformance-client', version: '0.1.0' },
     log: (level, message, data) => {
       if (level !== 'debug') console.error(JSON.stringify({ level, message, ...data }));
@@ -82,20 +141,34 @@ async function main(): Promise<number> {
     runId: 'conformance',
     model: { vision: true },
     requestInteraction: async (_kind, payload) => {
+      // "Sign in to X to continue": the user agrees (the sign-in itself is Keel's).
+      if (isSignInPayload(payload)) {
+        out('sign_in_requested', { payload });
+        return { action: 'accept', content: { signIn: true } };
+      }
       out('elicitation', { payload });
       return { action: 'accept', content: {} };
     },
   };
 
   try {
-    await manager.sync([{ id: 'conformance', url: cli.url, enabled: true }]);
-    const [status] = manager.status();
-    out('initialized', { state: status.state, server: status.server, tools: status.serverToolCount, message: status.message });
-    if (status.state !== 'connected') return 1;
+    await manager.sync([{ id: 'conformance', url: cli.url, enabled: true, ...(oauth.config ? { oauth: oauth.config } : {}) }]);
+    let [status] = manager.status();
+    if (status.state === 'needs_sign_in') {
+      out('needs_sign_in', { message: status.message });
+      try {
+        await manager.signIn('conformance');
+      } catch (err) {
+        out('sign_in_failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+      [status] = manager.status();
+    }
+    out('initialized', { state: status.state, server: status.server, tools: status.serverToolCount, message: status.message, auth: status.auth });
+    if (status.state !== 'connected') return scenario.startsWith('auth/') ? 0 : 1;
 
     const tools = registry.list().map((r) => r.tool);
     let toCall: typeof tools = [];
-    if (/^tools[-_]call$|^elicitation|^sse-retry$/.test(scenario)) {
+    if (/^tools[-_]call$|^elicitation|^sse-retry$|^auth\//.test(scenario)) {
       // The runner's scenario servers are mocks: calling every tool they offer is the test.
       toCall = tools;
     } else if (cli.tool) {

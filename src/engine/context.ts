@@ -25,12 +25,22 @@ export interface EngineContext {
   commit<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
+/** One MCP server's live status as settings show it (`PublicMcpServer.status`). */
+export interface McpLiveStatus {
+  state: string;
+  message?: string;
+  toolCount?: number;
+  auth?: { signedIn: boolean; account?: string; expiresAt?: number; renewable?: boolean; scope?: string; signedInAt?: number; signingIn?: boolean; error?: string };
+}
+
 /**
  * Status that exists only in memory: MCP server connections, and a gate a new run's environment
  * waits on so a freshly configured server's tools are in its catalog.
  */
 export class LiveStatus {
-  mcp: Record<string, { state: string; message?: string; toolCount?: number }> = {};
+  mcp: Record<string, McpLiveStatus> = {};
+  /** OAuth sign-in of MCP servers (the worker's MCP manager); absent where there is none. */
+  mcpAuth?: { signIn(serverId: string): Promise<void>; signOut(serverId: string): Promise<void> };
   /** Resolves when tool sources (MCP) have caught up with settings; bounded by the caller. */
   toolsSettled: () => Promise<void> = async () => undefined;
 }

@@ -59,7 +59,25 @@ const removeSkill: Handler<'skills.remove'> = async (engine, _client, op, ctx) =
   return done(outcome, () => engine.publishSettings());
 };
 
+/**
+ * MCP sign-in and sign-out are acked at once: the sign-in page waits for the user, and its outcome
+ * (signed in, or why not) reaches every UI as the server's status in `settings.updated`.
+ */
+const mcpSignIn: Handler<'mcp.signIn'> = async (engine, _client, op) => {
+  const auth = engine.ctx.live.mcpAuth;
+  if (!auth) return done(reject('invalid_command', 'MCP sign-in is not available here.'));
+  return done(ack(), () => void auth.signIn(op.serverId).catch(() => undefined));
+};
+
+const mcpSignOut: Handler<'mcp.signOut'> = async (engine, _client, op) => {
+  const auth = engine.ctx.live.mcpAuth;
+  if (!auth) return done(reject('invalid_command', 'MCP sign-in is not available here.'));
+  return done(ack(), () => void auth.signOut(op.serverId).catch(() => undefined));
+};
+
 export const settingsOps = {
+  'mcp.signIn': mcpSignIn,
+  'mcp.signOut': mcpSignOut,
   'settings.update': update,
   'siteRules.set': setRule,
   'skills.import': importSkill,

@@ -6,6 +6,7 @@ import { mcpOrigin } from '../gatekeeper/origins';
 /** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
 export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
 export const mcpCredentialId = (serverId: string) => `mcp:${serverId}`;
+export const mcpOAuthClientCredentialId = (serverId: string) => `mcp-oauth-client:${serverId}`;
 
 export interface SecretWrite {
   credentialId: string;
@@ -58,9 +59,10 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
   for (const m of patch.mcpServers ?? []) {
     const idx = next.mcpServers.findIndex((x) => x.id === m.id);
     if ('remove' in m) {
-      if (idx >= 0) next.mcpServers.splice(idx, 1);
+      const removed = idx >= 0 ? next.mcpServers.splice(idx, 1)[0] : undefined;
       secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
       removedRules.push(mcpOrigin(m.id));
+      if (removed?.oauthClientSecretId) secrets.push({ credentialId: removed.oauthClientSecretId, value: null });
       continue;
     }
     const prev = idx >= 0 ? next.mcpServers[idx] : undefined;
@@ -68,10 +70,13 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       id: m.id,
       url: m.url,
       enabled: m.enabled,
-      ...(m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
+      // null clears the list (every tool again); absent keeps the stored one.
+      ...(m.allowedTools === null ? {} : m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
       ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
       ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
+      ...(m.oauthClientId === null ? {} : m.oauthClientId ? { oauthClientId: m.oauthClientId } : prev?.oauthClientId ? { oauthClientId: prev.oauthClientId } : {}),
+      ...(prev?.oauthClientSecretId ? { oauthClientSecretId: prev.oauthClientSecretId } : {}),
     };
     // The token and the "always allow" were given for one URL: moving the server drops both.
     if (prev && prev.url !== entry.url) {
@@ -80,6 +85,12 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
         secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
         delete entry.credentialId;
       }
+    }
+    if (m.oauthClientSecret !== undefined) {
+      const secret = m.oauthClientSecret.trim();
+      secrets.push({ credentialId: mcpOAuthClientCredentialId(m.id), value: secret || null });
+      if (secret) entry.oauthClientSecretId = mcpOAuthClientCredentialId(m.id);
+      else delete entry.oauthClientSecretId;
     }
     if (m.token !== undefined) {
       const token = m.token.trim();
@@ -129,13 +140,15 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skill
       ...(m.allowedTools ? { allowedTools: m.allowedTools } : {}),
       ...(m.label ? { label: m.label } : {}),
       ...(m.isolation ? { isolation: m.isolation } : {}),
+      ...(m.oauthClientId ? { oauthClientId: m.oauthClientId } : {}),
+      ...(m.oauthClientSecretId ? { hasOAuthClientSecret: true } : {}),
     })),
     siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
     skills: skills.map((k) => ({ name: k.name, description: k.description, updatedAt: k.updatedAt })),
   };
 }
 
-export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, { state: string; message?: string; toolCount?: number }> } }): Promise<PublicSettings> {
+export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, NonNullable<PublicSettings['mcpServers'][number]['status']>> } }): Promise<PublicSettings> {
   const pub = publicSettings(await ctx.store.settings.get(), await ctx.store.siteRules.list(), await ctx.store.skills.list());
   const live = ctx.live?.mcp ?? {};
   pub.mcpServers = pub.mcpServers.map((m) => (live[m.id] ? { ...m, status: live[m.id] } : m));

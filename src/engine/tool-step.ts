@@ -4,6 +4,7 @@ import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import type { PreparedToolCall } from '../store/records';
 import { argumentDepthError, jsonDepthError } from '../tools/argument-depth';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
+import { isSignInPayload, signInAnsweredAfterRestart } from '../tools/mcp/sign-in';
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
 import { catalogEntry } from './environment';
@@ -75,12 +76,14 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         const interaction = pending.interactionId ? await ctx.store.interactions.get(pending.interactionId) : undefined;
         const prep = reg.tool.interaction;
         if (interaction?.kind === 'elicitation' && !prep) {
-          // The remote call that asked could not survive the restart (spec/001 §5).
+          // The remote call that asked could not survive the restart (spec/001 §5). A sign-in
+          // request is different: the server refused the call before running it.
+          const signIn = isSignInPayload(interaction.payload) ? signInAnsweredAfterRestart(interaction.payload, interaction.response) : null;
           return finishCall(ctx, run, call, reg, {
             callState: 'result',
             ok: false,
             outcome: 'error',
-            content: text(`The server asked the user a question and they answered ${JSON.stringify(interaction.response)}, but Keel restarted meanwhile, so the original call could not continue and its outcome is unknown. Re-issue the call only if doing it twice is safe; otherwise check its effect first.`),
+            content: text(signIn ?? `The server asked the user a question and they answered ${JSON.stringify(interaction.response)}, but Keel restarted meanwhile, so the original call could not continue and its outcome is unknown. Re-issue the call only if doing it twice is safe; otherwise check its effect first.`),
             failure: 'neutral',
           }, { interactionId: interaction.interactionId });
         }

@@ -75,6 +75,13 @@ export const OpSchemas = {
   /** Import a SKILL.md file (front matter with name and description, then the body). */
   'skills.import': z.object({ ...envelope, type: z.literal('skills.import'), content: z.string().min(1).max(100_000) }),
   'skills.remove': z.object({ ...envelope, type: z.literal('skills.remove'), name: z.string().min(1).max(64) }),
+  /**
+   * Sign in to an OAuth MCP server (settings' Connect): acked at once; the worker opens the
+   * server's sign-in page and the outcome arrives as the server's status in `settings.updated`.
+   */
+  'mcp.signIn': z.object({ ...envelope, type: z.literal('mcp.signIn'), serverId: Id }),
+  /** Sign out of an OAuth MCP server: revoke where offered, forget the tokens. */
+  'mcp.signOut': z.object({ ...envelope, type: z.literal('mcp.signOut'), serverId: Id }),
 } as const;
 
 export type OpType = keyof typeof OpSchemas;
@@ -105,6 +112,8 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['thread.search'],
   OpSchemas['skills.import'],
   OpSchemas['skills.remove'],
+  OpSchemas['mcp.signIn'],
+  OpSchemas['mcp.signOut'],
 ]);
 export type Op = z.infer<typeof Op>;
 export type OpOf<T extends OpType> = Extract<Op, { type: T }>;

@@ -33,10 +33,15 @@ export const McpServerPatch = z.union([
     url: z.string().url().max(2000),
     token: z.string().max(4000).optional(),
     enabled: z.boolean(),
-    allowedTools: z.array(z.string().max(200)).max(500).optional(),
+    /** Absent: keep the stored list. `null`: clear it (every tool is offered again). */
+    allowedTools: z.array(z.string().max(200)).max(500).nullable().optional(),
     label: z.string().max(200).optional(),
     /** 'per_thread' gives each thread its own session (servers that keep state, spec/000). */
     isolation: z.enum(['shared', 'per_thread']).optional(),
+    /** OAuth with a pre-registered client (servers without dynamic registration). `null` clears it. */
+    oauthClientId: z.string().min(1).max(500).nullable().optional(),
+    /** Its secret: write-only like `token` (omitted keeps, empty deletes). */
+    oauthClientSecret: z.string().max(4000).optional(),
   }),
 ]);
 
@@ -82,8 +87,29 @@ export const PublicMcpServer = z.object({
   allowedTools: z.array(z.string()).optional(),
   label: z.string().optional(),
   isolation: z.enum(['shared', 'per_thread']).optional(),
+  oauthClientId: z.string().optional(),
+  hasOAuthClientSecret: z.boolean().optional(),
   /** Live connection state, when known (from the MCP manager). */
-  status: z.object({ state: z.string(), message: z.string().optional(), toolCount: z.number().optional() }).optional(),
+  status: z
+    .object({
+      state: z.string(),
+      message: z.string().optional(),
+      toolCount: z.number().optional(),
+      /** OAuth servers: never a token. `error`: why the last sign-in failed. */
+      auth: z
+        .object({
+          signedIn: z.boolean(),
+          account: z.string().optional(),
+          expiresAt: z.number().optional(),
+          renewable: z.boolean().optional(),
+          scope: z.string().optional(),
+          signedInAt: z.number().optional(),
+          signingIn: z.boolean().optional(),
+          error: z.string().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 /** Settings as every UI sees them: no secret, only `hasApiKey` / `hasToken`. */

@@ -270,6 +270,9 @@ export interface StoredMcpServer {
   label?: string;
   isolation?: 'shared' | 'per_thread';
   credentialId?: string;
+  /** OAuth pre-registered client; its secret is the credential `oauthClientSecretId`. */
+  oauthClientId?: string;
+  oauthClientSecretId?: string;
 }
 
 export interface SettingsRecord {

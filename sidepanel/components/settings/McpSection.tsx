@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { PublicSettings } from '../../../src/protocol';
+import { formatTime } from '../../format';
 import { t } from '../../i18n';
 import { Icon } from '../icons';
 import { usePanel } from '../panel-context';
@@ -10,6 +11,50 @@ import { useSave } from './use-save';
 type Server = PublicSettings['mcpServers'][number];
 
 const SERVER_ID = /^[A-Za-z0-9_-]{1,40}$/;
+
+/** The redirect URL to register with an OAuth app (launchWebAuthFlow's), when the API is here. */
+function redirectUrl(): string {
+  try {
+    return globalThis.chrome?.identity?.getRedirectURL?.() ?? 'https://<extension id>.chromiumapp.org/';
+  } catch {
+    return 'https://<extension id>.chromiumapp.org/';
+  }
+}
+
+type Auth = NonNullable<NonNullable<Server['status']>['auth']>;
+
+/** OAuth status of a server: needs sign-in, signing in, signed in (expiry), last failure. */
+function AuthLine({ server, auth }: { server: Server; auth: Auth | undefined }) {
+  const panel = usePanel();
+  const needs = server.status?.state === 'needs_sign_in';
+  if (!auth && !needs) return null;
+  const send = (type: 'mcp.signIn' | 'mcp.signOut') => void panel.client.send({ type, serverId: server.id });
+  const who = auth?.account ? t('mcpSignedInAs', auth.account) : t('mcpSignedIn');
+  const expiry = auth?.expiresAt ? `${who} · ${t('mcpTokenExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}` : who;
+  return (
+    <div class="mcp-auth" data-mcp-auth={auth?.signingIn ? 'signing_in' : auth?.signedIn ? 'signed_in' : 'signed_out'}>
+      <p class="field-help">
+        {auth?.signingIn ? t('mcpSigningIn') : auth?.signedIn ? expiry : t('mcpSignInHelp')}
+        {auth?.scope ? ` · ${auth.scope}` : ''}
+      </p>
+      {auth?.error && (
+        <p class="field-error" role="alert">
+          {t('mcpSignInFailed', auth.error)}
+        </p>
+      )}
+      <div class="row-actions">
+        <button type="button" class={`btn small ${auth?.signedIn ? '' : 'primary'}`} disabled={auth?.signingIn} data-action="mcp-sign-in" onClick={() => send('mcp.signIn')}>
+          {auth?.signedIn ? t('mcpSignInAgain') : t('mcpSignIn')}
+        </button>
+        {auth?.signedIn && (
+          <button type="button" class="btn small" data-action="mcp-sign-out" onClick={() => send('mcp.signOut')}>
+            {t('mcpSignOut')}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
 
 function ServerRow({ server }: { server: Server }) {
   const panel = usePanel();
@@ -29,11 +74,14 @@ function ServerRow({ server }: { server: Server }) {
               ? t('mcpConnected', String(server.status.toolCount ?? 0))
               : server.status.state === 'error'
                 ? t('mcpError')
-                : t('mcpConnecting')}
+                : server.status.state === 'needs_sign_in'
+                  ? t('mcpNeedsSignIn')
+                  : t('mcpConnecting')}
           </span>
         )}
       </div>
       <div class="provider-url">{server.url}</div>
+      {server.enabled && !server.hasToken && <AuthLine server={server} auth={server.status?.auth} />}
       <label class="check">
         <input type="checkbox" checked={server.enabled} onChange={(e) => void patch({ enabled: (e.currentTarget as HTMLInputElement).checked })} />
         <span>{t('enabled')}</span>
@@ -76,6 +124,8 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
   const [id, setId] = useState('');
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [clientSecret, setClientSecret] = useState('');
   const [status, save] = useSave();
   const idOk = SERVER_ID.test(id) && !taken.includes(id);
   const urlOk = validBaseURL(url);
@@ -85,7 +135,8 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
       aria-label={t('addMcpServer')}
       onSubmit={(e) => {
         e.preventDefault();
-        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true }] })).then(
+        const oauth = clientId.trim() ? { oauthClientId: clientId.trim(), ...(clientSecret ? { oauthClientSecret: clientSecret } : {}) } : {};
+        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true, ...oauth }] })).then(
           (ok) => ok && onDone(),
         );
       }}
@@ -105,6 +156,14 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
         <label for="mcp-token">{t('mcpTokenOptional')}</label>
         <input id="mcp-token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
       </div>
+      <details class="field">
+        <summary>{t('mcpOAuthClient')}</summary>
+        <p class="field-help">{t('mcpOAuthClientHelp', redirectUrl())}</p>
+        <label for="mcp-client-id">{t('mcpOAuthClientId')}</label>
+        <input id="mcp-client-id" value={clientId} spellcheck={false} autocomplete="off" onInput={(e) => setClientId((e.currentTarget as HTMLInputElement).value)} />
+        <label for="mcp-client-secret">{t('mcpOAuthClientSecret')}</label>
+        <input id="mcp-client-secret" type="password" autocomplete="off" value={clientSecret} onInput={(e) => setClientSecret((e.currentTarget as HTMLInputElement).value)} />
+      </details>
       <div class="row-actions">
         <button type="submit" class="btn primary small" disabled={!idOk || !urlOk}>
           {t('add')}

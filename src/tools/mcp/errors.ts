@@ -9,9 +9,10 @@ import type { CallTimeoutKind } from './call-timer';
  *   "No valid session ID" instead). The request was rejected before it ran.
  * - `unreachable`: the network failed or the connection was lost; a call may or may not have run.
  * - `unauthorized`: 401/403; retrying with the same token will not help.
+ * - `sign_in`: the server wants an OAuth sign-in (or more scope); the request did not run.
  * - `other`: a JSON-RPC error or anything else; reported as is.
  */
-export type McpFailureKind = 'session_expired' | 'unreachable' | 'unauthorized' | 'other';
+export type McpFailureKind = 'session_expired' | 'unreachable' | 'unauthorized' | 'sign_in' | 'other';
 
 /** The connection was lost while a call was in flight (the transport gave up reconnecting). */
 export class McpConnectionLostError extends Error {
@@ -49,7 +50,35 @@ export class McpUnavailableError extends Error {
   override name = 'McpUnavailableError';
 }
 
+/** What a sign-in should ask for, from the server's `WWW-Authenticate` challenge. */
+export interface SignInChallenge {
+  scope?: string;
+  resourceMetadataUrl?: string;
+}
+
+/**
+ * The server refused the request (401, or 403 asking for more scope) and only the user can fix it
+ * by signing in. The request did not run on the server, so it may be sent again after signing in.
+ */
+export class McpSignInRequiredError extends Error {
+  override name = 'McpSignInRequiredError';
+  constructor(
+    readonly serverId: string,
+    message: string,
+    readonly challenge: SignInChallenge = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The server refuses access in a way signing in again cannot fix (no retry loop). */
+export class McpAuthRefusedError extends Error {
+  override name = 'McpAuthRefusedError';
+}
+
 export function classifyMcpError(err: unknown): McpFailureKind {
+  if (err instanceof McpSignInRequiredError) return 'sign_in';
+  if (err instanceof McpAuthRefusedError) return 'unauthorized';
   if (err instanceof McpConnectionLostError) return 'unreachable';
   if (err instanceof McpSessionGoneError) return 'session_expired';
   if (err instanceof StreamableHTTPError) {

@@ -25,6 +25,11 @@ export type {
   McpLogger,
   McpLogLevel,
   McpManagerOptions,
+  McpOAuthConfig,
+  McpSavedSession,
+  McpSessionStore,
+  McpToolCache,
+  McpOAuthHost,
   McpServerConfig,
   McpServerState,
   McpServerStatus,
@@ -32,3 +37,5 @@ export type {
   McpToolDetails,
 } from './types';
 export { DEFAULT_MCP_TIMING } from './types';
+export { memoryAuthStore, type McpAuthStore, type McpAuthSummary } from './oauth/auth-record';
+export { isSignInPayload, type McpSignInPayload } from './sign-in';

@@ -3,7 +3,10 @@ import { sha256Hex } from '../../util/canonical-json';
 import type { ToolRegistry } from '../registry';
 import { createMcpAgentTool, type McpBinding, type McpInvocation } from './agent-tool';
 import { toToolResult } from './results';
+import { describeMcpError } from './errors';
 import { ServerConnection } from './server-connection';
+import { createServerAuth } from './oauth/create-server-auth';
+import type { McpServerAuth } from './oauth/server-auth';
 import { mcpToolName, SERVER_ID_RE } from './tool-names';
 import {
   DEFAULT_MCP_TIMING,
@@ -40,6 +43,11 @@ interface ServerEntry {
   names: Map<string, string>;
   /** registered name → fingerprint of what was registered. */
   registered: Map<string, string>;
+  /** OAuth, for a server without a bearer token when the host supports sign-in. */
+  auth: McpServerAuth | null;
+  signingIn?: boolean;
+  /** Why the last sign-in from settings failed (cleared by the next attempt). */
+  signInError?: string;
   /** Set when the entry cannot connect at all (bad id, URL or token lookup). */
   configError?: string;
 }
@@ -86,6 +94,42 @@ export class McpManager {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Sign in to a server (settings' Connect button): opens the authorization page through the
+   * host's `authorize`, stores the tokens, then connects and lists the tools.
+   */
+  async signIn(serverId: string): Promise<void> {
+    const entry = this.servers.get(serverId);
+    if (!entry?.config.enabled) throw new Error(`MCP server "${serverId}" is not enabled`);
+    if (!entry.auth) throw new Error(entry.token ? `MCP server "${serverId}" uses a bearer token, not a sign-in` : 'signing in is not available here');
+    entry.signingIn = true;
+    delete entry.signInError;
+    this.notify();
+    try {
+      await entry.auth.signIn();
+    } catch (err) {
+      entry.signInError = describeMcpError(err);
+      throw err;
+    } finally {
+      entry.signingIn = false;
+      this.notify();
+    }
+    await entry.connection?.refresh().catch(() => undefined);
+  }
+
+  /** Sign out: revoke where the server allows it, forget the tokens, close the sessions. */
+  async signOut(serverId: string): Promise<void> {
+    const entry = this.servers.get(serverId);
+    if (!entry?.auth) return;
+    await entry.auth.signOut();
+    if (entry.connection) {
+      await entry.connection.close();
+      entry.connection = this.connect(entry);
+      this.notify();
+      await entry.connection.start();
+    }
+  }
+
   /** The thread was deleted: close its per-thread sessions. */
   async closeThread(threadId: string): Promise<void> {
     await Promise.all([...this.servers.values()].map((e) => e.connection?.closeThread(threadId)));
@@ -116,6 +160,7 @@ export class McpManager {
       }
       if (prev) await this.teardown(prev);
       this.servers.set(config.id, entry);
+      if (config.enabled && !entry.configError && !prev) await this.restoreTools(entry);
       if (config.enabled && !entry.configError) {
         entry.connection = this.connect(entry);
         starts.push(entry.connection.start());
@@ -134,6 +179,7 @@ export class McpManager {
       binding: { serverId: config.id, endpoint: config.url, authIdentity: 'none' },
       token: null,
       connection: null,
+      auth: null,
       tools: [],
       names: new Map(),
       registered: new Map(),
@@ -149,7 +195,29 @@ export class McpManager {
     }
     const tokenHash = entry.token ? await sha256Hex(entry.token) : '';
     entry.binding.authIdentity = entry.token ? `bearer:${tokenHash.slice(0, 12)}` : 'none';
-    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash]);
+    let secretHash = '';
+    if (!entry.token && this.o.oauth) {
+      try {
+        // A pre-registered client's secret, read only when the settings name such a client.
+        const oauth = config.oauth ?? {};
+        const host = this.o.oauth;
+        const secret = oauth.clientId && oauth.clientAuth !== 'none' && host.getClientSecret ? await host.getClientSecret(config.id) : null;
+        secretHash = secret ? await sha256Hex(secret) : '';
+        entry.auth = await createServerAuth(config, host, secret, {
+          fetch: this.o.fetch ?? ((url, init) => fetch(url, init)),
+          log: this.log,
+          now: this.o.now ?? Date.now,
+          onChange: () => {
+            if (this.servers.get(config.id)?.auth) this.notify();
+          },
+        });
+        entry.binding.authIdentity = 'oauth';
+      } catch (err) {
+        entry.configError = `sign-in settings: ${err instanceof Error ? err.message : String(err)}`;
+        return entry;
+      }
+    }
+    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null, secretHash]);
     return entry;
   }
 
@@ -160,7 +228,10 @@ export class McpManager {
       url: config.url,
       token: entry.token,
       isolation: entry.isolation,
-      fetch: this.o.fetch,
+      fetch: entry.auth ? entry.auth.fetch : this.o.fetch,
+      ...(entry.auth ? { signIn: (challenge) => entry.auth!.signIn(challenge) } : {}),
+      ...(config.label ? { serverLabel: config.label } : {}),
+      ...(this.o.sessionStore ? { sessionStore: this.o.sessionStore } : {}),
       clientInfo: this.o.clientInfo ?? { name: 'keel', version: '0.1.0' },
       timing: this.timing,
       log: this.log,
@@ -169,11 +240,20 @@ export class McpManager {
         entry.tools = tools;
         this.applyTools(entry);
         this.notify();
+        void this.o.toolCache?.save(toolCacheKey(config), tools).catch(() => undefined);
       },
       onChange: () => {
         if (this.servers.get(config.id) === entry) this.notify();
       },
     });
+  }
+
+  /** A new worker: register the tools the server had, until it answers (or asks for a sign-in). */
+  private async restoreTools(entry: ServerEntry): Promise<void> {
+    const cached = await this.o.toolCache?.load(toolCacheKey(entry.config)).catch(() => null);
+    if (!cached?.length) return;
+    entry.tools = cached;
+    this.applyTools(entry);
   }
 
   private async teardown(entry: ServerEntry): Promise<void> {
@@ -261,6 +341,7 @@ export class McpManager {
       toolCount: e.registered.size,
       serverToolCount: e.tools.length,
       sessions: c?.sessions ?? 0,
+      ...(e.auth ? { auth: { ...e.auth.summary(), ...(e.signingIn ? { signingIn: true } : {}), ...(e.signInError ? { error: e.signInError } : {}) } } : {}),
     };
     if (!e.config.enabled) return { ...base, state: 'disabled' };
     if (e.configError || !c) return { ...base, state: 'error', message: e.configError ?? 'not connected' };
@@ -286,6 +367,8 @@ export class McpManager {
     }
   }
 }
+
+const toolCacheKey = (config: McpServerConfig) => JSON.stringify([config.id, config.url]);
 
 function isHttpUrl(url: string): boolean {
   try {

@@ -1,7 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { classifyMcpError, describeMcpError, McpUnavailableError } from './errors';
+import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
+import { afterFailedCall } from './resend-policy';
+import { askToSignIn } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
-import type { FetchLike, McpIsolation, McpLogger, McpServerState, McpTiming } from './types';
+import type { FetchLike, McpIsolation, McpLogger, McpSavedSession, McpServerState, McpSessionStore, McpTiming } from './types';
 
 /**
  * Everything about one configured server's connection: its sessions (one shared, or one per
@@ -28,7 +30,18 @@ export interface ServerConnectionOptions {
   onTools(tools: Tool[]): void;
   /** State, message, sessions or retry time changed. */
   onChange(): void;
+  /** Runs the OAuth sign-in (the user's agent opens); absent: the server has no OAuth. */
+  signIn?(challenge: SignInChallenge): Promise<void>;
+  serverLabel?: string;
+  /** Per-thread session ids, kept so the next worker resumes them. */
+  sessionStore?: McpSessionStore;
 }
+
+/**
+ * Sign-ins one call may go through before it gives up (the first, then one step-up): a server
+ * that keeps asking after granting what it asked for is not asked again (the retry limit).
+ */
+const MAX_SIGN_INS_PER_CALL = 2;
 
 export interface ConnectionCall extends Omit<McpCallOptions, 'idleTimeoutMs' | 'maxCallMs'> {
   serverTool: string;
@@ -79,6 +92,18 @@ export class ServerConnection {
   }
 
   async callTool(call: ConnectionCall): Promise<CallToolResult> {
+    for (let signIns = 0; ; signIns++) {
+      try {
+        return await this.callOnce(call);
+      } catch (err) {
+        if (!(err instanceof McpSignInRequiredError) || call.signal.aborted) throw err;
+        if (!this.o.signIn || !call.ctx.requestInteraction || signIns >= MAX_SIGN_INS_PER_CALL) throw new Error(`${err.message}: sign in from Keel's settings (MCP servers → Connect); "${call.serverTool}" did not run.`);
+        await askToSignIn(err, call, { serverId: this.o.serverId, ...(this.o.serverLabel ? { serverLabel: this.o.serverLabel } : {}), signIn: this.o.signIn });
+      }
+    }
+  }
+
+  private async callOnce(call: ConnectionCall): Promise<CallToolResult> {
     const opts: McpCallOptions = { ...call, idleTimeoutMs: this.o.timing.callIdleTimeoutMs, maxCallMs: this.o.timing.callMaxMs };
     const threadId = call.ctx.threadId;
     let session = await this.sessionFor(threadId);
@@ -87,22 +112,11 @@ export class ServerConnection {
     } catch (err) {
       if (call.signal.aborted) throw err;
       const kind = classifyMcpError(err);
-      if (kind === 'unauthorized') {
-        this.discard(session, err);
-        throw new Error(`MCP server "${this.o.serverId}": ${describeMcpError(err)}.`);
-      }
-      if (kind !== 'session_expired' && kind !== 'unreachable') throw err;
+      const next = afterFailedCall({ kind, readOnly: call.readOnly, isolation: this.o.isolation, serverId: this.o.serverId, tool: call.serverTool, error: err });
+      if (next.kind === 'rethrow') throw err;
       this.discard(session, err);
-      const tool = `"${call.serverTool}"`;
-      const id = `MCP server "${this.o.serverId}"`;
-      if (!call.readOnly) {
-        throw new Error(
-          kind === 'session_expired'
-            ? `${id} no longer knew this session (it restarted or the session expired), so ${tool} did not run. A new session is being opened; anything the server kept from earlier calls may be gone. Call it again if that is still right.`
-            : `The connection to ${id} failed during ${tool} (${describeMcpError(err)}); it is unknown whether the call took effect. Check before calling it again.`,
-        );
-      }
-      this.o.log('info', 'retrying a read-only call on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
+      if (next.kind === 'fail') throw new Error(next.message);
+      this.o.log('info', 'sending a call again on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
       session = await this.sessionFor(threadId);
       return await this.run(session, threadId, call, opts);
     }
@@ -112,6 +126,7 @@ export class ServerConnection {
   async closeThread(threadId: string): Promise<void> {
     const slot = this.threads.get(threadId);
     if (slot) await this.dropThread(threadId, slot);
+    else this.forgetSaved(threadId); // saved by an earlier worker, never resumed in this one
   }
 
   async close(): Promise<void> {
@@ -120,6 +135,7 @@ export class ServerConnection {
     clearTimeout(this.refreshTimer);
     const slots = [...this.threads.values()];
     if (this.shared) slots.push(this.shared);
+    for (const threadId of this.threads.keys()) this.forgetSaved(threadId);
     this.threads.clear();
     this.shared = null;
     await Promise.all(slots.map((slot) => closeSlot(slot)));
@@ -153,7 +169,11 @@ export class ServerConnection {
     } catch (err) {
       if (this.closed) return;
       if (this.shared) this.dropShared(this.shared.session);
-      this.scheduleRetry(err);
+      if (err instanceof McpSignInRequiredError) {
+        // Retrying cannot help until the user signs in (which refreshes the connection).
+        clearTimeout(this.retryTimer);
+        this.setState('needs_sign_in', err.message);
+      } else this.scheduleRetry(err);
       throw err;
     } finally {
       await probe?.close();
@@ -179,7 +199,7 @@ export class ServerConnection {
         if (s?.usable) return s;
         void this.dropThread(threadId, existing, 'retire');
       }
-      const slot = this.slot();
+      const slot = this.threadSlot(threadId);
       this.threads.set(threadId, slot);
       this.o.onChange();
       try {
@@ -190,7 +210,7 @@ export class ServerConnection {
         throw err;
       }
     } catch (err) {
-      if (err instanceof McpUnavailableError) throw err;
+      if (err instanceof McpUnavailableError || err instanceof McpSignInRequiredError) throw err;
       throw new McpUnavailableError(`MCP server "${this.o.serverId}" is unavailable: ${describeMcpError(err)}. Keel keeps retrying in the background.`);
     }
   }
@@ -213,8 +233,38 @@ export class ServerConnection {
     return slot;
   }
 
-  private async open(): Promise<McpSession> {
+  /**
+   * A thread's session: the one an earlier worker opened if it was saved (resumed without a new
+   * initialize; if the server forgot it, the first request says so and a new one replaces it),
+   * else a new one, saved for the next worker.
+   */
+  private threadSlot(threadId: string): Slot {
+    const store = this.o.sessionStore;
+    const key = this.savedKey(threadId);
+    const promise = (async () => {
+      const saved = store ? await store.load(key).catch(() => null) : null;
+      if (saved) this.o.log('info', 'resuming a per-thread MCP session', { serverId: this.o.serverId, threadId });
+      const session = await this.open(saved ?? undefined);
+      const now = session.saved;
+      if (store && now && now.sessionId !== saved?.sessionId) await store.save(key, now).catch(() => undefined);
+      return session;
+    })();
+    const slot: Slot = { promise };
+    promise.then((s) => (slot.session = s), () => undefined);
+    return slot;
+  }
+
+  private savedKey(threadId: string): string {
+    return JSON.stringify([this.o.serverId, this.o.url, threadId]);
+  }
+
+  private forgetSaved(threadId: string): void {
+    void this.o.sessionStore?.remove(this.savedKey(threadId)).catch(() => undefined);
+  }
+
+  private async open(resume?: McpSavedSession): Promise<McpSession> {
     const session = await McpSession.open({
+      ...(resume ? { resume } : {}),
       serverId: this.o.serverId,
       url: this.o.url,
       token: this.o.token,
@@ -267,6 +317,7 @@ export class ServerConnection {
   private async dropThread(threadId: string, slot: Slot, how: 'close' | 'retire' = 'close'): Promise<void> {
     if (this.threads.get(threadId) !== slot) return;
     this.threads.delete(threadId);
+    this.forgetSaved(threadId);
     clearTimeout(slot.idle);
     this.o.onChange();
     await closeSlot(slot, how);

@@ -16,7 +16,7 @@ import { CALL_REF_META, linkingFetch } from './call-streams';
 import { CallTimer } from './call-timer';
 import { McpCallTimeoutError, McpConnectionLostError, McpSessionClosedError, McpSessionGoneError } from './errors';
 import { toElicitResult } from './elicitation';
-import type { FetchLike, McpElicitationPayload, McpLogger } from './types';
+import type { FetchLike, McpElicitationPayload, McpLogger, McpSavedSession } from './types';
 
 /**
  * One MCP session: an SDK `Client` over Streamable HTTP with its `Mcp-Session-Id`. It runs calls
@@ -40,6 +40,8 @@ export interface McpSessionOptions {
   log: McpLogger;
   onToolsChanged(): void;
   onBroken(session: McpSession, reason: Error): void;
+  /** Continue a session opened by an earlier worker (no initialize; the server may have forgotten it). */
+  resume?: McpSavedSession;
 }
 
 export interface McpCallOptions {
@@ -86,13 +88,16 @@ export class McpSession {
       fetch: linkingFetch(opts.fetch ?? ((url, init) => fetch(url, init)), (ref, id) => session?.link(ref, id)),
       ...(opts.token ? { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } } : {}),
       reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+      ...(opts.resume ? { sessionId: opts.resume.sessionId } : {}),
     });
     session = new McpSession(client, transport, opts);
     client.onerror = (err) => session?.transportError(err);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => opts.onToolsChanged());
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => session!.elicit(request, extra.requestId));
     try {
+      // With a session id the SDK skips initialize: the session goes on where it was.
       await client.connect(transport, { timeout: opts.requestTimeoutMs });
+      if (opts.resume?.protocolVersion) transport.setProtocolVersion(opts.resume.protocolVersion);
     } catch (err) {
       await session.close();
       throw err;
@@ -106,7 +111,16 @@ export class McpSession {
 
   get server(): string | undefined {
     const v = this.client.getServerVersion();
-    return v ? `${v.name} ${v.version}` : undefined;
+    return v ? `${v.name} ${v.version}` : this.opts.resume?.server;
+  }
+
+  /** What a later worker needs to resume this session. */
+  get saved(): McpSavedSession | undefined {
+    const sessionId = this.transport.sessionId;
+    if (!sessionId) return undefined;
+    const server = this.server;
+    const protocolVersion = this.transport.protocolVersion;
+    return { sessionId, ...(protocolVersion ? { protocolVersion } : {}), ...(server ? { server } : {}) };
   }
 
   /** Closed, retired or lost: the owner must open a new session. */

@@ -1,5 +1,8 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry';
+import type { McpAuthStore, McpAuthSummary } from './oauth/auth-record';
 
 /**
  * Public types of the MCP client (docs/mcp.md). The manager turns configured remote MCP servers
@@ -31,9 +34,46 @@ export interface McpServerConfig {
   label?: string;
   /** Default `shared`. */
   isolation?: McpIsolation;
+  /** OAuth details; absent: sign in with dynamic registration (or a Client ID Metadata Document). */
+  oauth?: McpOAuthConfig;
 }
 
-export type McpServerState = 'disabled' | 'connecting' | 'connected' | 'error';
+/**
+ * How Keel signs in to a server that requires OAuth (docs/mcp.md). A server with a bearer token
+ * configured never uses OAuth.
+ */
+export interface McpOAuthConfig {
+  /** `client_credentials`: a machine server, no user sign-in. Default `authorization_code`. */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client (no dynamic registration); its secret comes from `getClientSecret`. */
+  clientId?: string;
+  /** How a pre-registered or machine client authenticates at the token endpoint. */
+  clientAuth?: 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+  /** private_key_jwt signing algorithm (default ES256). */
+  jwtAlgorithm?: string;
+  /** Scope to ask for when the server's challenge and metadata name none. */
+  scope?: string;
+}
+
+/** Sign-in support, as the host provides it. */
+export interface McpOAuthHost {
+  /** Where tokens, registrations and PKCE verifiers are kept (the credentials store). */
+  store: McpAuthStore;
+  /** The redirect URL registered with authorization servers (chrome.identity.getRedirectURL()). */
+  redirectUrl: string;
+  /** Opens the authorization page; resolves with the URL the server redirected back to. */
+  authorize(url: string, serverId: string): Promise<string>;
+  clientName?: string;
+  /** An https URL serving Keel's Client ID Metadata Document, where one is published. */
+  clientMetadataUrl?: string;
+  /** Secret (or private key) of a pre-registered / machine client. */
+  getClientSecret?(serverId: string): Promise<string | null>;
+  /** private_key_jwt signer (needs a JWT library; not offered in the extension). */
+  privateKeyJwt?: (o: { clientId: string; privateKey: string; alg: string }) => AddClientAuthentication;
+}
+
+/** `needs_sign_in`: the server requires OAuth and no usable token is held (Connect in settings). */
+export type McpServerState = 'disabled' | 'connecting' | 'connected' | 'needs_sign_in' | 'error';
 
 /** What the settings UI shows per server. */
 export interface McpServerStatus {
@@ -55,6 +95,8 @@ export interface McpServerStatus {
   nextRetryAt?: number;
   /** Open sessions: the shared one, or one per thread. */
   sessions: number;
+  /** OAuth state, for servers that use it (never a token). */
+  auth?: McpAuthSummary;
 }
 
 export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -98,6 +140,39 @@ export interface McpManagerOptions {
   /** Sent to servers at initialization. */
   clientInfo?: { name: string; version: string };
   timing?: Partial<McpTiming>;
+  /** OAuth sign-in; absent: servers that require OAuth show an error. */
+  oauth?: McpOAuthHost;
+  /**
+   * Where per-thread session ids are kept so a worker restart resumes them (chrome.storage.session
+   * in the extension); absent: they live in memory only.
+   */
+  sessionStore?: McpSessionStore;
+  /**
+   * The last tool list of each server, so a new worker registers a server's tools before it
+   * connects (a run waiting on a sign-in must still find its tool after a restart); absent: none.
+   */
+  toolCache?: McpToolCache;
+  now?(): number;
+}
+
+/** A per-thread session as saved for resuming after a worker restart (no secret in it). */
+export interface McpSavedSession {
+  sessionId: string;
+  protocolVersion?: string;
+  server?: string;
+}
+
+/** Keys are opaque (server id, URL and thread); values as saved. Must not throw on a missing key. */
+export interface McpSessionStore {
+  load(key: string): Promise<McpSavedSession | null>;
+  save(key: string, session: McpSavedSession): Promise<void>;
+  remove(key: string): Promise<void>;
+}
+
+/** Last tool lists by opaque key (server id and URL). */
+export interface McpToolCache {
+  load(key: string): Promise<Tool[] | null>;
+  save(key: string, tools: Tool[]): Promise<void>;
 }
 
 /** What `interaction.request{kind:'elicitation'}` carries to the UI. */

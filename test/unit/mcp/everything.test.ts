@@ -216,7 +216,7 @@ describe('server-everything: restarts', () => {
     await server.kill('SIGKILL');
     await server.launch();
     expect(textOf(await call(h.registry, 'mcp__everything__get-sum', { a: 1, b: 1 }))).toBe('The sum of 1 and 1 is 2.');
-    expect(h.logs.some((l) => l.message === 'retrying a read-only call on a new session')).toBe(true);
+    expect(h.logs.some((l) => l.message === 'sending a call again on a new session')).toBe(true);
   }, 30_000);
 
   it('re-runs a read-only call whose connection died mid-call, on a new session', async () => {

@@ -17,6 +17,9 @@ export function harness(opts: Partial<McpManagerOptions> & { tokens?: Record<str
     log: (level, message, data) => logs.push({ level, message, data }),
     timing: { reconnectBaseMs: 200, reconnectMaxMs: 1_000, listChangedDebounceMs: 50, ...opts.timing },
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.oauth ? { oauth: opts.oauth } : {}),
+    ...(opts.sessionStore ? { sessionStore: opts.sessionStore } : {}),
+    ...(opts.toolCache ? { toolCache: opts.toolCache } : {}),
   });
   return { registry, manager, logs };
 }

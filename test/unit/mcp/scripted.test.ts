@@ -4,6 +4,8 @@ import { sha256Hex } from '../../../src/util/canonical-json';
 import type { ToolUpdate } from '../../../src/tools/types';
 import type { McpIsolation, McpTiming } from '../../../src/tools/mcp';
 import { ScriptedMcpServer } from '../../fixtures/mcp/scripted-server';
+import type { McpSavedSession, McpSessionStore, McpToolCache } from '../../../src/tools/mcp';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { call, ctx, harness, mcpNames, textOf, tool, until, type Harness } from './helpers';
 
 /** Behaviours the reference server cannot be made to show on demand, against a scripted SDK server. */
@@ -103,7 +105,7 @@ describe('authentication', () => {
 });
 
 describe('sessions', () => {
-  it('on 404 (session expired) retries a read-only call once and fails a write with a clear error', async () => {
+  it('on 404 (session expired) sends any call again on a new session of a shared server (it did not run)', async () => {
     const { server, h } = await setup();
     await call(h.registry, 'mcp__scripted__note-add', { note: 'one' });
     server.expireSessions();
@@ -112,13 +114,87 @@ describe('sessions', () => {
     // The new session also re-lists tools (the server may have changed); let that finish.
     await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
 
+    // The first write after the server forgot the session: refused with 404, so it never ran;
+    // sent again once on the new session, it runs exactly once.
     server.expireSessions();
-    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' })).rejects.toThrow(
-      /no longer knew this session .* so "note-add" did not run/,
-    );
-    // The next call uses the new session.
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'three' }))).toBe('noted (1)');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'two' }))).toBe('noted (1)');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: ["two"]');
     await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
+  });
+
+  it('on 404 a per-thread server retries a read but fails a write: the thread state it relied on is gone', async () => {
+    const { server, h } = await setup({ isolation: 'per_thread' });
+    await call(h.registry, 'mcp__scripted__note-add', { note: 'one' }, ctx({ threadId: 'A' }));
+    server.expireSessions();
+    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' }, ctx({ threadId: 'A' }))).rejects.toThrow(
+      /no longer knew this thread's session .* so "note-add" did not run/,
+    );
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
+  });
+
+  it('a per-thread session survives a worker restart: the next worker resumes it from the saved id', async () => {
+    const saved = new Map<string, McpSavedSession>();
+    const sessionStore: McpSessionStore = {
+      load: async (k) => saved.get(k) ?? null,
+      save: async (k, v) => void saved.set(k, v),
+      remove: async (k) => void saved.delete(k),
+    };
+    const server = await ScriptedMcpServer.start();
+    const first = harness({ sessionStore });
+    const second = harness({ sessionStore });
+    const config = [{ id: 'scripted', url: server.url, enabled: true, isolation: 'per_thread' as const }];
+    try {
+      await first.manager.sync(config);
+      await call(first.registry, 'mcp__scripted__note-add', { note: 'kept' }, ctx({ threadId: 'A' }));
+      expect(saved.size).toBe(1);
+      // The worker dies (nothing is closed); a new one starts with the same storage.
+      await second.manager.sync(config);
+      const initsBefore = server.requests.filter((r) => r.rpcMethod === 'initialize').length;
+      expect(textOf(await call(second.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: ["kept"]');
+      expect(server.requests.filter((r) => r.rpcMethod === 'initialize').length).toBe(initsBefore); // resumed, not re-initialized
+      expect(second.logs.some((l) => l.message === 'resuming a per-thread MCP session')).toBe(true);
+
+      // The server forgot it meanwhile: the read is sent again on a new session, which is saved.
+      const old = [...saved.values()][0].sessionId;
+      server.expireSessions();
+      const third = harness({ sessionStore });
+      await third.manager.sync(config);
+      expect(textOf(await call(third.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
+      await until(() => [...saved.values()][0]?.sessionId !== undefined && [...saved.values()][0].sessionId !== old, 5_000, 'a new saved session');
+      await third.manager.closeThread('A');
+      expect(saved.size).toBe(0);
+      await third.manager.close();
+    } finally {
+      await second.manager.close();
+      await first.manager.close();
+      await server.stop();
+    }
+  });
+
+  it('a new worker registers the tools a server had before it connects (a waiting run still finds them)', async () => {
+    const cache = new Map<string, Tool[]>();
+    const toolCache: McpToolCache = { load: async (k) => cache.get(k) ?? null, save: async (k, v) => void cache.set(k, v) };
+    const server = await ScriptedMcpServer.start();
+    const first = harness({ toolCache });
+    const url = server.url;
+    const config = [{ id: 'scripted', url, enabled: true }];
+    await first.manager.sync(config);
+    const names = mcpNames(first.registry);
+    await first.manager.close();
+    await server.stop(); // the server is gone when the next worker starts
+    const second = harness({ toolCache, timing: { requestTimeoutMs: 1_000 } });
+    try {
+      await second.manager.sync(config);
+      expect(second.manager.status()[0].state).toBe('error');
+      expect(mcpNames(second.registry)).toEqual(names);
+      // Another URL is another server: nothing cached for it.
+      const third = harness({ toolCache, timing: { requestTimeoutMs: 1_000 } });
+      await third.manager.sync([{ ...config[0], url: url.replace('/mcp', '/other') }]);
+      expect(mcpNames(third.registry)).toEqual([]);
+      await third.manager.close();
+    } finally {
+      await second.manager.close();
+    }
   });
 
   it('keeps state per thread with isolation per_thread', async () => {

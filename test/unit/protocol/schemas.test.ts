@@ -29,13 +29,15 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'thread.search': { type: 'thread.search', query: 'milk' },
   'skills.import': { type: 'skills.import', content: '---\nname: a\ndescription: b\n---\nbody' },
   'skills.remove': { type: 'skills.remove', name: 'a' },
+  'mcp.signIn': { type: 'mcp.signIn', serverId: 'srv' },
+  'mcp.signOut': { type: 'mcp.signOut', serverId: 'srv' },
 };
 
 describe('op schemas', () => {
   it('every PROTOCOL.md op exists, plus the additions', () => {
     const fromProtocolMd = ['initialize', 'thread.create', 'thread.delete', 'thread.fork', 'thread.selectBranch', 'thread.subscribe', 'turn.submit', 'turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove', 'turn.interrupt', 'approval.response', 'interaction.response', 'run.resume', 'run.resolveUncertain', 'settings.update', 'siteRules.set'];
     for (const t of fromProtocolMd) expect(OP_TYPES).toContain(t);
-    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['skills.import', 'skills.remove', 'thread.export', 'thread.search', 'thread.setOptions', 'thread.unsubscribe']);
+    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['mcp.signIn', 'mcp.signOut', 'skills.import', 'skills.remove', 'thread.export', 'thread.search', 'thread.setOptions', 'thread.unsubscribe']);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
   });
 

@@ -140,6 +140,37 @@ describe('settings', () => {
     });
   });
 
+  it('an OAuth server: "Sign-in needed" with Connect (mcp.signIn); signed in with expiry and Sign out (mcp.signOut)', async () => {
+    const server = { id: 'linear', url: 'https://mcp.linear.example/mcp', enabled: true, hasToken: false };
+    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'needs_sign_in', auth: { signedIn: false } } }] });
+    let row = q(m.container, '[data-server-id="linear"]');
+    expect(q(row, '[data-mcp-state]').textContent).toBe('Sign-in needed');
+    await click(q(row, '[data-action="mcp-sign-in"]'));
+    expect(m.port().last('mcp.signIn')).toMatchObject({ type: 'mcp.signIn', serverId: 'linear' });
+    m.unmount();
+
+    const expiresAt = Date.now() + 3_600_000;
+    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'connected', toolCount: 3, auth: { signedIn: true, account: 'ada@example.com', renewable: true, expiresAt, scope: 'read write' } } }] });
+    row = q(m.container, '[data-server-id="linear"]');
+    expect(q(row, '[data-mcp-auth]').getAttribute('data-mcp-auth')).toBe('signed_in');
+    expect(row.textContent).toMatch(/Signed in as ada@example.com · token expires .+ \(renewed automatically\) · read write/);
+    await click(q(row, '[data-action="mcp-sign-out"]'));
+    expect(m.port().last('mcp.signOut')).toMatchObject({ type: 'mcp.signOut', serverId: 'linear' });
+  });
+
+  it('adds an OAuth server with a pre-registered client: id and write-only secret in the patch', async () => {
+    m = await openSettings();
+    await click(byText(m.container, 'button', 'Add MCP server'));
+    await typeInto(q(m.container, '#mcp-id'), 'gh');
+    await typeInto(q(m.container, '#mcp-url'), 'https://mcp.gh.example/mcp');
+    await typeInto(q(m.container, '#mcp-client-id'), 'Iv1.abc');
+    await typeInto(q(m.container, '#mcp-client-secret'), 'shh');
+    await click(byText(m.container, '.add-form button', 'Add'));
+    expect(m.port().last('settings.update').patch).toEqual({
+      mcpServers: [{ id: 'gh', url: 'https://mcp.gh.example/mcp', enabled: true, oauthClientId: 'Iv1.abc', oauthClientSecret: 'shh' }],
+    });
+  });
+
   it('chooses the language (browser default = null)', async () => {
     m = await openSettings({ locale: 'zh-CN' });
     const sel = q<HTMLSelectElement>(m.container, '#language');

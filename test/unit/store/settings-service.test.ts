@@ -90,6 +90,30 @@ describe('applySettingsPatch', () => {
     expect(removed.secrets).toEqual([{ credentialId: 'mcp:docs', value: null }]);
   });
 
+  it('an OAuth pre-registered client: its id is kept like a label, its secret like a token; null clears the id', () => {
+    const server = { id: 'docs', url: 'https://mcp.example/mcp', enabled: true };
+    const set = apply({ mcpServers: [{ ...server, oauthClientId: 'keel-app', oauthClientSecret: ' s3cret ' }] });
+    expect(set.next.mcpServers[0]).toMatchObject({ oauthClientId: 'keel-app', oauthClientSecretId: 'mcp-oauth-client:docs' });
+    expect(set.secrets).toEqual([{ credentialId: 'mcp-oauth-client:docs', value: 's3cret' }]);
+    const kept = apply({ mcpServers: [server] }, set.next);
+    expect(kept.next.mcpServers[0]).toMatchObject({ oauthClientId: 'keel-app', oauthClientSecretId: 'mcp-oauth-client:docs' });
+    expect(kept.secrets).toEqual([]);
+    expect(publicSettings(kept.next, []).mcpServers[0]).toMatchObject({ oauthClientId: 'keel-app', hasOAuthClientSecret: true });
+    expect(JSON.stringify(publicSettings(kept.next, []))).not.toContain('s3cret');
+    const cleared = apply({ mcpServers: [{ ...server, oauthClientId: null, oauthClientSecret: '' }] }, set.next);
+    expect(cleared.next.mcpServers[0]).not.toHaveProperty('oauthClientId');
+    expect(cleared.next.mcpServers[0]).not.toHaveProperty('oauthClientSecretId');
+    expect(apply({ mcpServers: [{ id: 'docs', remove: true }] }, set.next).secrets).toContainEqual({ credentialId: 'mcp-oauth-client:docs', value: null });
+  });
+
+  it('allowedTools: absent keeps the list, [] offers no tool, null clears it (every tool again)', () => {
+    const server = { id: 'docs', url: 'https://mcp.example/mcp', enabled: true };
+    expect(apply({ mcpServers: [server] }).next.mcpServers[0].allowedTools).toEqual(['search']);
+    expect(apply({ mcpServers: [{ ...server, allowedTools: [] }] }).next.mcpServers[0].allowedTools).toEqual([]);
+    const cleared = apply({ mcpServers: [{ ...server, allowedTools: null }] }).next.mcpServers[0];
+    expect('allowedTools' in cleared).toBe(false);
+  });
+
   it('sets scalar fields only when present, and null clears the nullable ones', () => {
     expect(apply({}).next).toEqual(configured());
     const { next } = apply({ tokenBudget: 5000, approvalMode: 'act', locale: 'zh-CN', defaultModel: { providerId: 'p2', model: 'x' } });
