@@ -198,6 +198,11 @@ export interface SettleResult {
   element?: ElementReport | { gone: true };
   /** Dialogs, alerts and live regions that appeared during the wait. */
   appeared: string[];
+  /**
+   * A cross-document navigation this document started during the action and that had not
+   * replaced it yet (a slow server): its destination. The caller waits for the new page.
+   */
+  navigating?: string;
 }
 
 export interface LocateResult {

@@ -49,7 +49,7 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   /** Starts tracking changes, then schedules the action's events for after the reply. */
   const defer = <R>(d: Deferred<R>): R => {
     ctx.tracker?.stop();
-    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc);
+    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) => env.shadowRootOf(el));
     const run = d.run;
     if (run) {
       ctx.pending = new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import { actionableOf } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
+import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
@@ -214,6 +215,7 @@ export class SnapshotWalker {
       const box = this.env.boxOf(el);
       if (box.width === 0 || box.height === 0) actionable = null;
     }
+    if (actionable && this.labelStandsIn(el)) return;
     if (actionable) {
       this.control(el, actionable.role, ctx);
       if (TEXT_CONTROL_TAGS.has(tag) || actionable.role === 'textbox') return;
@@ -289,7 +291,7 @@ export class SnapshotWalker {
     const ref = this.opts.refPrefix + this.registry.refFor(refTarget);
     this.refs++;
     const href = this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
-    return controlLine(el, role, name, ref, stateOf(el, stateRole), href);
+    return controlLine(el, role, name, ref, stateOf(el, stateRole), href, rowNameOf(el, role, name));
   }
 
   /**
@@ -312,6 +314,22 @@ export class SnapshotWalker {
     this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(control, role, role, label, name) });
     this.walkChildren(label, { ...ctx, inControl: true });
     return true;
+  }
+
+  /**
+   * A control hidden and styled through its label ("toggle all"): its label's line stands in for
+   * it (see label()), so the control itself is not listed a second time.
+   */
+  private labelStandsIn(el: Element): boolean {
+    if (el.localName !== 'input') return false;
+    // The label index, not el.labels: Chrome computes that list by walking the whole document.
+    const labels = this.labels.labelsOf(el) ?? Array.from((el as HTMLInputElement).labels ?? []);
+    if (!labels.length || this.isRendered(el)) return false;
+    return labels.some((l) => {
+      const style = this.styles.get(l);
+      const box = this.env.boxOf(l);
+      return style.display !== 'none' && !isInvisible(style) && box.width > 0 && box.height > 0;
+    });
   }
 
   private isRendered(el: Element): boolean {

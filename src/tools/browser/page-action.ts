@@ -50,7 +50,7 @@ export interface ActionSpec {
 
 type Settled =
   | { kind: 'settled'; result: SettleResult }
-  | { kind: 'navigated'; tab: TabInfo | undefined; stillLoading: boolean }
+  | { kind: 'navigated'; tab: TabInfo | undefined; stillLoading: boolean; destination?: string }
   | { kind: 'dialog'; dialog: OpenDialog }
   | { kind: 'unresponsive' };
 
@@ -112,6 +112,12 @@ async function settleThroughPage(deps: ActionDeps, spec: ActionSpec, before: Tab
       { op: 'settle', quietMs: SETTLE_QUIET_MS, timeoutMs: SETTLE_MAX_MS, ref: spec.localRef, docId: spec.docId },
       { timeoutMs: SETTLE_MAX_MS + 1500, signal },
     );
+    // The page is quiet but a navigation it started has not committed (a slow server): the
+    // action's effect is that navigation, so wait for it rather than report "no change".
+    if (result.navigating) {
+      const navigated = await waitForNavigation(deps.host, spec, before, signal);
+      return navigated.kind === 'navigated' ? { ...navigated, destination: result.navigating } : navigated;
+    }
     return { kind: 'settled', result };
   } catch (e) {
     if (signal.aborted) throw new Error('Interrupted.');
@@ -160,7 +166,9 @@ async function compose(
 
   if (settled.kind === 'navigated') {
     if (!after) facts.push('The tab was closed.');
-    else if (after.url !== before.url) {
+    else if (after.url === before.url && settled.destination && settled.destination !== before.url) {
+      facts.push(`The page is navigating to ${settled.destination}${settled.stillLoading ? ' (the server has not answered yet: wait with browser_wait_for, then take a new browser_snapshot)' : ''}.`);
+    } else if (after.url !== before.url) {
       facts.push(`The page navigated: ${before.url} → ${after.url}${settled.stillLoading ? ' (still loading)' : ''}.`);
     } else facts.push(`The page reloaded${settled.stillLoading ? ' (still loading)' : ''}.`);
     facts.push('Refs from earlier snapshots are no longer valid: take a new browser_snapshot.');
