@@ -53,12 +53,12 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
     const run = d.run;
     if (run) {
       ctx.pending = new Promise<void>((resolve) => {
+        // An action may take several tasks (typing yields between keys, as real typing does).
         setTimeout(() => {
-          try {
-            run();
-          } finally {
-            resolve();
-          }
+          Promise.resolve()
+            .then(run)
+            .catch(() => undefined)
+            .finally(resolve);
         }, 0);
       });
     }

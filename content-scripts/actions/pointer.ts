@@ -14,8 +14,8 @@ import { composedContains, deepElementFromPoint, type ShadowOf } from '../dom/co
 
 export interface Deferred<R> {
   result: R;
-  /** Runs after the reply is sent. */
-  run?: () => void;
+  /** Runs after the reply is sent; may span several tasks (its promise settles when done). */
+  run?: () => void | Promise<void>;
   /** The document the action happens in (a same-origin iframe's, for its elements). */
   doc?: Document;
 }
