@@ -134,6 +134,26 @@ function nextTask(): Promise<void> {
 
 async function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string, clear: boolean, caretless: boolean): Promise<void> {
   const doc = el.ownerDocument;
+  if (caretless && el.type === 'number' && text.length <= KEY_BY_KEY_LIMIT) {
+    // A number field is typed into key by key like a text field (widgets such as calendar year
+    // boxes act on keyup), though it has no caret for insertText: the value grows per key.
+    let value = clear ? '' : el.value;
+    let first = true;
+    for (const ch of text) {
+      if (!first) await nextTask();
+      first = false;
+      const key = keySpec(ch) ?? { key: ch, code: '', keyCode: 0, text: ch };
+      if (dispatchKey(el, 'keydown', key, [])) {
+        dispatchKey(el, 'keypress', key, []);
+        value += ch;
+        setNativeValue(el, value);
+        fire(el, 'input', ch);
+      }
+      dispatchKey(el, 'keyup', key, []);
+    }
+    fire(el, 'change');
+    return;
+  }
   if (caretless) {
     setNativeValue(el, clear || !el.value ? text : el.value + text);
     fire(el, 'input', text);

@@ -1,0 +1,117 @@
+/**
+ * The widget matrix (issue 14): one task per widget from a real npm package, each done by a
+ * scripted model that reads tool results generically — roles, names, values, visible text —
+ * with no per-widget code path: the plans below are per *kind of task* (pick in a searchable
+ * select, pick in a popup select, pick a date, reorder, reach a row), shared by every widget of
+ * that kind. `check` asserts the app's own state (window.widgetState).
+ */
+import { call, type Conversation, type Step } from './support';
+
+export interface WidgetTask {
+  widget: string;
+  /** The npm package(s) it is built from. */
+  packages: string;
+  task: string;
+  /** Page under test/fixtures/widgets. */
+  path: string;
+  /** The level the task is documented to pass at (docs/tools.md). */
+  level: 'L1' | 'L2';
+  plan(): Step[];
+  /** The app's state after the task is the expected one. */
+  done(state: Record<string, unknown>): boolean;
+}
+
+/** Type to filter a searchable select, then pick the option. */
+function searchableSelect(label: string, option: string): Step[] {
+  return [
+    call('browser_snapshot'),
+    (c) => call('browser_type', { ref: c.ref(new RegExp(`combobox "${label}"`)), text: option }),
+    call('browser_snapshot'),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`option "${option}"`)) }),
+  ];
+}
+
+/** Open a select's popup, then pick the option. */
+function popupSelect(label: string, option: string): Step[] {
+  return [
+    call('browser_snapshot'),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`combobox "${label}"`)) }),
+    call('browser_snapshot'),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`option "${option}"`)) }),
+  ];
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * A calendar popup: open it from its field, set the month and the year with the calendar's own
+ * controls, then click the day by its accessible name ("March 14, 2027", as calendars label days).
+ */
+function calendarDate(label: string, iso: string): Step[] {
+  const [y, m, d] = iso.split('-').map(Number);
+  const month = MONTHS[m - 1];
+  return [
+    call('browser_snapshot'),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`textbox "${label}"`)) }),
+    call('browser_snapshot'),
+    (c) => call('browser_select', { ref: c.ref(/combobox "Month"/), values: [month] }),
+    (c) => call('browser_type', { ref: c.ref(/spinbutton "Year"/), text: String(y), clear: true }),
+    call('browser_snapshot'),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`"${month} ${d}, ${y}"`)) }),
+  ];
+}
+
+/**
+ * Drag an item of a list onto the first, with trusted input (native drag and drop): list items
+ * are not controls, so their refs come from finding their text.
+ */
+function reorderToTop(item: string, first: string): Step[] {
+  return [
+    call('browser_snapshot'),
+    call('browser_find', { query: item }),
+    call('browser_find', { query: first }),
+    (c) => {
+      const [a, b] = c.toolTexts().slice(-2).map((t) => /\[ref=(\w+)\]/.exec(t)?.[1]);
+      return call('browser_mouse', { action: 'drag', ref: a ?? '', toRef: b ?? '', dropAt: 'top' });
+    },
+  ];
+}
+
+/**
+ * Reach row `n` of a virtualized list: read the row numbers the snapshot shows, scroll toward
+ * `n` by an estimate (calibrated by how far the previous scroll moved the rows), look again;
+ * then find the row. A careful reader's loop, bounded to a few rounds.
+ */
+function reachRow(prefix: string, n: number): Step[] {
+  let rowsPerScreen = 0;
+  let previous: { centre: number; amount: number } | null = null;
+  const adjust = (c: Conversation) => {
+    const rows = [...c.last().matchAll(new RegExp(`${prefix} (\\d+)`, 'g'))].map((m) => Number(m[1]));
+    if (!rows.length) return call('browser_snapshot');
+    const lo = Math.min(...rows);
+    const hi = Math.max(...rows);
+    const centre = (lo + hi) / 2;
+    if (previous && centre !== previous.centre) rowsPerScreen = Math.abs(centre - previous.centre) / previous.amount;
+    if (!rowsPerScreen) rowsPerScreen = hi - lo + 1;
+    if (n >= lo + 1 && n <= hi - 1) return call('browser_snapshot');
+    const amount = Math.min(20, Math.max(0.1, Math.round((Math.abs(n - centre) / rowsPerScreen) * 10) / 10));
+    previous = { centre, amount };
+    return call('browser_scroll', { direction: n > centre ? 'down' : 'up', amount });
+  };
+  return [
+    call('browser_snapshot'),
+    ...Array.from({ length: 4 }, () => [adjust, call('browser_snapshot')] as Step[]).flat(),
+    call('browser_find', { query: `${prefix} ${n}` }),
+  ];
+}
+
+const picked = (v: string) => (s: Record<string, unknown>) => s.value === v;
+
+export const WIDGET_TASKS: WidgetTask[] = [
+  { widget: 'react-select', packages: 'react-select 5.10.2', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=react-select', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'MUI Autocomplete', packages: '@mui/material 9.5.0', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=mui-autocomplete', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'MUI Select', packages: '@mui/material 9.5.0', task: 'pick "Canada" in a popup select', path: 'widget.html?w=mui-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'flatpickr', packages: 'flatpickr 4.6.13', task: 'choose 2027-03-14 in a date picker', path: 'widget.html?w=flatpickr', level: 'L1', plan: () => calendarDate('Delivery date', '2027-03-14'), done: picked('2027-03-14') },
+  { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
+  { widget: 'react-window List', packages: 'react-window 2.5.3', task: 'reach row 500 of a virtualized list', path: 'widget.html?w=react-window', level: 'L1', plan: () => reachRow('Row', 500), done: (s) => Number(s.first) <= 500 && Number(s.last) >= 500 },
+];
