@@ -156,3 +156,41 @@ describe('synthetic input lands where a user would', () => {
     await page.close();
   });
 });
+
+describe('the snapshot cursor', () => {
+  it('reads a page larger than the budget in pages: every control is reachable, once', async () => {
+    const page = await h.open('apps/todo-wc.html');
+    await page.evaluate(() => {
+      const main = document.createElement('main');
+      for (let i = 1; i <= 400; i++) {
+        const p = document.createElement('p');
+        p.innerHTML = `Section ${i} text that takes a few tokens <button>Action ${i}</button>`;
+        main.append(p);
+      }
+      document.body.append(main);
+    });
+    const names: string[] = [];
+    let pages = 0;
+    for (let n = 1; n <= 60; n++) {
+      const snap = await call<{ text: string; truncated: boolean; page: number; pages: number; estTokens: number }>(page, {
+        op: 'snapshot', mode: 'full', incremental: false, maxTokens: 1500, textLimit: 200, includeUrls: false, refPrefix: '', page: n,
+      });
+      expect(snap.estTokens).toBeLessThanOrEqual(1600);
+      names.push(...[...snap.text.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]));
+      pages = snap.pages;
+      if (!snap.truncated) break;
+    }
+    expect(pages).toBeGreaterThan(3);
+    expect(names).toEqual(Array.from({ length: 400 }, (_, i) => `Action ${i + 1}`));
+    // Continuing after a ref resumes right after its line.
+    const first = (await snapshot(page, { maxTokens: 1500 })).text;
+    const last = [...first.matchAll(/\[ref=(e\d+)\]/g)].pop()![1];
+    const next = await call<{ text: string }>(page, {
+      op: 'snapshot', mode: 'full', incremental: false, maxTokens: 1500, textLimit: 200, includeUrls: false, refPrefix: '', afterRef: last,
+    });
+    const firstNames = [...first.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]);
+    const nextNames = [...next.text.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]);
+    expect(Number(nextNames[0].split(' ')[1])).toBe(Number(firstNames[firstNames.length - 1].split(' ')[1]) + 1);
+    await page.close();
+  });
+});
