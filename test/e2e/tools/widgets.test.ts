@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWidgets, WIDGETS_DIR } from '../../fixtures/widgets/build';
 import { resultText, startToolSession, type ToolSession } from './support';
+import { recordMatrixRow, rowOf } from './matrix-record';
 import { WIDGET_TASKS } from './widget-tasks';
 
 let s: ToolSession;
@@ -27,11 +28,12 @@ describe.each(WIDGET_TASKS)('$widget: $task ($level)', (task) => {
     await page.waitForFunction(() => Boolean((window as unknown as { widgetState?: unknown }).widgetState));
     const t = await s.turn(task.task, task.plan(), { approve: () => 'allow_once' });
     const trace = t.results.map((r) => `${r.name}: ${resultText(r)}`).join('\n---\n');
-    for (const r of t.results) expect(r.ok, trace).toBe(true);
     const state = await page.evaluate(() => (window as unknown as { widgetState: Record<string, unknown> }).widgetState);
+    const row = rowOf(task.widget, task.task, task.level, t, t.results.every((r) => r.ok) && task.done(state));
+    recordMatrixRow(row);
+    for (const r of t.results) expect(r.ok, trace).toBe(true);
     expect(task.done(state), `${JSON.stringify(state)}\n${trace}`).toBe(true);
-    const l2 = t.calls.filter((c) => ['browser_mouse', 'browser_keyboard', 'browser_dialog'].includes(c.name)).length;
-    expect(l2 > 0 ? 'L2' : 'L1').toBe(task.level);
+    expect(row.level).toBe(task.level);
     await page.close();
   });
 });
