@@ -31,11 +31,11 @@ function searchableSelect(label: string, option: string): Step[] {
   ];
 }
 
-/** Open a select's popup, then pick the option. */
+/** Open a select's popup (a combobox, or a button that has a popup), then pick the option. */
 function popupSelect(label: string, option: string): Step[] {
   return [
     call('browser_snapshot'),
-    (c) => call('browser_click', { ref: c.ref(new RegExp(`combobox "${label}"`)) }),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`combobox "${label}"|button "${label}".*\\[haspopup\\]`)) }),
     call('browser_snapshot'),
     (c) => call('browser_click', { ref: c.ref(new RegExp(`option "${option}"`)) }),
   ];
@@ -111,6 +111,10 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'react-select', packages: 'react-select 5.10.2', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=react-select', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'MUI Autocomplete', packages: '@mui/material 9.5.0', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=mui-autocomplete', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'MUI Select', packages: '@mui/material 9.5.0', task: 'pick "Canada" in a popup select', path: 'widget.html?w=mui-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'Headless UI Combobox', packages: '@headlessui/react 2.2.10', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=headless-combobox', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'Headless UI Listbox', packages: '@headlessui/react 2.2.10', task: 'pick "Canada" in a popup select', path: 'widget.html?w=headless-listbox', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'Radix Select', packages: '@radix-ui/react-select 2.4.1', task: 'pick "Canada" in a popup select', path: 'widget.html?w=radix-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
+  { widget: 'Shoelace sl-select', packages: '@shoelace-style/shoelace 2.20.1', task: 'pick "Canada" in a popup select', path: 'widget.html?w=shoelace-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'flatpickr', packages: 'flatpickr 4.6.13', task: 'choose 2027-03-14 in a date picker', path: 'widget.html?w=flatpickr', level: 'L1', plan: () => calendarDate('Delivery date', '2027-03-14'), done: picked('2027-03-14') },
   { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
   { widget: 'react-window List', packages: 'react-window 2.5.3', task: 'reach row 500 of a virtualized list', path: 'widget.html?w=react-window', level: 'L1', plan: () => reachRow('Row', 500), done: (s) => Number(s.first) <= 500 && Number(s.last) >= 500 },
