@@ -105,7 +105,31 @@ function reachRow(prefix: string, n: number): Step[] {
   ];
 }
 
+/**
+ * Make a word bold in a rich-text editor: find the word, focus the editor (the textbox that holds
+ * it), then with real keys move the caret to the word — counting characters in the text the model
+ * read — select it and press the bold shortcut. Synthetic keys move no caret, hence L2.
+ */
+function boldWord(word: string): Step[] {
+  return [
+    call('browser_find', { query: word }),
+    (c) => {
+      const line = c.last().split('\n').find((l) => l.includes(`[ref=`) && l.toLowerCase().includes(word.toLowerCase())) ?? '';
+      const ref = /\[ref=(\w+)\]/.exec(line)?.[1] ?? '';
+      const text = /text "([^"]*)"/.exec(line)?.[1] ?? '';
+      const at = text.indexOf(word);
+      const keys = ['Control+Home', ...Array(Math.max(0, at)).fill('ArrowRight'), ...Array(word.length).fill('Shift+ArrowRight'), 'Control+b'];
+      return call('browser_keyboard', { ref, keys });
+    },
+  ];
+}
+
 const picked = (v: string) => (s: Record<string, unknown>) => s.value === v;
+/** Exactly `word` is bold in the editor's own model. */
+const boldOnly = (word: string) => (s: Record<string, unknown>) => {
+  const words = (s.words ?? []) as { word: string; bold: boolean }[];
+  return words.length > 3 && words.every((w) => w.bold === (w.word === word));
+};
 
 export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'react-select', packages: 'react-select 5.10.2', task: 'pick "Canada" in a searchable select', path: 'widget.html?w=react-select', level: 'L1', plan: () => searchableSelect('Country', 'Canada'), done: picked('Canada') },
@@ -117,5 +141,7 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'Shoelace sl-select', packages: '@shoelace-style/shoelace 2.20.1', task: 'pick "Canada" in a popup select', path: 'widget.html?w=shoelace-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'flatpickr', packages: 'flatpickr 4.6.13', task: 'choose 2027-03-14 in a date picker', path: 'widget.html?w=flatpickr', level: 'L1', plan: () => calendarDate('Delivery date', '2027-03-14'), done: picked('2027-03-14') },
   { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
+  { widget: 'Quill', packages: 'quill 2.0.3', task: 'make a word bold in an editor', path: 'widget.html?w=quill', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
+  { widget: 'Tiptap (ProseMirror)', packages: '@tiptap/core 3.34.0, @tiptap/starter-kit 3.34.0', task: 'make a word bold in an editor', path: 'widget.html?w=tiptap', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'react-window List', packages: 'react-window 2.5.3', task: 'reach row 500 of a virtualized list', path: 'widget.html?w=react-window', level: 'L1', plan: () => reachRow('Row', 500), done: (s) => Number(s.first) <= 500 && Number(s.last) >= 500 },
 ];
