@@ -124,6 +124,19 @@ function boldWord(word: string): Step[] {
   ];
 }
 
+/**
+ * Edit a grid cell: find the cell by its current value, double-click it to edit, and type the
+ * new value into the editor that appears (the focused textbox or spinbutton holding the old value).
+ */
+function editCell(current: string, next: string): Step[] {
+  return [
+    call('browser_find', { query: current }),
+    (c) => call('browser_click', { ref: c.ref(new RegExp(`"${current}"`)), doubleClick: true }),
+    call('browser_snapshot'),
+    (c) => call('browser_type', { ref: c.ref(new RegExp(`(textbox|spinbutton)\\b.*: ${current}$`)), text: next, clear: true, submit: true }),
+  ];
+}
+
 const picked = (v: string) => (s: Record<string, unknown>) => s.value === v;
 /** Exactly `word` is bold in the editor's own model. */
 const boldOnly = (word: string) => (s: Record<string, unknown>) => {
@@ -143,5 +156,7 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
   { widget: 'Quill', packages: 'quill 2.0.3', task: 'make a word bold in an editor', path: 'widget.html?w=quill', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'Tiptap (ProseMirror)', packages: '@tiptap/core 3.34.0, @tiptap/starter-kit 3.34.0', task: 'make a word bold in an editor', path: 'widget.html?w=tiptap', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
+  { widget: 'AG Grid', packages: 'ag-grid-community 36.2.0', task: 'edit a grid cell', path: 'widget.html?w=ag-grid', level: 'L1', plan: () => editCell('9.99', '42'),
+    done: (s) => JSON.stringify((s.rows as { price: number }[] | undefined)?.map((r) => r.price)) === '[12.5,42,30]' },
   { widget: 'react-window List', packages: 'react-window 2.5.3', task: 'reach row 500 of a virtualized list', path: 'widget.html?w=react-window', level: 'L1', plan: () => reachRow('Row', 500), done: (s) => Number(s.first) <= 500 && Number(s.last) >= 500 },
 ];
