@@ -137,6 +137,14 @@ function editCell(current: string, next: string): Step[] {
   ];
 }
 
+/** Replace the text of an editor: the textbox named `label`, cleared and typed into. */
+function replaceText(label: string, text: string): Step[] {
+  return [
+    call('browser_snapshot'),
+    (c) => call('browser_type', { ref: c.ref(new RegExp(`textbox "${label}"`)), text, clear: true }),
+  ];
+}
+
 const picked = (v: string) => (s: Record<string, unknown>) => s.value === v;
 /** Exactly `word` is bold in the editor's own model. */
 const boldOnly = (word: string) => (s: Record<string, unknown>) => {
@@ -158,5 +166,6 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'Tiptap (ProseMirror)', packages: '@tiptap/core 3.34.0, @tiptap/starter-kit 3.34.0', task: 'make a word bold in an editor', path: 'widget.html?w=tiptap', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'AG Grid', packages: 'ag-grid-community 36.2.0', task: 'edit a grid cell', path: 'widget.html?w=ag-grid', level: 'L1', plan: () => editCell('9.99', '42'),
     done: (s) => JSON.stringify((s.rows as { price: number }[] | undefined)?.map((r) => r.price)) === '[12.5,42,30]' },
+  { widget: 'CodeMirror 6', packages: '@codemirror/view 6.43.15, @codemirror/state 6.7.6', task: 'replace the code in a code editor', path: 'widget.html?w=codemirror', level: 'L1', plan: () => replaceText('Code', 'print(42)'), done: (s) => s.doc === 'print(42)' },
   { widget: 'react-window List', packages: 'react-window 2.5.3', task: 'reach row 500 of a virtualized list', path: 'widget.html?w=react-window', level: 'L1', plan: () => reachRow('Row', 500), done: (s) => Number(s.first) <= 500 && Number(s.last) >= 500 },
 ];
