@@ -93,6 +93,8 @@ const SKIP_TAGS = new Set([
 // Text made only of separators ("|", "·", "/") adds tokens and no meaning once links are lines.
 const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
+/** Controls a page may hide and draw through their label (CSS-only toggles). */
+const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
 
 export class SnapshotWalker {
   readonly lines: SnapshotLine[] = [];
@@ -308,7 +310,9 @@ export class SnapshotWalker {
       return true;
     }
     const role = roleOf(control);
-    if (!role) return false;
+    // Only toggles are styled through their label; a hidden text input behind a label is a
+    // form mirror of a widget drawn elsewhere (a date field's sections), not this label's control.
+    if (!role || !TOGGLE_ROLES.has(role)) return false;
     this.flush();
     const name = clip(normalizeSpace((label as HTMLElement).innerText ?? label.textContent ?? ''), 100);
     this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(control, role, role, label, name) });
@@ -321,7 +325,7 @@ export class SnapshotWalker {
    * it (see label()), so the control itself is not listed a second time.
    */
   private labelStandsIn(el: Element): boolean {
-    if (el.localName !== 'input') return false;
+    if (el.localName !== 'input' || !TOGGLE_ROLES.has(roleOf(el) ?? '')) return false;
     // The label index, not el.labels: Chrome computes that list by walking the whole document.
     const labels = this.labels.labelsOf(el) ?? Array.from((el as HTMLInputElement).labels ?? []);
     if (!labels.length || this.isRendered(el)) return false;

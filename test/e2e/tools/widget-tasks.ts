@@ -44,20 +44,33 @@ function popupSelect(label: string, option: string): Step[] {
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /**
- * A calendar popup: open it from its field, set the month and the year with the calendar's own
- * controls, then click the day by its accessible name ("March 14, 2027", as calendars label days).
+ * Choose a date in a date picker, reading which kind it is from the snapshot: a sectioned field
+ * (spinbuttons "Month", "Day", "Year") is typed into section by section; otherwise the calendar
+ * popup opens from its field, its month and year are set with the calendar's own controls, and
+ * the day is clicked by its accessible name ("March 14, 2027", as calendars label days).
  */
 function calendarDate(label: string, iso: string): Step[] {
   const [y, m, d] = iso.split('-').map(Number);
   const month = MONTHS[m - 1];
+  let sectioned = false;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const either = (typed: Step, calendar: Step): Step => (c) => {
+    const step = sectioned ? typed : calendar;
+    return typeof step === 'function' ? step(c) : step;
+  };
   return [
     call('browser_snapshot'),
-    (c) => call('browser_click', { ref: c.ref(new RegExp(`textbox "${label}"`)) }),
+    (c) => {
+      sectioned = /spinbutton "Month"/.test(c.last()) && /spinbutton "Day"/.test(c.last());
+      return sectioned
+        ? call('browser_type', { ref: c.ref(/spinbutton "Month"/), text: pad(m) })
+        : call('browser_click', { ref: c.ref(new RegExp(`textbox "${label}"`)) });
+    },
+    either((c) => call('browser_type', { ref: c.ref(/spinbutton "Day"/), text: pad(d) }), call('browser_snapshot')),
+    either((c) => call('browser_type', { ref: c.ref(/spinbutton "Year"/), text: String(y) }), (c) => call('browser_select', { ref: c.ref(/combobox "Month"/), values: [month] })),
+    either(call('browser_snapshot'), (c) => call('browser_type', { ref: c.ref(/spinbutton "Year"/), text: String(y), clear: true })),
     call('browser_snapshot'),
-    (c) => call('browser_select', { ref: c.ref(/combobox "Month"/), values: [month] }),
-    (c) => call('browser_type', { ref: c.ref(/spinbutton "Year"/), text: String(y), clear: true }),
-    call('browser_snapshot'),
-    (c) => call('browser_click', { ref: c.ref(new RegExp(`"${month} ${d}, ${y}"`)) }),
+    either(call('browser_snapshot'), (c) => call('browser_click', { ref: c.ref(new RegExp(`"${month} ${d}, ${y}"`)) })),
   ];
 }
 
@@ -161,6 +174,7 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'Radix Select', packages: '@radix-ui/react-select 2.4.1', task: 'pick "Canada" in a popup select', path: 'widget.html?w=radix-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'Shoelace sl-select', packages: '@shoelace-style/shoelace 2.20.1', task: 'pick "Canada" in a popup select', path: 'widget.html?w=shoelace-select', level: 'L1', plan: () => popupSelect('Country', 'Canada'), done: picked('Canada') },
   { widget: 'flatpickr', packages: 'flatpickr 4.6.13', task: 'choose 2027-03-14 in a date picker', path: 'widget.html?w=flatpickr', level: 'L1', plan: () => calendarDate('Delivery date', '2027-03-14'), done: picked('2027-03-14') },
+  { widget: 'MUI X DatePicker', packages: '@mui/x-date-pickers 9.17.0, dayjs 1.11.23', task: 'choose 2027-03-14 in a date picker', path: 'widget.html?w=mui-date', level: 'L1', plan: () => calendarDate('Delivery date', '2027-03-14'), done: picked('2027-03-14') },
   { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
   { widget: 'Quill', packages: 'quill 2.0.3', task: 'make a word bold in an editor', path: 'widget.html?w=quill', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'Tiptap (ProseMirror)', packages: '@tiptap/core 3.34.0, @tiptap/starter-kit 3.34.0', task: 'make a word bold in an editor', path: 'widget.html?w=tiptap', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
