@@ -8,7 +8,7 @@
  * with added nodes — otherwise a todo added by a Lit app would read "no visible change".
  */
 import { normalizeSpace, clip } from '../dom/text';
-import { composedElements, type ShadowOf } from '../dom/composed';
+import { composedElements, mayHostShadow, type ShadowOf } from '../dom/composed';
 
 const NOTABLE = '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
 
@@ -47,7 +47,7 @@ export class ChangeTracker {
     if (root.nodeType === 9) this.watch(root);
     if (!start) return;
     for (const el of composedElements(start, this.shadowOf)) {
-      const shadow = this.shadowOf(el);
+      const shadow = mayHostShadow(el) ? this.shadowOf(el) : null;
       if (shadow) this.watch(shadow);
       if (el.localName === 'iframe' || el.localName === 'frame') {
         const inner = (el as HTMLIFrameElement).contentDocument;

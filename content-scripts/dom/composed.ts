@@ -8,12 +8,23 @@
 /** Gives the shadow root of a host (open, or closed through chrome.dom in the extension). */
 export type ShadowOf = (el: Element) => ShadowRoot | null;
 
+/** The elements attachShadow accepts (HTML spec): autonomous custom elements and these. */
+const SHADOW_HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
+
+/**
+ * Whether `el` can have a shadow root at all. Asking only these keeps walks cheap where the
+ * question is a chrome.dom call per element (closed roots, in the extension).
+ */
+export function mayHostShadow(el: Element): boolean {
+  return el.localName.includes('-') || SHADOW_HOSTS.has(el.localName) || el.hasAttribute('is');
+}
+
 /**
  * The rendered children of `node`: a host's shadow tree (its light children only show through
  * slots), a slot's assigned nodes (or its fallback content), otherwise the child nodes.
  */
 export function composedChildren(node: Element, shadowOf: ShadowOf): Node[] {
-  const shadow = shadowOf(node);
+  const shadow = mayHostShadow(node) ? shadowOf(node) : null;
   if (shadow) return Array.from(shadow.childNodes);
   if (node.localName === 'slot') {
     const assigned = (node as HTMLSlotElement).assignedNodes({ flatten: true });
