@@ -189,7 +189,12 @@ async function compose(
     if (s.mutations > 0) {
       facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
     } else {
-      facts.push(elementChanged ? 'Only the element changed.' : 'No visible change in the page.');
+      if (elementChanged) facts.push('Only the element changed.');
+      else {
+        facts.push('No visible change in the page.');
+        // Synthetic input (L1) is what some pages ignore: name the trusted fallback.
+        if (spec.guardDialogs) facts.push('If the page should have reacted, it may ignore synthetic input: browser_mouse or browser_keyboard send trusted input (L2).');
+      }
     }
     if (s.element && 'gone' in s.element) facts.push(`${ref || 'The element'} is no longer in the page.`);
     else if (s.element && elementChanged) page.push(`element now: ${s.element.line}`);

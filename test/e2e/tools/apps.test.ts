@@ -58,6 +58,16 @@ describe('a todo app in a shadow root, through the tools', () => {
     await page.close();
   });
 
+  it('a synthetic click with no effect says so and names trusted input (L2) as the fallback', async () => {
+    const { page } = await s.open('apps/todo-wc.html');
+    const t = await s.turn('click the first todo once', [
+      call('browser_find', { query: 'Buy milk' }),
+      (c) => call('browser_click', { ref: c.ref(/text "Buy milk"/) }),
+    ]);
+    expect(resultText(t.result('browser_click'))).toMatch(/No visible change in the page\. .*browser_mouse or browser_keyboard send trusted input \(L2\)/);
+    await page.close();
+  });
+
   it('a click that starts a slow navigation reports the navigation, not "no visible change"', async () => {
     const { page } = await s.open('apps/todo-wc.html');
     const t = await s.turn('open the slow page', [
