@@ -202,11 +202,14 @@ function textTarget(el: Element): Element {
   return actionableOf(control, roleOf(control), new StyleCache().get(control), false) ? control : el;
 }
 
-/** An inline child (part of `el`'s own text) holds every word by itself: it is the match. */
+/**
+ * A shown inline child (part of `el`'s own text) holds every word by itself: it is the match.
+ * A hidden one is not, or hiding a copy of the text inside a block would hide the block's match.
+ */
 function inlineChildMatches(el: Element, words: string[], shadowOf: ShadowOf): boolean {
   for (const c of composedChildren(el, shadowOf)) {
     if (c.nodeType !== 1 || !isInline(c as Element)) continue;
-    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words)) return true;
+    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words) && isShown(c as Element)) return true;
   }
   return false;
 }
