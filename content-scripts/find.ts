@@ -209,9 +209,14 @@ function textTarget(el: Element): Element {
 function inlineChildMatches(el: Element, words: string[], shadowOf: ShadowOf): boolean {
   for (const c of composedChildren(el, shadowOf)) {
     if (c.nodeType !== 1 || !isInline(c as Element)) continue;
-    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words) && isShown(c as Element)) return true;
+    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words) && shownInline(c as Element)) return true;
   }
   return false;
+}
+
+/** Shown, for an inline child: a `display: contents` one (a slot) has no box of its own to measure. */
+function shownInline(el: Element): boolean {
+  return styleOf(el).display === 'contents' ? textEnvOf(el) !== null : isShown(el);
 }
 
 /**

@@ -48,6 +48,19 @@ describe('find sees the composed tree', () => {
     await page.close();
   });
 
+  it('a hidden inline copy of a text does not hide the visible match around it', async () => {
+    const page = await h.open('apps/todo-wc.html');
+    await page.evaluate(() => {
+      const p = document.createElement('p');
+      p.id = 'parcel';
+      p.innerHTML = 'Pick up the parcel <span style="display:none">Pick up the parcel</span>';
+      document.body.append(p);
+    });
+    const found = await find(page, 'pick up the parcel');
+    expect(found.matches).toEqual([expect.stringMatching(/^- text "Pick up the parcel" \[ref=e\d+\]/)]);
+    await page.close();
+  });
+
   it('finds text inside a same-origin frame', async () => {
     const page = await h.open('iframes.html');
     await page.waitForFunction(() => (document.getElementById('same') as HTMLIFrameElement).contentDocument?.readyState === 'complete');
