@@ -178,6 +178,7 @@ export const WIDGET_TASKS: WidgetTask[] = [
   { widget: 'SortableJS', packages: 'sortablejs 1.15.7', task: 'move item 3 to the top', path: 'widget.html?w=sortable', level: 'L2', plan: () => reorderToTop('Charlie', 'Alpha'), done: (s) => Array.isArray(s.order) && s.order[0] === 'Charlie' },
   { widget: 'Quill', packages: 'quill 2.0.3', task: 'make a word bold in an editor', path: 'widget.html?w=quill', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'Tiptap (ProseMirror)', packages: '@tiptap/core 3.34.0, @tiptap/starter-kit 3.34.0', task: 'make a word bold in an editor', path: 'widget.html?w=tiptap', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
+  { widget: 'Lexical', packages: 'lexical 0.52.0, @lexical/rich-text 0.52.0', task: 'make a word bold in an editor', path: 'widget.html?w=lexical', level: 'L2', plan: () => boldWord('brown'), done: boldOnly('brown') },
   { widget: 'AG Grid', packages: 'ag-grid-community 36.2.0', task: 'edit a grid cell', path: 'widget.html?w=ag-grid', level: 'L1', plan: () => editCell('9.99', '42'),
     done: (s) => JSON.stringify((s.rows as { price: number }[] | undefined)?.map((r) => r.price)) === '[12.5,42,30]' },
   { widget: 'CodeMirror 6', packages: '@codemirror/view 6.43.15, @codemirror/state 6.7.6', task: 'replace the code in a code editor', path: 'widget.html?w=codemirror', level: 'L1', plan: () => replaceText('Code', 'print(42)'), done: (s) => s.doc === 'print(42)' },
