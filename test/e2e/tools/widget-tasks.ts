@@ -121,7 +121,7 @@ function reachRow(prefix: string, n: number): Step[] {
 /**
  * Make a word bold in a rich-text editor: find the word, focus the editor (the textbox that holds
  * it), then with real keys move the caret to the word — counting characters in the text the model
- * read — select it and press the bold shortcut. Synthetic keys move no caret, hence L2.
+ * read — select it, then press the bold shortcut. Synthetic keys move no caret, hence L2.
  */
 function boldWord(word: string): Step[] {
   return [
@@ -131,9 +131,12 @@ function boldWord(word: string): Step[] {
       const ref = /\[ref=(\w+)\]/.exec(line)?.[1] ?? '';
       const text = /text "([^"]*)"/.exec(line)?.[1] ?? '';
       const at = text.indexOf(word);
-      const keys = ['Control+Home', ...Array(Math.max(0, at)).fill('ArrowRight'), ...Array(word.length).fill('Shift+ArrowRight'), 'Control+b'];
+      const keys = ['Control+Home', ...Array(Math.max(0, at)).fill('ArrowRight'), ...Array(word.length).fill('Shift+ArrowRight')];
       return call('browser_keyboard', { ref, keys });
     },
+    // Then the shortcut, once the editor has taken the selection in (it learns of it from
+    // selectionchange, a task after the keys).
+    call('browser_keyboard', { keys: ['Control+b'] }),
   ];
 }
 
