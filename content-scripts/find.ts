@@ -11,6 +11,7 @@ import { roleOf } from './dom/roles';
 import { clip, normalizeSpace, quote } from './dom/text';
 import { isClippedAway, isCollapsedBox, isOffscreen, isSubtreeHidden, StyleCache, type Viewport } from './dom/visibility';
 import { TextEnv } from './snapshot/text-env';
+import { composedChildren, composedClosest, composedElements, composedParent, type ShadowOf } from './dom/composed';
 
 export interface FindResult {
   docId: string;
@@ -28,7 +29,7 @@ export function find(ctx: AgentContext, query: string, kind: 'text' | 'element',
 }
 
 function isShown(el: Element): boolean {
-  if (el.closest('[aria-hidden=true]')) return false;
+  if (composedClosest(el, '[aria-hidden=true]')) return false;
   if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
   const r = el.getBoundingClientRect();
   return r.width > 1 && r.height > 1 && textEnvOf(el) !== null;
@@ -61,11 +62,7 @@ function boxHidden(el: Element, style: CSSStyleDeclaration, vp: Viewport): boole
 function textEnvOf(el: Element): TextEnv | null {
   const vp = viewportOf(el.ownerDocument);
   const chain: Element[] = [];
-  for (let p: Element | null = el; p; ) {
-    chain.unshift(p);
-    const root = p.getRootNode();
-    p = p.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
-  }
+  for (let p: Element | null = el; p; p = composedParent(p)) chain.unshift(p);
   let env = new TextEnv(null, null);
   for (const a of chain) {
     const style = styleOf(a);
@@ -76,21 +73,21 @@ function textEnvOf(el: Element): TextEnv | null {
 }
 
 /** The visible part of `el`'s own text (its text nodes and inline children), as ownText builds it. */
-function visibleOwnText(el: Element): string {
+function visibleOwnText(el: Element, shadowOf: ShadowOf): string {
   const env = textEnvOf(el);
   if (!env) return '';
   const vp = viewportOf(el.ownerDocument);
   // At the top, like ownText: text nodes and inline children; inside those, everything visible.
   const visit = (node: Element, nodeEnv: TextEnv, top: boolean): string => {
     let s = '';
-    for (let c = node.firstChild; c; c = c.nextSibling) {
+    for (const c of composedChildren(node, shadowOf)) {
       if (c.nodeType === 3) {
         if (!nodeEnv.hidden) s += c.nodeValue;
         continue;
       }
       if (c.nodeType !== 1) continue;
       const child = c as Element;
-      if (top && !INLINE_TAGS.has(child.localName)) continue;
+      if (top && !isInline(child)) continue;
       const style = styleOf(child);
       if (boxHidden(child, style, vp)) continue;
       s += visit(child, new TextEnv(style, nodeEnv), false);
@@ -114,19 +111,23 @@ function matches(hay: string, words: string[]): boolean {
   return words.every((w) => h.includes(w));
 }
 
-function* allElements(root: Document | ShadowRoot | Element, selector: string, ctx: AgentContext): Generator<Element> {
-  for (const el of Array.from(root.querySelectorAll(selector))) yield el;
-  // Open (and, in the extension, closed) shadow roots hold controls too.
-  for (const host of Array.from(root.querySelectorAll('*'))) {
-    const shadow = ctx.env.shadowRootOf(host);
-    if (shadow) yield* allElements(shadow, selector, ctx);
-  }
+/** Candidates anywhere in the composed tree: shadow roots (open, and closed in the extension), frames. */
+function* allElements(ctx: AgentContext, selector: string): Generator<Element> {
+  const root = ctx.doc.body ?? ctx.doc.documentElement;
+  if (!root) return;
+  const shadowOf: ShadowOf = (el) => ctx.env.shadowRootOf(el);
+  for (const el of composedElements(root, shadowOf, isSkipped)) if (el.matches(selector)) yield el;
+}
+
+function isSkipped(el: Element): boolean {
+  return el.localName === 'script' || el.localName === 'style' || el.localName === 'noscript' || el.localName === 'template';
 }
 
 function findElements(ctx: AgentContext, words: string[], role: string | undefined, limit: number, styles: StyleCache): FindResult {
   const out: string[] = [];
   let total = 0;
-  for (const el of allElements(ctx.doc, CANDIDATES, ctx)) {
+  for (const el of allElements(ctx, CANDIDATES)) {
+    if (isStandIn(el)) continue;
     // Cheap prefilter before the accessible-name computation, which walks the subtree.
     const rough = `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('title') ?? ''} ${
       el.getAttribute('placeholder') ?? ''} ${(el as HTMLInputElement).value ?? ''} ${el.getAttribute('alt') ?? ''} ${
@@ -156,29 +157,35 @@ function labelText(el: Element): string {
   return labels ? Array.from(labels, (l) => l.textContent ?? '').join(' ') : '';
 }
 
+/**
+ * Text matches, one per place the text is shown: the innermost element whose own text holds
+ * every word (a block's inline child that matches alone is reported instead of the block), so a
+ * match is listed once and its ref is the element a user pointing at the text would hit — the
+ * label a double-click edits, not the row around it. Text of a label goes to its control, text
+ * inside a control to the control.
+ */
 function findText(ctx: AgentContext, words: string[], limit: number): FindResult {
   const out: string[] = [];
   let total = 0;
-  const body = ctx.doc.body;
-  if (!body) return { docId: ctx.registry.docId, matches: out, total };
-  const seen = new Set<Element>();
-  const walker = ctx.doc.createTreeWalker(body, NodeFilter.SHOW_ELEMENT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const el = n as Element;
-    if (el.localName === 'script' || el.localName === 'style' || el.localName === 'noscript') continue;
-    // Match on blocks whose own text (not a child block's) contains the words.
-    const raw = ownText(el);
+  const root = ctx.doc.body;
+  if (!root) return { docId: ctx.registry.docId, matches: out, total };
+  const shadowOf: ShadowOf = (el) => ctx.env.shadowRootOf(el);
+  const reported = new Set<Element>();
+  for (const el of composedElements(root, shadowOf, isSkipped)) {
+    if (isSkipped(el)) continue;
+    const raw = ownText(el, shadowOf);
     if (!raw || !matches(raw, words)) continue;
-    if (seen.has(el) || !isShown(el)) continue;
+    if (inlineChildMatches(el, words, shadowOf)) continue;
+    if (!isShown(el)) continue;
     // Only now (few elements get here) the costly part: drop text a sighted user cannot see.
-    const own = visibleOwnText(el);
+    const own = visibleOwnText(el, shadowOf);
     if (!own || !matches(own, words)) continue;
-    seen.add(el);
+    const target = textTarget(el);
+    // Two matches inside one control (its label and its text) are one place to act.
+    if (reported.has(target) && target !== el) continue;
+    reported.add(target);
     total++;
     if (out.length >= limit) continue;
-    // Text of a label belongs to its control; text inside a control to the control.
-    const control = el.closest('label')?.control ?? el.closest(CANDIDATES.replace(',label', ''));
-    const target = control && actionableOf(control, roleOf(control), new StyleCache().get(control), false) ? control : el;
     const ref = ctx.refPrefix + ctx.registry.refFor(target);
     const snippet = snippetAround(own, words[0] ?? '');
     const context = target === el ? nearestHeading(el) : ` in ${ctx.report(target).line.slice(2)}`;
@@ -187,19 +194,65 @@ function findText(ctx: AgentContext, words: string[], limit: number): FindResult
   return { docId: ctx.registry.docId, matches: out, total };
 }
 
-const INLINE_TAGS = new Set(['a', 'b', 'i', 'em', 'strong', 'span', 'code', 'mark', 'small', 'abbr', 'sup', 'sub', 'u', 'time', 'label']);
+/** The control a text belongs to (its label's control, or the control around it), else the element. */
+function textTarget(el: Element): Element {
+  const label = composedClosest(el, 'label') as HTMLLabelElement | null;
+  const control = label?.control ?? composedClosest(el, CANDIDATES.replace(',label', ''));
+  if (!control) return el;
+  return actionableOf(control, roleOf(control), new StyleCache().get(control), false) ? control : el;
+}
 
-function ownText(el: Element): string {
+/**
+ * A shown inline child (part of `el`'s own text) holds every word by itself: it is the match.
+ * A hidden one is not, or hiding a copy of the text inside a block would hide the block's match.
+ */
+function inlineChildMatches(el: Element, words: string[], shadowOf: ShadowOf): boolean {
+  for (const c of composedChildren(el, shadowOf)) {
+    if (c.nodeType !== 1 || !isInline(c as Element)) continue;
+    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words) && shownInline(c as Element)) return true;
+  }
+  return false;
+}
+
+/** Shown, for an inline child: a `display: contents` one (a slot) has no box of its own to measure. */
+function shownInline(el: Element): boolean {
+  return styleOf(el).display === 'contents' ? textEnvOf(el) !== null : isShown(el);
+}
+
+/**
+ * A control hidden and styled through its label (CSS-only toggles): the label stands in for it,
+ * so only the label is listed.
+ */
+function isStandIn(el: Element): boolean {
+  if (el.localName !== 'label') return false;
+  const control = (el as HTMLLabelElement).control;
+  if (!control) return false;
+  const r = control.getBoundingClientRect();
+  return !(r.width > 1 && r.height > 1 && styleOf(control).opacity !== '0');
+}
+
+const INLINE_TAGS = new Set(['a', 'b', 'i', 'em', 'strong', 'span', 'code', 'mark', 'small', 'abbr', 'sup', 'sub', 'u', 'time', 'label', 'slot']);
+
+function isInline(el: Element): boolean {
+  return INLINE_TAGS.has(el.localName);
+}
+
+/** Text content of the composed subtree (a slot's assigned nodes, a host's shadow tree). */
+function composedText(el: Element, shadowOf: ShadowOf): string {
   let s = '';
-  for (let c = el.firstChild; c; c = c.nextSibling) {
+  for (const c of composedChildren(el, shadowOf)) {
     if (c.nodeType === 3) s += c.nodeValue;
-    else if (c.nodeType === 1) {
-      const tag = (c as Element).localName;
-      // Inline children are part of the block's text; block children are matched on their own.
-      if (INLINE_TAGS.has(tag)) {
-        s += c.textContent;
-      }
-    }
+    else if (c.nodeType === 1 && !isSkipped(c as Element)) s += composedText(c as Element, shadowOf);
+  }
+  return s;
+}
+
+function ownText(el: Element, shadowOf: ShadowOf): string {
+  let s = '';
+  for (const c of composedChildren(el, shadowOf)) {
+    // Inline children are part of the block's text; block children are matched on their own.
+    if (c.nodeType === 3) s += c.nodeValue;
+    else if (c.nodeType === 1 && isInline(c as Element)) s += composedText(c as Element, shadowOf);
   }
   return normalizeSpace(s);
 }

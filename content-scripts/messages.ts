@@ -28,6 +28,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     textLimit: int(20, 10_000),
     includeUrls: z.boolean(),
     refPrefix: z.string().check(z.regex(/^(f\d{1,9})?$/)),
+    page: z.optional(int(1, 10_000)),
+    afterRef: z.optional(z.string().check(z.regex(/^(f\d{1,9})?e\d{1,9}$/))),
   }),
   z.object({ op: z.literal('get_text'), maxChars: int(100, 500_000), offset: int(0, 50_000_000) }),
   z.object({
@@ -179,6 +181,11 @@ export interface SnapshotResult {
   estTokens: number;
   ms: number;
   scroll: { x: number; y: number; maxY: number; viewportWidth: number; viewportHeight: number };
+  /** Full snapshots: the page of the outline shown, and the page count at this budget. */
+  page?: number;
+  pages?: number;
+  /** The `afterRef` asked for is not on the page (the outline starts from the top). */
+  refMissing?: boolean;
 }
 
 export interface ActionAck {
@@ -198,6 +205,11 @@ export interface SettleResult {
   element?: ElementReport | { gone: true };
   /** Dialogs, alerts and live regions that appeared during the wait. */
   appeared: string[];
+  /**
+   * A cross-document navigation this document started during the action and that had not
+   * replaced it yet (a slow server): its destination. The caller waits for the new page.
+   */
+  navigating?: string;
 }
 
 export interface LocateResult {

@@ -49,16 +49,16 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   /** Starts tracking changes, then schedules the action's events for after the reply. */
   const defer = <R>(d: Deferred<R>): R => {
     ctx.tracker?.stop();
-    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc);
+    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) => env.shadowRootOf(el));
     const run = d.run;
     if (run) {
       ctx.pending = new Promise<void>((resolve) => {
+        // An action may take several tasks (typing yields between keys, as real typing does).
         setTimeout(() => {
-          try {
-            run();
-          } finally {
-            resolve();
-          }
+          Promise.resolve()
+            .then(run)
+            .catch(() => undefined)
+            .finally(resolve);
         }, 0);
       });
     }

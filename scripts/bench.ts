@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot]
+ *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
@@ -22,6 +22,7 @@ import { benchSnapshot } from './bench/snapshot';
 import type { BenchResult, SummaryRow } from './bench/stats';
 import { benchStreamLatency } from './bench/stream-latency';
 import { benchThread2000 } from './bench/thread-2000';
+import { benchWidgetMatrix } from './bench/widget-matrix';
 
 const OUT = join(REPO_ROOT, 'bench-results');
 const WATCHDOG_MS = 14 * 60_000;
@@ -33,6 +34,7 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
   { key: 'thread', title: '2,000-item thread', run: () => benchThread2000({ trials: 9 }) },
   { key: 'cost', title: 'cost (prefix reuse, cache, $)', run: () => benchCost() },
   { key: 'snapshot', title: 'snapshot (npm run bench:snapshot)', run: () => benchSnapshot({ timeoutMs: 10 * 60_000 }) },
+  { key: 'matrix', title: 'widget matrix (issue 14)', run: () => benchWidgetMatrix({ timeoutMs: 4 * 60_000 }) },
 ];
 
 function machine() {

@@ -2,17 +2,26 @@
  * Watches the DOM from just before an action until the page settles: how many mutations, when
  * the last one happened, and which dialogs or alerts appeared (the "short account of what
  * changed" an action returns). Our own overlay is ignored.
+ *
+ * A document observer does not see inside shadow roots, where web-component apps render: every
+ * shadow root present when the action starts is observed too, and so is each one that arrives
+ * with added nodes — otherwise a todo added by a Lit app would read "no visible change".
  */
 import { normalizeSpace, clip } from '../dom/text';
+import { composedElements, mayHostShadow, type ShadowOf } from '../dom/composed';
 
 const NOTABLE = '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
 
 export class ChangeTracker {
   mutations = 0;
   lastMutation: number;
+  private navigation: NavigateEventLike | null = null;
+  private readonly stopNavigation: () => void;
   private readonly observer: MutationObserver;
   private readonly notable = new Set<Element>();
   private readonly listeners = new Set<() => void>();
+  private readonly observed = new WeakSet<Node>();
+  private readonly options = { subtree: true, childList: true, attributes: true, characterData: true };
 
   constructor(
     doc: Document,
@@ -20,13 +29,37 @@ export class ChangeTracker {
     private readonly ignore: ReadonlySet<Element>,
     /** The acted-on element's document, when it is a same-origin iframe's. */
     also?: Document,
+    private readonly shadowOf: ShadowOf = (el) => el.shadowRoot,
   ) {
     this.lastMutation = now();
     const view = doc.defaultView ?? window;
     this.observer = new view.MutationObserver((records) => this.onRecords(records));
-    const options = { subtree: true, childList: true, attributes: true, characterData: true };
-    this.observer.observe(doc, options);
-    if (also && also !== doc) this.observer.observe(also, options);
+    this.observe(doc);
+    if (also && also !== doc) this.observe(also);
+    this.stopNavigation = watchNavigation(also ?? doc, (ev) => {
+      this.navigation = ev;
+    });
+  }
+
+  /** Observes `root` and every shadow root (and same-origin frame document) inside it. */
+  private observe(root: Document | Element): void {
+    const start = root.nodeType === 9 ? (root as Document).documentElement : (root as Element);
+    if (root.nodeType === 9) this.watch(root);
+    if (!start) return;
+    for (const el of composedElements(start, this.shadowOf)) {
+      const shadow = mayHostShadow(el) ? this.shadowOf(el) : null;
+      if (shadow) this.watch(shadow);
+      if (el.localName === 'iframe' || el.localName === 'frame') {
+        const inner = (el as HTMLIFrameElement).contentDocument;
+        if (inner) this.watch(inner);
+      }
+    }
+  }
+
+  private watch(node: Node): void {
+    if (this.observed.has(node)) return;
+    this.observed.add(node);
+    this.observer.observe(node, this.options);
   }
 
   private onRecords(records: MutationRecord[]): void {
@@ -34,7 +67,10 @@ export class ChangeTracker {
     for (const r of records) {
       if (this.isOurs(r)) continue;
       counted++;
-      for (const n of Array.from(r.addedNodes)) this.collectNotable(n);
+      for (const n of Array.from(r.addedNodes)) {
+        this.collectNotable(n);
+        if (n.nodeType === 1) this.observe(n as Element);
+      }
       if (r.type === 'attributes' && r.target.nodeType === 1) this.collectNotable(r.target);
     }
     if (!counted) return;
@@ -96,8 +132,40 @@ export class ChangeTracker {
     return out;
   }
 
+  /** Destination of a navigation started while tracking that the page did not cancel. */
+  get navigatingTo(): string | null {
+    const ev = this.navigation;
+    return ev && !ev.defaultPrevented ? (ev.destination?.url ?? null) : null;
+  }
+
   stop(): void {
+    this.stopNavigation();
     this.observer.disconnect();
     this.listeners.clear();
   }
+}
+
+interface NavigateEventLike extends Event {
+  destination?: { url?: string };
+  canIntercept?: boolean;
+  hashChange?: boolean;
+  downloadRequest?: string | null;
+}
+
+/**
+ * Calls `onNavigate` with the destination when the document starts a navigation that leaves it
+ * (a link, a form, location.assign). Until the server answers, the old page stays up and quiet:
+ * without this, a click on a slow link would read as "no visible change". Same-document
+ * navigations (hash changes, a router's pushState) are reported through the URL instead.
+ */
+function watchNavigation(doc: Document, onNavigate: (ev: NavigateEventLike) => void): () => void {
+  const nav = (doc.defaultView as unknown as { navigation?: EventTarget } | null)?.navigation;
+  if (!nav) return () => undefined;
+  const listener = (e: Event) => {
+    const ev = e as NavigateEventLike;
+    if (ev.hashChange || ev.downloadRequest || !ev.destination?.url) return;
+    onNavigate(ev);
+  };
+  nav.addEventListener('navigate', listener);
+  return () => nav.removeEventListener('navigate', listener);
 }

@@ -1,3 +1,5 @@
+import { composedParent, deepActiveElement, type ShadowOf } from '../dom/composed';
+
 /**
  * Synthetic input events, built with the element's own window constructors (same-origin iframes
  * have their own realm). Pages see isTrusted false; the debugger tier exists for pages that care.
@@ -77,16 +79,25 @@ export function dispatchHover(el: Element, p: Point, mods: readonly Modifier[] =
 }
 
 /**
- * The event sequence of a real click: hover, press (focus moves unless prevented), release,
- * click (or auxclick / contextmenu). Activation behaviour (links, checkboxes, submit) follows
- * from the dispatched `click` itself.
+ * The event sequence of a real click, as Chromium dispatches it: hover, then per press
+ * pointerdown, mousedown (focus moves unless prevented), pointerup, mouseup and click (or
+ * auxclick) with `detail` counting the presses, then dblclick (detail 2) after the second, or
+ * contextmenu. Activation behaviour (links, checkboxes, submit) follows from the dispatched
+ * `click` itself. All are composed, so listeners outside a shadow root hear them.
  */
-export function dispatchClick(el: Element, p: Point, button: MouseButton, clickCount: number, mods: readonly Modifier[]): void {
+export function dispatchClick(
+  el: Element,
+  p: Point,
+  button: MouseButton,
+  clickCount: number,
+  mods: readonly Modifier[],
+  shadowOf: ShadowOf = (e) => e.shadowRoot,
+): void {
   dispatchHover(el, p, mods);
   for (let n = 1; n <= clickCount; n++) {
     mouse(el, 'pointerdown', p, button, BUTTONS_MASK[button], n, mods);
     const down = mouse(el, 'mousedown', p, button, BUTTONS_MASK[button], n, mods);
-    if (down && n === 1) focusForClick(el);
+    if (down && n === 1) focusForClick(el, shadowOf);
     mouse(el, 'pointerup', p, button, 0, n, mods);
     mouse(el, 'mouseup', p, button, 0, n, mods);
     if (button === 'left') mouse(el, 'click', p, button, 0, n, mods);
@@ -96,17 +107,21 @@ export function dispatchClick(el: Element, p: Point, button: MouseButton, clickC
   if (button === 'left' && clickCount >= 2) mouse(el, 'dblclick', p, button, 0, 2, mods);
 }
 
-/** Focus what a mousedown would focus: the element or its nearest focusable ancestor. */
-export function focusForClick(el: Element): void {
-  let cur: Element | null = el;
-  while (cur) {
+/**
+ * Focus what a mousedown would focus: the element or its nearest focusable composed ancestor
+ * (through slots and shadow hosts). Over nothing focusable, a press blurs what had focus —
+ * the blur an app's "commit on blur" editor relies on.
+ */
+export function focusForClick(el: Element, shadowOf: ShadowOf = (e) => e.shadowRoot): void {
+  for (let cur: Element | null = el; cur; cur = composedParent(cur)) {
     const h = cur as HTMLElement;
     if (typeof h.focus === 'function' && (h.tabIndex >= 0 || h.isContentEditable || h.hasAttribute('tabindex'))) {
-      h.focus({ preventScroll: true });
+      if (deepActiveElement(el.ownerDocument, shadowOf) !== h) h.focus({ preventScroll: true });
       return;
     }
-    cur = cur.parentElement;
   }
+  const active = deepActiveElement(el.ownerDocument, shadowOf) as HTMLElement | null;
+  if (active && active !== el.ownerDocument.body && typeof active.blur === 'function') active.blur();
 }
 
 export interface KeySpec {

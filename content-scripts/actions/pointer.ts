@@ -10,11 +10,12 @@ import type { ActionAck, FrameLocation, LocateResult } from '../messages';
 import { centerOf, dispatchClick, dispatchHover, focusForClick, type Modifier, type MouseButton, type Point } from './events';
 import { describeElement } from './describe';
 import { sameSize, urlScore } from '../frame-url';
+import { composedContains, deepElementFromPoint, type ShadowOf } from '../dom/composed';
 
 export interface Deferred<R> {
   result: R;
-  /** Runs after the reply is sent. */
-  run?: () => void;
+  /** Runs after the reply is sent; may span several tasks (its promise settles when done). */
+  run?: () => void | Promise<void>;
   /** The document the action happens in (a same-origin iframe's, for its elements). */
   doc?: Document;
 }
@@ -40,17 +41,30 @@ export function assertActionable(ctx: AgentContext, el: Element, ref: string): v
   if (isDisabled(el)) ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is disabled.`);
 }
 
-/** What covers the point, when it is not the element, its descendant, its label or its control. */
-export function coveringElement(el: Element, p: Point): Element | null {
-  const root = el.getRootNode() as Document | ShadowRoot;
-  const hit = root.elementFromPoint?.(p.x, p.y) ?? null;
-  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+/**
+ * Where a pointer at `p` lands when aiming at `el`: the deepest element there (through shadow
+ * roots), when it is `el`, inside it, or its label or control; `covered` with what is on top
+ * otherwise. A real user's events go to that hit element, so synthetic ones do too.
+ */
+export type PointerHit = { kind: 'hit'; target: Element } | { kind: 'covered'; by: Element } | { kind: 'missed' };
+
+export function pointerHit(el: Element, p: Point, shadowOf: ShadowOf): PointerHit {
+  const hit = deepElementFromPoint(el.ownerDocument, p.x, p.y, shadowOf);
+  if (!hit) return { kind: 'missed' };
+  if (composedContains(el, hit)) return { kind: 'hit', target: hit };
+  if (composedContains(hit, el)) return { kind: 'hit', target: el };
   const labels = (el as HTMLInputElement).labels;
-  if (labels && Array.from(labels).some((l) => l === hit || l.contains(hit))) return null;
-  if (hit.localName === 'label' && (hit as HTMLLabelElement).control === el) return null;
+  if (labels && Array.from(labels).some((l) => composedContains(l, hit))) return { kind: 'hit', target: hit };
+  if (hit.localName === 'label' && (hit as HTMLLabelElement).control === el) return { kind: 'hit', target: hit };
   const label = el.closest('label');
-  if (label && (label === hit || label.contains(hit))) return null;
-  return hit;
+  if (label && composedContains(label, hit)) return { kind: 'hit', target: hit };
+  return { kind: 'covered', by: hit };
+}
+
+/** What covers the point, when it is not the element, its descendant, its label or its control. */
+export function coveringElement(el: Element, p: Point, shadowOf: ShadowOf = (e) => e.shadowRoot): Element | null {
+  const hit = pointerHit(el, p, shadowOf);
+  return hit.kind === 'covered' ? hit.by : null;
 }
 
 export function click(
@@ -72,20 +86,28 @@ export function click(
     if (label) target = label;
   }
   const p = bringIntoView(target);
-  const cover = force ? null : coveringElement(target, p);
-  if (cover) {
-    const coverRef = ctx.registry.peek(cover);
+  const shadowOf: ShadowOf = (e) => ctx.env.shadowRootOf(e);
+  const hit = pointerHit(target, p, shadowOf);
+  if (hit.kind === 'covered' && !force) {
+    const coverRef = ctx.registry.peek(hit.by);
     ctx.fail(
       'not_actionable',
-      `Element ${ref} is covered by ${describeElement(cover)}${coverRef ? ` [ref=${ctx.refPrefix}${coverRef}]` : ''} ` +
-        '(an overlay, banner or dialog). Close or dismiss it first, or retry with force: true to click anyway.',
+      `Element ${ref} is covered by ${describeElement(hit.by)}${coverRef ? ` [ref=${ctx.refPrefix}${coverRef}]` : ''} ` +
+        '(an overlay, banner or dialog). Close or dismiss it first, or retry with force: true to click anyway. ' +
+        'Synthetic input (L1) never clicks what is on top instead; browser_mouse (L2, trusted input) clicks the point itself.',
     );
   }
+  if (hit.kind === 'missed' && !force) {
+    ctx.fail('not_actionable', `Element ${ref} is not under the pointer after scrolling it into view (outside the viewport). Take a new browser_snapshot, or use browser_mouse (L2).`);
+  }
+  // The events go where a user's would: the deepest element under the point (a button's icon,
+  // the label text a double-click edits), which lies inside the target.
+  const eventTarget = hit.kind === 'hit' ? hit.target : target;
   const element = ctx.report(el);
   ctx.highlighter.show(target.getBoundingClientRect(), `click ${element.name ? `"${element.name.slice(0, 40)}"` : element.role}`);
   return {
     result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element },
-    run: () => dispatchClick(target, centerOf(target), button, clickCount, modifiers),
+    run: () => dispatchClick(eventTarget, p, button, clickCount, modifiers, shadowOf),
     doc: target.ownerDocument,
   };
 }

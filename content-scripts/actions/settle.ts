@@ -15,7 +15,7 @@ export async function settle(
   docId: string | undefined,
 ): Promise<SettleResult> {
   await ctx.pending;
-  const tracker = ctx.tracker ?? new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned);
+  const tracker = ctx.tracker ?? new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
   ctx.tracker = null;
   const quiet = await tracker.waitQuiet(quietMs, timeoutMs);
   tracker.stop();
@@ -27,6 +27,8 @@ export async function settle(
     mutations: tracker.mutations,
     appeared: tracker.appeared(),
   };
+  // Still on the old document after the quiet wait: the navigation has not committed yet.
+  if (tracker.navigatingTo && ctx.env.win.location.href !== tracker.navigatingTo) result.navigating = tracker.navigatingTo;
   if (ref !== undefined && (docId === undefined || docId === ctx.registry.docId)) {
     const found = ctx.registry.lookup(ref);
     result.element = found.kind === 'ok' ? ctx.report(found.element) : { gone: true };
@@ -53,7 +55,7 @@ export async function waitFor(
 ): Promise<WaitResult> {
   const start = ctx.env.now();
   if (condition === 'dom_quiet') {
-    const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned);
+    const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
     const met = await tracker.waitQuiet(500, timeoutMs);
     tracker.stop();
     return { met, waitedMs: ctx.env.now() - start, detail: met ? 'the page stopped changing' : 'the page kept changing' };
@@ -63,7 +65,7 @@ export async function waitFor(
     return { met: condition === 'ref_gone', waitedMs: 0, detail: 'the page navigated' };
   }
   const test = predicate(ctx, condition, text, ref);
-  const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned);
+  const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
   try {
     return await new Promise<WaitResult>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

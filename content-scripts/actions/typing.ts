@@ -76,11 +76,15 @@ export function typeText(
   return {
     result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(target) },
     doc: target.ownerDocument,
-    run: () => {
+    run: async () => {
       target.focus({ preventScroll: true });
-      if (editable.kind === 'field') typeIntoField(editable.el, text, clear, editable.caretless);
-      else typeIntoRich(editable.el, text, clear);
-      if (submit) pressEnterToSubmit(target);
+      if (editable.kind === 'field') await typeIntoField(editable.el, text, clear, editable.caretless);
+      else await typeIntoRich(editable.el, text, clear);
+      if (submit) {
+        // The app's render for the last key lands before Enter, as between two real keystrokes.
+        await nextTask();
+        pressEnterToSubmit(target);
+      }
     },
   };
 }
@@ -112,8 +116,44 @@ function checkCaretlessFormat(ctx: AgentContext, ref: string, input: HTMLInputEl
   }
 }
 
-function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string, clear: boolean, caretless: boolean): void {
+/**
+ * Resolves in a later task. Real keystrokes are separate tasks, so a framework that batches its
+ * state updates in a microtask (Preact, Vue, Svelte, Lit) re-renders between them; typing every
+ * key in one task leaves an Enter handler reading the value from before the text was typed.
+ */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(0);
+  });
+}
+
+async function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string, clear: boolean, caretless: boolean): Promise<void> {
   const doc = el.ownerDocument;
+  if (caretless && el.type === 'number' && text.length <= KEY_BY_KEY_LIMIT) {
+    // A number field is typed into key by key like a text field (widgets such as calendar year
+    // boxes act on keyup), though it has no caret for insertText: the value grows per key.
+    let value = clear ? '' : el.value;
+    let first = true;
+    for (const ch of text) {
+      if (!first) await nextTask();
+      first = false;
+      const key = keySpec(ch) ?? { key: ch, code: '', keyCode: 0, text: ch };
+      if (dispatchKey(el, 'keydown', key, [])) {
+        dispatchKey(el, 'keypress', key, []);
+        value += ch;
+        setNativeValue(el, value);
+        fire(el, 'input', ch);
+      }
+      dispatchKey(el, 'keyup', key, []);
+    }
+    fire(el, 'change');
+    return;
+  }
   if (caretless) {
     setNativeValue(el, clear || !el.value ? text : el.value + text);
     fire(el, 'input', text);
@@ -137,6 +177,7 @@ function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string,
   } else if (text.length <= KEY_BY_KEY_LIMIT) {
     let first = true;
     for (const ch of text) {
+      if (!first) await nextTask();
       typeChar(el, ch, clear && first);
       first = false;
     }
@@ -171,7 +212,7 @@ function insert(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, text: 
   }
 }
 
-function typeIntoRich(el: HTMLElement, text: string, clear: boolean): void {
+async function typeIntoRich(el: HTMLElement, text: string, clear: boolean): Promise<void> {
   const doc = el.ownerDocument;
   const sel = doc.getSelection();
   if (sel) {
@@ -186,7 +227,12 @@ function typeIntoRich(el: HTMLElement, text: string, clear: boolean): void {
     return;
   }
   if (text.length <= KEY_BY_KEY_LIMIT) {
-    for (const ch of text) typeChar(el, ch, false);
+    let first = true;
+    for (const ch of text) {
+      if (!first) await nextTask();
+      typeChar(el, ch, false);
+      first = false;
+    }
   } else {
     insert(el, text, false);
   }

@@ -8,8 +8,10 @@ import { inputTypeHint } from './roles';
 import type { ElementState } from './state';
 import { clip, quote } from './text';
 
-export function controlLine(el: Element, role: string, name: string, ref: string, state: ElementState, href?: string): string {
-  let line = `- ${role}${name ? ` ${quote(name)}` : ''} [ref=${ref}]`;
+/** `rowName`: a derived name for an unnamed control (dom/row-name.ts), marked as such. */
+export function controlLine(el: Element, role: string, name: string, ref: string, state: ElementState, href?: string, rowName?: string): string {
+  const shown = name ? ` ${quote(name)}` : rowName ? ` (unlabelled, in row ${quote(rowName)})` : '';
+  let line = `- ${role}${shown} [ref=${ref}]`;
   const type = inputTypeHint(el);
   if (type) line += ` [type=${type}]`;
   for (const f of state.flags) line += ` [${f}]`;

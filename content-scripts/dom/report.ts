@@ -7,6 +7,7 @@ import type { RefRegistry } from '../refs';
 import { accessibleName } from './names';
 import { controlLine } from './control-line';
 import { roleOf } from './roles';
+import { rowNameOf } from './row-name';
 import { looksLikeCardNumber, stateOf } from './state';
 import type { StyleCache } from './visibility';
 
@@ -22,7 +23,7 @@ export function reportElement(
   const name = accessibleName(el, styles);
   const state = stateOf(el, role);
   const ref = registry.refFor(el);
-  const line = controlLine(el, role, name, refPrefix + ref, state);
+  const line = controlLine(el, role, name, refPrefix + ref, state, undefined, rowNameOf(el, role, name));
   const r = el.getBoundingClientRect();
   const report: ElementReport = {
     ref,

@@ -6,6 +6,7 @@ import type { PageEnv } from '../env';
 import type { RefRegistry } from '../refs';
 import { diffLines } from './diff';
 import { applyBudget, renderLines } from './render';
+import { pageOf } from './pages';
 import { type CrossFrame, SnapshotWalker } from './walker';
 import { estimateTokens } from '../dom/text';
 
@@ -16,6 +17,9 @@ export interface SnapshotParams {
   textLimit: number;
   includeUrls: boolean;
   refPrefix: string;
+  /** The snapshot cursor (pages.ts): which page of a page larger than the budget. */
+  page?: number;
+  afterRef?: string;
 }
 
 export interface ScrollInfo {
@@ -40,6 +44,10 @@ export interface SnapshotOutput {
   estTokens: number;
   ms: number;
   scroll: ScrollInfo;
+  /** Full snapshots: the page of the outline shown and how many there are at this budget. */
+  page?: number;
+  pages?: number;
+  refMissing?: boolean;
 }
 
 export function scrollInfo(win: Window): ScrollInfo {
@@ -74,8 +82,9 @@ export class Snapshotter {
       includeUrls: p.includeUrls,
       exclude: this.exclude,
       frameNonce: this.frameNonce,
-      // Walking far past the budget only costs time; incremental mode needs the whole page.
-      maxChars: p.incremental ? 2_000_000 : Math.max(20_000, p.maxTokens * 8),
+      // Walking far past the budget only costs time; incremental mode and the cursor need the
+      // page up to the lines asked for.
+      maxChars: p.incremental || p.afterRef ? 2_000_000 : Math.min(2_000_000, Math.max(20_000, p.maxTokens * 8 * (p.page ?? 1) + 4000)),
     });
     walker.walkDocument(this.env.win.document, 0);
     const rendered = renderLines(walker.lines);
@@ -103,7 +112,7 @@ export class Snapshotter {
         return { ...base, ...budgeted, kind: 'diff', ms: this.env.now() - t0 };
       }
     }
-    const budgeted = applyBudget(rendered, p.maxTokens, walker.stopped);
-    return { ...base, ...budgeted, kind: 'full', ms: this.env.now() - t0 };
+    const { page, pages, refMissing, ...budgeted } = pageOf(rendered, p.maxTokens, walker.stopped, { page: p.page, afterRef: p.afterRef });
+    return { ...base, ...budgeted, kind: 'full', ms: this.env.now() - t0, page, pages, ...(refMissing ? { refMissing } : {}) };
   }
 }

@@ -11,6 +11,7 @@ import { actionableOf } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
+import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
@@ -92,6 +93,8 @@ const SKIP_TAGS = new Set([
 // Text made only of separators ("|", "·", "/") adds tokens and no meaning once links are lines.
 const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
+/** Controls a page may hide and draw through their label (CSS-only toggles). */
+const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
 
 export class SnapshotWalker {
   readonly lines: SnapshotLine[] = [];
@@ -214,6 +217,7 @@ export class SnapshotWalker {
       const box = this.env.boxOf(el);
       if (box.width === 0 || box.height === 0) actionable = null;
     }
+    if (actionable && this.labelStandsIn(el)) return;
     if (actionable) {
       this.control(el, actionable.role, ctx);
       if (TEXT_CONTROL_TAGS.has(tag) || actionable.role === 'textbox') return;
@@ -289,7 +293,7 @@ export class SnapshotWalker {
     const ref = this.opts.refPrefix + this.registry.refFor(refTarget);
     this.refs++;
     const href = this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
-    return controlLine(el, role, name, ref, stateOf(el, stateRole), href);
+    return controlLine(el, role, name, ref, stateOf(el, stateRole), href, rowNameOf(el, role, name));
   }
 
   /**
@@ -306,12 +310,30 @@ export class SnapshotWalker {
       return true;
     }
     const role = roleOf(control);
-    if (!role) return false;
+    // Only toggles are styled through their label; a hidden text input behind a label is a
+    // form mirror of a widget drawn elsewhere (a date field's sections), not this label's control.
+    if (!role || !TOGGLE_ROLES.has(role)) return false;
     this.flush();
     const name = clip(normalizeSpace((label as HTMLElement).innerText ?? label.textContent ?? ''), 100);
     this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(control, role, role, label, name) });
     this.walkChildren(label, { ...ctx, inControl: true });
     return true;
+  }
+
+  /**
+   * A control hidden and styled through its label ("toggle all"): its label's line stands in for
+   * it (see label()), so the control itself is not listed a second time.
+   */
+  private labelStandsIn(el: Element): boolean {
+    if (el.localName !== 'input' || !TOGGLE_ROLES.has(roleOf(el) ?? '')) return false;
+    // The label index, not el.labels: Chrome computes that list by walking the whole document.
+    const labels = this.labels.labelsOf(el) ?? Array.from((el as HTMLInputElement).labels ?? []);
+    if (!labels.length || this.isRendered(el)) return false;
+    return labels.some((l) => {
+      const style = this.styles.get(l);
+      const box = this.env.boxOf(l);
+      return style.display !== 'none' && !isInvisible(style) && box.width > 0 && box.height > 0;
+    });
   }
 
   private isRendered(el: Element): boolean {

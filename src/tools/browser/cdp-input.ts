@@ -33,16 +33,26 @@ export async function mouseClick(d: DebuggerSessions, tabId: number, p: Point, b
   }
 }
 
-/** Press at `from`, move in steps (drag listeners need intermediate moves), release at `to`. */
+/**
+ * Press at `from`, move in steps (drag listeners need intermediate moves), release at `to`, at a
+ * hand's pace: a native drag starts only after the page handled the press (a library may make
+ * the item draggable on mousedown), and drop targets update on the dragover of each move.
+ */
 export async function mouseDrag(d: DebuggerSessions, tabId: number, from: Point, to: Point, mods: readonly Modifier[], steps = 10): Promise<void> {
   const m = modifierMask(mods);
+  const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   await mouseMove(d, tabId, from, mods);
   await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1, modifiers: m });
+  await pause(50);
   for (let i = 1; i <= steps; i++) {
     const x = from.x + ((to.x - from.x) * i) / steps;
     const y = from.y + ((to.y - from.y) * i) / steps;
     await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1, modifiers: m });
+    await pause(20);
   }
+  // Once more on the spot: the drop target settles on the final position before the release.
+  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x: to.x, y: to.y, button: 'left', buttons: 1, modifiers: m });
+  await pause(50);
   await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1, modifiers: m });
 }
 

@@ -51,7 +51,7 @@ export interface ActionSpec {
 
 type Settled =
   | { kind: 'settled'; result: SettleResult }
-  | { kind: 'navigated'; tab: TabInfo | undefined; stillLoading: boolean }
+  | { kind: 'navigated'; tab: TabInfo | undefined; stillLoading: boolean; destination?: string }
   | { kind: 'dialog'; dialog: OpenDialog }
   | { kind: 'unresponsive' };
 
@@ -113,6 +113,12 @@ async function settleThroughPage(deps: ActionDeps, spec: ActionSpec, before: Tab
       { op: 'settle', quietMs: SETTLE_QUIET_MS, timeoutMs: SETTLE_MAX_MS, ref: spec.localRef, docId: spec.docId },
       { timeoutMs: SETTLE_MAX_MS + 1500, signal },
     );
+    // The page is quiet but a navigation it started has not committed (a slow server): the
+    // action's effect is that navigation, so wait for it rather than report "no change".
+    if (result.navigating) {
+      const navigated = await waitForNavigation(deps.host, spec, before, signal);
+      return navigated.kind === 'navigated' ? { ...navigated, destination: result.navigating } : navigated;
+    }
     return { kind: 'settled', result };
   } catch (e) {
     if (signal.aborted) throw new Error('Interrupted.');
@@ -161,7 +167,9 @@ async function compose(
 
   if (settled.kind === 'navigated') {
     if (!after) facts.push('The tab was closed.');
-    else if (after.url !== before.url) {
+    else if (after.url === before.url && settled.destination && settled.destination !== before.url) {
+      facts.push(`The page is navigating to ${clipPageString(settled.destination)}${settled.stillLoading ? ' (the server has not answered yet: wait with browser_wait_for, then take a new browser_snapshot)' : ''}.`);
+    } else if (after.url !== before.url) {
       facts.push(`The page navigated: ${clipPageString(before.url)} → ${clipPageString(after.url)}${settled.stillLoading ? ' (still loading)' : ''}.`);
     } else facts.push(`The page reloaded${settled.stillLoading ? ' (still loading)' : ''}.`);
     facts.push('Refs from earlier snapshots are no longer valid: take a new browser_snapshot.');
@@ -182,7 +190,12 @@ async function compose(
     if (s.mutations > 0) {
       facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
     } else {
-      facts.push(elementChanged ? 'Only the element changed.' : 'No visible change in the page.');
+      if (elementChanged) facts.push('Only the element changed.');
+      else {
+        facts.push('No visible change in the page.');
+        // Synthetic input (L1) is what some pages ignore: name the trusted fallback.
+        if (spec.guardDialogs) facts.push('If the page should have reacted, it may ignore synthetic input: browser_mouse or browser_keyboard send trusted input (L2).');
+      }
     }
     if (s.element && 'gone' in s.element) facts.push(`${ref || 'The element'} is no longer in the page.`);
     else if (s.element && elementChanged) page.push(`element now: ${s.element.line}`);

@@ -161,9 +161,9 @@ export function distUnderTest(): string {
   return dist;
 }
 
-export async function startToolSession(options: { model?: string; allowMain?: boolean } = {}): Promise<ToolSession> {
+export async function startToolSession(options: { model?: string; allowMain?: boolean; fixtureDir?: string } = {}): Promise<ToolSession> {
   const dist = distUnderTest();
-  const site = await serveFixtureSite(FIXTURE_DIR);
+  const site = await serveFixtureSite(options.fixtureDir ?? FIXTURE_DIR);
   let plan: Step[] = [];
   const turnRequests: RecordedRequest[] = [];
   // One step per model request: the dispatcher re-queues itself so the script never runs dry.

@@ -140,7 +140,9 @@ describe('outline', () => {
     expect(clipped.text.split('\n')[0]).toMatch(/^(word ){9}word…$/);
     const budget = await snap({ maxTokens: 500 });
     expect(budget.truncated).toBe(true);
-    expect(budget.text).toMatch(/\[truncated: the page is larger than the 500-token snapshot budget; \d+ of \d+ lines shown\. Use browser_find/);
+    expect(budget.text).toMatch(
+      /\[truncated: the page is larger than the 500-token snapshot budget; page 1 of \d+ \(\d+ of \d+ lines\)\. Continue with browser_snapshot page 2 \(or afterRef "e\d+"\); use browser_find/,
+    );
   });
 });
 

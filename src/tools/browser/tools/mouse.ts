@@ -17,6 +17,10 @@ const Params = z.object({
   x: Coord.optional().describe('Viewport x in CSS pixels (from a screenshot), instead of ref.'),
   y: Coord.optional(),
   toRef: RefParam.optional().describe('drag: drop on this element. Or give toX and toY.'),
+  dropAt: z
+    .enum(['center', 'top', 'bottom'])
+    .default('center')
+    .describe('drag with toRef: release at its centre, or near its top / bottom edge (sortable lists insert before / after it).'),
   toX: Coord.optional(),
   toY: Coord.optional(),
   modifiers: ModifiersParam,
@@ -82,7 +86,9 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
                 let to: Point = { x: params.toX ?? 0, y: params.toY ?? 0 };
                 if (params.toRef) {
                   const target = await locateRef(deps, await refContext(deps, { ref: params.toRef, tabId }, ctx), signal);
-                  to = { x: target.x, y: target.y };
+                  const { box } = target;
+                  const y = params.dropAt === 'top' ? box.y + box.height * 0.2 : params.dropAt === 'bottom' ? box.y + box.height * 0.8 : target.y;
+                  to = { x: target.x, y };
                 }
                 await mouseDrag(deps.debuggers, tabId, point, to, mods);
               } else {

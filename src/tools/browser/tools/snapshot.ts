@@ -24,6 +24,12 @@ const Params = z.object({
     .describe('Return only what changed since your previous snapshot of this page (lines prefixed + / -).'),
   maxTokens: z.number().int().min(500).max(40_000).default(8000).describe('Token budget of the snapshot.'),
   includeUrls: z.boolean().default(false).describe('Append link targets (costs tokens).'),
+  page: z.number().int().min(1).max(10_000).optional().describe('A page larger than the budget is read in pages: 2, 3… continue where the previous one ended.'),
+  afterRef: z
+    .string()
+    .regex(/^(f\d{1,9})?e\d{1,9}$/)
+    .optional()
+    .describe('Continue the outline just after the line with this ref (e.g. the last ref of the previous page).'),
 });
 type Params = z.infer<typeof Params>;
 
@@ -57,6 +63,8 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           textLimit: params.mode === 'viewport' ? 400 : 200,
           includeUrls: params.includeUrls,
           refPrefix: refPrefix(frameId),
+          ...(params.page !== undefined ? { page: params.page } : {}),
+          ...(params.afterRef !== undefined ? { afterRef: params.afterRef } : {}),
         },
         { signal, timeoutMs: 15_000 },
       );
@@ -69,7 +77,9 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           ? ` Scrolled to ${s.y} of ${s.maxY} px${params.mode === 'viewport' && s.y < s.maxY ? ' (more below: browser_scroll)' : ''}.`
           : '';
       const kind = snap.kind === 'diff' ? 'changes since your previous snapshot' : snap.kind === 'unchanged' ? 'unchanged' : params.mode === 'viewport' ? 'viewport' : 'whole page';
-      const header = `Snapshot of tab ${tabId}${frameId ? ` frame ${frameId}` : ''} (${kind}; ${snap.refs} refs).${where}`;
+      const paged = snap.kind === 'full' && snap.pages !== undefined && (snap.pages > 1 || (snap.page ?? 1) > 1 || params.afterRef !== undefined);
+      const pageNote = paged ? `; page ${snap.page} of ${snap.pages}${snap.truncated && snap.page === snap.pages ? '+' : ''}` : '';
+      const header = `Snapshot of tab ${tabId}${frameId ? ` frame ${frameId}` : ''} (${kind}${pageNote}; ${snap.refs} refs).${where}`;
       const body = `Title: ${clipPageString(snap.title)}\nURL: ${clipPageString(snap.url)}\n${outline}`;
       return {
         content: [{ type: 'text', text: `${header}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(snap.url, body)}` }],
