@@ -134,7 +134,7 @@ describe('modes, budget and incremental snapshots', () => {
     await page.close();
   });
 
-  it('snapshots a very large DOM quickly', async () => {
+  it('snapshots a very large DOM completely', async () => {
     const page = await h.open('large.html');
     const elements = await page.evaluate(() => document.getElementsByTagName('*').length);
     expect(elements).toBeGreaterThan(20_000);
@@ -142,8 +142,7 @@ describe('modes, budget and incremental snapshots', () => {
     expect(snap.text).toMatch(/- button "Order 2999" \[ref=e\d+\]/);
     expect(snap.text).toMatch(/SKU-10 \| Widget model 10 \| 70/);
     expect(snap.refs).toBe(3300);
-    // Generous: other test suites share these 2 cores. bench:snapshot measures speed properly.
-    expect(snap.ms).toBeLessThan(5000);
+    // Speed is measured by bench:snapshot as a ratio in one run, never asserted here.
     await page.close();
   });
 
