@@ -195,3 +195,23 @@ describe('receipts stay bounded', () => {
     expect(await b.store.receipts.get('new')).toBeDefined();
   });
 });
+
+describe('run.resume of a stale run', () => {
+  it('is refused when a queued run created earlier ran after it (the leaf is not its checkpoint)', async () => {
+    const slow = testTool('slow', { delayMs: 5_000 });
+    const rig = await makeRig({
+      script: [{ toolCalls: [call('slow')] }, { error: { code: 'bad_request', message: 'nope', retryable: false } }, { text: 'queued one done' }],
+      tools: [slow],
+    });
+    const { threadId, runId: x } = await rig.submit('first');
+    await rig.client.waitFor((e) => e.type === 'item.complete' && e.item.kind === 'tool_call' && e.item.state === 'executing');
+    const q = await rig.client.ack<{ queueItemId: string }>({ type: 'turn.enqueue', threadId, input: { text: 'queued' } });
+    await rig.client.ack({ type: 'turn.interrupt', threadId });
+    await rig.client.turnComplete(x);
+    const a = await rig.client.ack<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'second' } });
+    expect((await rig.client.turnComplete(a.runId)).stopReason).toBe('error');
+    expect((await rig.client.turnComplete(q.queueItemId)).stopReason).toBe('end');
+    const r = await rig.client.send({ type: 'run.resume', runId: a.runId });
+    expect(r).toMatchObject({ type: 'command.reject', code: 'not_resumable' });
+  });
+});
