@@ -30,11 +30,19 @@ function gatedTool(name: string) {
 
 describe('queued images on a model without vision', () => {
   it('turn.enqueue and queue.update refuse images like turn.submit', async () => {
-    const rig = await makeRig({ model: { vision: false } });
-    const { threadId } = await rig.client.ack<{ threadId: string }>({ type: 'thread.create' });
+    const { tool, release } = gatedTool('probe');
+    const rig = await makeRig({ model: { vision: false }, script: [{ toolCalls: [call('probe')] }, { text: 'done' }, { text: 'queued done' }], tools: [tool] });
+    const { threadId, runId } = await rig.submit('busy');
     const r = await rig.client.send({ type: 'turn.enqueue', threadId, input: { text: 'look', images: [IMAGE] } });
     expect(r).toMatchObject({ type: 'command.reject', code: 'invalid_command', message: expect.stringContaining('cannot see images') });
     expect(await rig.store.runs.queued(threadId)).toHaveLength(0);
+    const q = await rig.client.ack<{ queueItemId: string }>({ type: 'turn.enqueue', threadId, input: { text: 'later' } });
+    const u = await rig.client.send({ type: 'queue.update', threadId, queueItemId: q.queueItemId, input: { text: 'later, look', images: [IMAGE] } });
+    expect(u).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    expect((await rig.store.runs.get(q.queueItemId))!.input).toEqual({ text: 'later' });
+    release();
+    await rig.client.turnComplete(runId);
+    await rig.client.turnComplete(q.queueItemId);
   });
 
   it('a queued start refuses images when the model changed meanwhile, with its real reason', async () => {
