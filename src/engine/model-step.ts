@@ -1,5 +1,4 @@
 import type { ProviderRequest } from '../providers/types';
-import type { RunRecord } from '../store/records';
 import { toolSpecs } from '../tools/registry';
 import { commitAssistant } from './assistant-commit';
 import { estimateTokens, maybeCompact } from './compaction';

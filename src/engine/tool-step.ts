@@ -9,7 +9,8 @@ import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
 import { catalogEntry } from './environment';
 import type { StepOutcome } from './step-outcome';
-import { appendNotice, emitCommitted } from './nodes';
+import { LeafWriter } from './leaf-writer';
+import { emitCommitted } from './nodes';
 import { errorText, text } from './tool-call-node';
 import { execute } from './tool-execute';
 import { finishCall } from './tool-finish';
@@ -136,23 +137,20 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
           const target = pending.target ?? {};
           return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
         }
-        await ctx.commit('uncertain', async () => {
+        // The call has no result yet, so this leaf is not safe for steers: they stay pending
+        // until the user's answer lets the call finish.
+        const created = await ctx.commit('uncertain', async () => {
           const now = ctx.clock.now();
-          const thread = (await ctx.store.threads.get(run.threadId))!;
-          const notice = await appendNotice(
-            ctx,
-            run,
-            thread.leafId,
-            'paused_uncertain',
-            `Keel stopped while "${d.label}" was running, so it may or may not have happened. Check the page, then choose Retry, Mark done or Fail.`,
-          );
-          await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = notice.id));
+          const w = await LeafWriter.open(ctx, run);
+          await w.notice('paused_uncertain', `Keel stopped while "${d.label}" was running, so it may or may not have happened. Check the page, then choose Retry, Mark done or Fail.`);
+          await w.finish(now);
           await ctx.store.runs.update(runId, (r) => {
             r.state = 'paused_uncertain';
             r.stopReason = 'paused_uncertain';
           }, now);
-          return notice;
-        }).then((n) => emitCommitted(ctx, n));
+          return w.created;
+        });
+        for (const n of created) emitCommitted(ctx, n);
         return 'ended';
       }
     }

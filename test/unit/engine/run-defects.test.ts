@@ -30,11 +30,19 @@ function gatedTool(name: string) {
 
 describe('queued images on a model without vision', () => {
   it('turn.enqueue and queue.update refuse images like turn.submit', async () => {
-    const rig = await makeRig({ model: { vision: false } });
-    const { threadId } = await rig.client.ack<{ threadId: string }>({ type: 'thread.create' });
+    const { tool, release } = gatedTool('probe');
+    const rig = await makeRig({ model: { vision: false }, script: [{ toolCalls: [call('probe')] }, { text: 'done' }, { text: 'queued done' }], tools: [tool] });
+    const { threadId, runId } = await rig.submit('busy');
     const r = await rig.client.send({ type: 'turn.enqueue', threadId, input: { text: 'look', images: [IMAGE] } });
     expect(r).toMatchObject({ type: 'command.reject', code: 'invalid_command', message: expect.stringContaining('cannot see images') });
     expect(await rig.store.runs.queued(threadId)).toHaveLength(0);
+    const q = await rig.client.ack<{ queueItemId: string }>({ type: 'turn.enqueue', threadId, input: { text: 'later' } });
+    const u = await rig.client.send({ type: 'queue.update', threadId, queueItemId: q.queueItemId, input: { text: 'later, look', images: [IMAGE] } });
+    expect(u).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    expect((await rig.store.runs.get(q.queueItemId))!.input).toEqual({ text: 'later' });
+    release();
+    await rig.client.turnComplete(runId);
+    await rig.client.turnComplete(q.queueItemId);
   });
 
   it('a queued start refuses images when the model changed meanwhile, with its real reason', async () => {
@@ -193,5 +201,25 @@ describe('receipts stay bounded', () => {
     const b = await rig.reopen();
     await until(async () => !(await b.store.receipts.get('old')));
     expect(await b.store.receipts.get('new')).toBeDefined();
+  });
+});
+
+describe('run.resume of a stale run', () => {
+  it('is refused when a queued run created earlier ran after it (the leaf is not its checkpoint)', async () => {
+    const slow = testTool('slow', { delayMs: 5_000 });
+    const rig = await makeRig({
+      script: [{ toolCalls: [call('slow')] }, { error: { code: 'bad_request', message: 'nope', retryable: false } }, { text: 'queued one done' }],
+      tools: [slow],
+    });
+    const { threadId, runId: x } = await rig.submit('first');
+    await rig.client.waitFor((e) => e.type === 'item.complete' && e.item.kind === 'tool_call' && e.item.state === 'executing');
+    const q = await rig.client.ack<{ queueItemId: string }>({ type: 'turn.enqueue', threadId, input: { text: 'queued' } });
+    await rig.client.ack({ type: 'turn.interrupt', threadId });
+    await rig.client.turnComplete(x);
+    const a = await rig.client.ack<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'second' } });
+    expect((await rig.client.turnComplete(a.runId)).stopReason).toBe('error');
+    expect((await rig.client.turnComplete(q.queueItemId)).stopReason).toBe('end');
+    const r = await rig.client.send({ type: 'run.resume', runId: a.runId });
+    expect(r).toMatchObject({ type: 'command.reject', code: 'not_resumable' });
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RunState, type Decision } from '../../../src/protocol';
 import type { NormalizedStopReason } from '../../../src/providers/types';
 import { recoveryAction } from '../../../src/engine/recovery';
+import { RUN_TRANSITIONS } from '../../../src/engine/run-transitions';
 import {
-  RUN_TRANSITIONS,
   afterAssistant,
   afterDecision,
   afterToolResult,
@@ -327,7 +327,7 @@ describe('the docs carry the table', () => {
   it('docs/recovery.md and docs/architecture.md show every transition, as generated', async () => {
     const { readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
-    const { transitionTableMarkdown } = await import('../../../src/engine/run-machine');
+    const { transitionTableMarkdown } = await import('../../../src/engine/run-transitions');
     for (const doc of ['docs/recovery.md', 'docs/architecture.md']) {
       const text = readFileSync(resolve(__dirname, '../../..', doc), 'utf8');
       expect([doc, text.includes(transitionTableMarkdown())]).toEqual([doc, true]);
