@@ -88,7 +88,7 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
     lastUrl = d.urlAfter ?? lastUrl;
   }
   if (!steps.length) return { kind: 'not_replayable', message: 'The turn did not act on any page with a tool; there is nothing to replay.' };
-  return { kind: 'ok', workflow: { v: WORKFLOW_VERSION, task, steps, inputs: inputs.inputs, check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs) } };
+  return { kind: 'ok', workflow: { v: WORKFLOW_VERSION, task: inputs.templateText(task), steps, inputs: inputs.inputs, check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs) } };
 }
 
 /**

@@ -66,7 +66,9 @@ export class InputCollector {
   /** Replace recorded values inside a text (for the final check). */
   templateText(text: string): string {
     let t = text;
-    for (const [value, name] of this.byValue) t = t.replace(new RegExp(escapeRegExp(value), 'gi'), `{{${name}}}`);
+    for (const [value, name] of this.byValue) {
+      t = t.replace(new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(value)}(?=$|[^\\p{L}\\p{N}])`, 'giu'), (_m, pre: string) => `${pre}{{${name}}}`);
+    }
     return t;
   }
 

@@ -33,7 +33,7 @@ export interface WorkflowCheck {
 
 export interface WorkflowDefinition {
   v: typeof WORKFLOW_VERSION;
-  /** The recorded task (with the recorded values): the model's goal after a divergence. */
+  /** The recorded task with its values as `{{input}}`: the model's goal after a divergence. */
   task: string;
   steps: WorkflowStep[];
   inputs: WorkflowInput[];

@@ -36,7 +36,7 @@ const PRODUCT = `- main:
 const CART = `- main:
   # Your cart
   Blue mug × 3
-  Total $27.00`;
+  Total $33.00`;
 
 function demoTurn(): Item[] {
   return [
@@ -68,7 +68,7 @@ describe('deriveWorkflow', () => {
     expect(w.steps[2]).toMatchObject({ params: { text: '{{quantity}}' }, locator: { role: 'spinbutton', name: 'Quantity', urlPattern: 'https://shop.example/product/*' } });
     expect(w.inputs).toEqual([{ name: 'search_products', default: 'blue mug' }, { name: 'quantity', default: '3' }]);
     expect(w.check).toEqual({ urlPattern: 'https://shop.example/cart', texts: ['Your cart', '{{search_products}} × {{quantity}}'] });
-    expect(w.task).toBe('Buy 3 of the cheapest blue mug');
+    expect(w.task).toBe('Buy {{quantity}} of the cheapest {{search_products}}');
   });
 
   it('refuses turns with nothing to replay, refs no snapshot showed, and coordinate clicks', () => {
