@@ -46,7 +46,9 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
   const values = inputValues(wf.definition.inputs, op.inputs);
   const missing = wf.definition.inputs.find((i) => values[i.name] === undefined || values[i.name].trim() === '');
   if (missing) return done(reject('invalid_command', `The input "${missing.name}" needs a value.`));
-  let thread = op.threadId ? await store.threads.get(op.threadId) : undefined;
+  // A scheduled run lands in the workflow's thread (created by its first scheduled run).
+  const threadId0 = op.threadId ?? (op.trigger === 'schedule' ? wf.threadId : undefined);
+  let thread = threadId0 ? await store.threads.get(threadId0) : undefined;
   if (op.threadId && !thread) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const fresh = !thread;
   thread ??= store.threads.newThread({ threadId: ids.next('thr'), title: wf.name, now: clock.now() });
@@ -78,7 +80,7 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
     await store.runs.add(r);
     const shown = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
     const started = await commitTurnStart(engine, { thread: t, run: r, input: { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` }, parentId: t.leafId, now });
-    await store.workflows.update(wf.workflowId, (w) => ({ ...w, lastRun: { threadId, runId, at: now, outcome: 'running' } }));
+    await store.workflows.update(wf.workflowId, (w) => ({ ...w, ...(op.trigger === 'schedule' ? { threadId } : {}), lastRun: { threadId, runId, at: now, outcome: 'running' } }));
     await ctx.writeReceipt(outcome);
     return { ...started, run: r, superseded };
   });

@@ -85,6 +85,8 @@ export const OpSchemas = {
     threadId: Id.optional(),
     /** After a divergence: hand the rest to the model (default, when one is configured) or stop. */
     onDivergence: z.enum(['model', 'stop']).optional(),
+    /** 'schedule': started by the workflow's alarm; the run lands in the workflow's own thread. */
+    trigger: z.enum(['user', 'schedule']).optional(),
   }),
   'workflow.update': z.object({
     ...envelope,
