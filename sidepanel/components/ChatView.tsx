@@ -6,6 +6,7 @@ import { MessageList } from './MessageList';
 import { useThread } from './panel-context';
 import { QueueList } from './QueueList';
 import { RunBanner } from './RunBanner';
+import { SaveWorkflow } from './SaveWorkflow';
 import { ThreadOptions } from './ThreadOptions';
 import { TodoCard } from './TodoCard';
 
@@ -81,6 +82,7 @@ export function ChatView({ threadId }: { threadId: string | null }) {
       </div>
       <div class="dock">
         {threadId && <RunBanner threadId={threadId} />}
+        {threadId && <SaveWorkflow threadId={threadId} />}
         {threadId && <TodoCard threadId={threadId} />}
         {threadId && <QueueList threadId={threadId} />}
         {threadId && <ThreadOptions threadId={threadId} />}
