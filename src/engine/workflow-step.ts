@@ -7,7 +7,7 @@
  */
 import type { Item } from '../protocol';
 import type { PlannedToolCall, RunRecord } from '../store/records';
-import { advance, decideReplay, handoffPrompt, rewind, SNAPSHOT_TOOL, type CallResult, type ReplayDecision, type ReplayState } from '../workflows/replay';
+import { advance, decideReplay, followTab, handoffPrompt, rewind, SNAPSHOT_TOOL, withReplayTab, type CallResult, type ReplayDecision, type ReplayState } from '../workflows/replay';
 import type { EngineContext } from './context';
 import { REPLAY_ONLY_TRANSPORT } from './environment';
 import { LeafWriter } from './leaf-writer';
@@ -27,9 +27,10 @@ async function resultOf(ctx: EngineContext, run: RunRecord, callId: string): Pro
     const item = path[i].item;
     if (item.kind !== 'tool_result' || item.toolCallId !== callId) continue;
     const text = item.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
-    const d = item.details && typeof item.details === 'object' ? (item.details as { urlAfter?: string }) : {};
+    const d = item.details && typeof item.details === 'object' ? (item.details as { urlAfter?: string; tabId?: unknown }) : {};
     const notRun = item.outcome === 'interrupted' && text.startsWith('Not executed');
-    return { ok: item.ok && (item.outcome ?? 'ok') === 'ok', text, ...(d.urlAfter ? { url: d.urlAfter } : {}), ...(notRun ? { notRun } : {}) };
+    const tabId = typeof d.tabId === 'number' ? d.tabId : undefined;
+    return { ok: item.ok && (item.outcome ?? 'ok') === 'ok', text, ...(d.urlAfter ? { url: d.urlAfter } : {}), ...(notRun ? { notRun } : {}), ...(tabId !== undefined ? { tabId } : {}) };
   }
   return undefined;
 }
@@ -44,10 +45,12 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
     wf = rewind(wf);
     last = undefined;
   }
+  wf = followTab(wf, last);
   const d = decideReplay(wf, last);
   if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, false, last?.ok);
   if (d.kind === 'done') return finish(ctx, run0, wf, d, last?.ok);
-  const call: PlannedToolCall = d.kind === 'observe' ? { id: ctx.ids.next('wfc'), nodeId: ctx.ids.next('n'), name: SNAPSHOT_TOOL, args: {} } : { id: ctx.ids.next('wfc'), nodeId: ctx.ids.next('n'), name: d.tool, args: d.params };
+  const name = d.kind === 'observe' ? SNAPSHOT_TOOL : d.tool;
+  const call: PlannedToolCall = { id: ctx.ids.next('wfc'), nodeId: ctx.ids.next('n'), name, args: withReplayTab(wf, name, d.kind === 'observe' ? {} : d.params) };
   const steps = wf.definition.steps.length;
   const label = d.kind === 'observe' ? (wf.next >= steps ? 'Checking the final page.' : `Step ${wf.next + 1} of ${steps}: reading the page.`) : `Step ${d.step} of ${steps}: ${wf.definition.steps[d.step - 1].summary}.`;
   const created = await ctx.commit('replay_step', async () => {

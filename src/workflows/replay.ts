@@ -32,6 +32,11 @@ export interface ReplayState {
   mode: 'replay' | 'model';
   /** On a divergence: hand the rest to the model (when one is configured) or stop. */
   fallback: 'model' | 'stop';
+  /**
+   * The tab later calls name explicitly, once a step opened or switched to one (saved steps
+   * carry no tab ids: they belong to the recorded visit). Unset: the run's own tab.
+   */
+  tabId?: number;
   diverged?: { step: number; reason: string };
 }
 
@@ -42,6 +47,26 @@ export interface CallResult {
   url?: string;
   /** The call never ran (an interrupt closed it "not executed"): it is redone, not judged. */
   notRun?: boolean;
+  /** The tab the call reported acting on (`details.tabId`). */
+  tabId?: number;
+}
+
+/** Steps after which the replay follows the tab they report. */
+const TAB_STEPS = new Set(['browser_tab_open', 'browser_tab_switch']);
+/** Tools that take no tab (or choose one themselves). */
+const TABLESS = new Set(['browser_tab_open', 'browser_tabs']);
+
+/** After a tab-opening or tab-switching step succeeded, later calls go to its tab. */
+export function followTab(state: ReplayState, last: CallResult | undefined): ReplayState {
+  if (state.awaiting?.kind !== 'action' || !last?.ok || last.tabId === undefined) return state;
+  const step = state.definition.steps[state.next - 1];
+  return step && TAB_STEPS.has(step.tool) ? { ...state, tabId: last.tabId } : state;
+}
+
+/** A synthetic call's arguments: the replay's tab made explicit for browser tools that take one. */
+export function withReplayTab(state: ReplayState, tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (state.tabId === undefined || !tool.startsWith('browser_') || TABLESS.has(tool)) return args;
+  return { ...args, tabId: state.tabId };
 }
 
 /** After an interrupt closed the awaited call unrun: go back to observing that step. */
