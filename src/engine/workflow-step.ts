@@ -7,7 +7,7 @@
  */
 import type { Item } from '../protocol';
 import type { PlannedToolCall, RunRecord } from '../store/records';
-import { advance, decideReplay, followTab, handoffPrompt, rewind, SNAPSHOT_TOOL, withReplayTab, type CallResult, type ReplayDecision, type ReplayState } from '../workflows/replay';
+import { advance, decideReplay, followTab, handoffPrompt, OPEN_TOOL, rewind, SNAPSHOT_TOOL, withReplayTab, type CallResult, type ReplayDecision, type ReplayState } from '../workflows/replay';
 import type { EngineContext } from './context';
 import { REPLAY_ONLY_TRANSPORT } from './environment';
 import { LeafWriter } from './leaf-writer';
@@ -49,10 +49,18 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
   const d = decideReplay(wf, last);
   if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, false, last?.ok);
   if (d.kind === 'done') return finish(ctx, run0, wf, d, last?.ok);
-  const name = d.kind === 'observe' ? SNAPSHOT_TOOL : d.tool;
-  const call: PlannedToolCall = { id: ctx.ids.next('wfc'), nodeId: ctx.ids.next('n'), name, args: withReplayTab(wf, name, d.kind === 'observe' ? {} : d.params) };
+  const name = d.kind === 'observe' ? SNAPSHOT_TOOL : d.kind === 'open' ? OPEN_TOOL : d.tool;
+  const args = d.kind === 'observe' ? {} : d.kind === 'open' ? { url: d.url, active: true } : d.params;
+  const call: PlannedToolCall = { id: ctx.ids.next('wfc'), nodeId: ctx.ids.next('n'), name, args: withReplayTab(wf, name, args) };
   const steps = wf.definition.steps.length;
-  const label = d.kind === 'observe' ? (wf.next >= steps ? 'Checking the final page.' : `Step ${wf.next + 1} of ${steps}: reading the page.`) : `Step ${d.step} of ${steps}: ${wf.definition.steps[d.step - 1].summary}.`;
+  const label =
+    d.kind === 'observe'
+      ? wf.next >= steps
+        ? 'Checking the final page.'
+        : `Step ${wf.next + 1} of ${steps}: reading the page.`
+      : d.kind === 'open'
+        ? `This tab shows another page; opening the workflow's start page ${d.url}.`
+        : `Step ${d.step} of ${steps}: ${wf.definition.steps[d.step - 1].summary}.`;
   const created = await ctx.commit('replay_step', async () => {
     const run = await ctx.store.runs.get(runId);
     if (!run || run.state !== 'streaming_model') return null;

@@ -48,6 +48,7 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
   let lastOutline: Outline | undefined;
   let outlineAfterLastStep = false;
   let lastUrl: string | undefined;
+  let startUrl: string | undefined;
 
   for (const item of items) {
     if (item.kind !== 'tool_call') continue;
@@ -80,6 +81,7 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
       locator = seen.get(params.ref)?.locator;
       if (!locator) return { kind: 'not_replayable', message: `Step ${steps.length + 1} (${item.name}) acted on ${params.ref}, which no snapshot of the turn showed.` };
     }
+    if (!steps.length && locator && lastUrl && /^https?:/.test(lastUrl)) startUrl = lastUrl;
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(params)) if (!VISIT_PARAMS.has(k)) kept[k] = v;
     const templated = inputs.template(kept, locator?.name ?? '');
@@ -88,7 +90,7 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
     lastUrl = d.urlAfter ?? lastUrl;
   }
   if (!steps.length) return { kind: 'not_replayable', message: 'The turn did not act on any page with a tool; there is nothing to replay.' };
-  return { kind: 'ok', workflow: { v: WORKFLOW_VERSION, task: inputs.templateText(task), steps, inputs: inputs.inputs, check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs) } };
+  return { kind: 'ok', workflow: { v: WORKFLOW_VERSION, task: inputs.templateText(task), steps, ...(startUrl ? { startUrl } : {}), inputs: inputs.inputs, check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs) } };
 }
 
 /**

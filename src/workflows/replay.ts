@@ -15,6 +15,7 @@ import { resolveLocator } from './resolve';
 import type { WorkflowDefinition } from './types';
 
 export const SNAPSHOT_TOOL = 'browser_snapshot';
+export const OPEN_TOOL = 'browser_tab_open';
 
 /** A workflow run's cursor, persisted on the run (RunRecord.workflow). */
 export interface ReplayState {
@@ -26,7 +27,9 @@ export interface ReplayState {
   /** 'observe': take a snapshot next; 'act': resolve against it and act. */
   phase: 'observe' | 'act';
   /** The synthetic call whose result the next decision reads. */
-  awaiting?: { callId: string; kind: 'snapshot' | 'action' };
+  awaiting?: { callId: string; kind: 'snapshot' | 'action' | 'open' };
+  /** The start page was opened in a new tab (at most once per run). */
+  opened?: boolean;
   replayed: number;
   /** 'replay' until a divergence or a steer hands the rest to the model. */
   mode: 'replay' | 'model';
@@ -58,6 +61,7 @@ const TABLESS = new Set(['browser_tab_open', 'browser_tabs']);
 
 /** After a tab-opening or tab-switching step succeeded, later calls go to its tab. */
 export function followTab(state: ReplayState, last: CallResult | undefined): ReplayState {
+  if (state.awaiting?.kind === 'open' && last?.ok && last.tabId !== undefined) return { ...state, tabId: last.tabId };
   if (state.awaiting?.kind !== 'action' || !last?.ok || last.tabId === undefined) return state;
   const step = state.definition.steps[state.next - 1];
   return step && TAB_STEPS.has(step.tool) ? { ...state, tabId: last.tabId } : state;
@@ -88,6 +92,8 @@ export function replayReport(state: ReplayState, modelRequests: number) {
 
 export type ReplayDecision =
   | { kind: 'observe' }
+  /** The run's tab shows another page than the first step's: open the start page in a new tab. */
+  | { kind: 'open'; url: string }
   | { kind: 'act'; tool: string; params: Record<string, unknown>; step: number }
   | { kind: 'done' }
   | { kind: 'diverged'; step: number; reason: 'none' | 'ambiguous' | 'page_differs' | 'step_failed' | 'check_failed' | 'missing_input'; message: string };
@@ -99,6 +105,10 @@ export type ReplayDecision =
 export function decideReplay(state: ReplayState, last: CallResult | undefined): ReplayDecision {
   const steps = state.definition.steps;
   const stepNo = state.next + 1;
+  if (state.awaiting?.kind === 'open') {
+    if (!last || !last.ok) return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The start page ${state.definition.startUrl ?? ''} could not be opened: ${firstLine(last?.text ?? 'no result')}` };
+    return { kind: 'observe' };
+  }
   if (state.awaiting?.kind === 'action' && last && !last.ok) {
     return { kind: 'diverged', step: state.next, reason: 'step_failed', message: `Step ${state.next} failed: ${firstLine(last.text)}` };
   }
@@ -114,9 +124,14 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
   const params = filled.value as Record<string, unknown>;
   if (!step.locator) return { kind: 'act', tool: step.tool, params, step: stepNo };
   if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last) return { kind: 'observe' };
-  if (!last.ok) return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The page could not be read before step ${stepNo}: ${firstLine(last.text)}` };
+  const atStart = state.next === 0 && state.replayed === 0 && !state.opened && state.definition.startUrl !== undefined;
+  if (!last.ok) {
+    if (atStart) return { kind: 'open', url: state.definition.startUrl! };
+    return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The page could not be read before step ${stepNo}: ${firstLine(last.text)}` };
+  }
   const outline = parseOutline(last.text);
   const res = resolveLocator(step.locator, outline, last.url);
+  if (res.kind === 'diverged' && res.reason === 'page_differs' && atStart) return { kind: 'open', url: state.definition.startUrl! };
   if (res.kind === 'diverged') return { kind: 'diverged', step: stepNo, reason: res.reason, message: `Step ${stepNo} (${step.summary}): ${res.message}` };
   return { kind: 'act', tool: step.tool, params: { ...params, ref: res.ref }, step: stepNo };
 }
@@ -127,6 +142,8 @@ export function advance(state: ReplayState, d: ReplayDecision, callId?: string, 
   switch (d.kind) {
     case 'observe':
       return { ...state, replayed: counted, phase: 'act', awaiting: { callId: callId!, kind: 'snapshot' } };
+    case 'open':
+      return { ...state, opened: true, phase: 'observe', awaiting: { callId: callId!, kind: 'open' } };
     case 'act':
       return { ...state, replayed: counted, next: state.next + 1, phase: 'observe', awaiting: { callId: callId!, kind: 'action' } };
     case 'done':

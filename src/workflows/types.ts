@@ -36,6 +36,11 @@ export interface WorkflowDefinition {
   /** The recorded task with its values as `{{input}}`: the model's goal after a divergence. */
   task: string;
   steps: WorkflowStep[];
+  /**
+   * The page the first step acted on, when the first step is not itself a navigation: a run whose
+   * tab shows another page opens this one in a new tab first (a scheduled run starts anywhere).
+   */
+  startUrl?: string;
   inputs: WorkflowInput[];
   check: WorkflowCheck;
 }

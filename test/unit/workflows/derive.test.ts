@@ -69,6 +69,7 @@ describe('deriveWorkflow', () => {
     expect(w.inputs).toEqual([{ name: 'search_products', default: 'blue mug' }, { name: 'quantity', default: '3' }]);
     expect(w.check).toEqual({ urlPattern: 'https://shop.example/cart', texts: ['Your cart', '{{search_products}} × {{quantity}}'] });
     expect(w.task).toBe('Buy {{quantity}} of the cheapest {{search_products}}');
+    expect(w.startUrl).toBe('https://shop.example/');
   });
 
   it('refuses turns with nothing to replay, refs no snapshot showed, and coordinate clicks', () => {

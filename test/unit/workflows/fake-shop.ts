@@ -61,6 +61,7 @@ export class FakeShop {
       this.refs.set(ref, { role, name, act });
       lines.push(`${'  '.repeat(depth)}- ${role} "${name}" [ref=${ref}]${value !== undefined ? `: ${value}` : ''}`);
     };
+    if (!this.url.startsWith(`${SHOP}/`)) return '# Somewhere else';
     const path = new URL(this.url).pathname;
     lines.push('- banner:');
     ctl(1, 'searchbox', 'Search products', ({ text, submit }) => {
@@ -101,7 +102,7 @@ export class FakeShop {
   }
 
   tools(): AgentTool[] {
-    const target = async () => ({ origin: SHOP, url: this.url, tabId: 1, title: 'Shop' });
+    const target = async () => ({ origin: new URL(this.url).origin, url: this.url, tabId: 1, title: 'Shop' });
     const snapshot: AgentTool<{ tabId?: number }> = {
       name: 'browser_snapshot',
       label: 'Read page',
@@ -134,6 +135,20 @@ export class FakeShop {
         return { content: [{ type: "text", text: `${label === "Click" ? "Clicked" : "Typed into"} ${c.role} "${c.name}".` }], details: { tabId: 1, urlBefore: before, urlAfter: this.url } };
       },
     });
-    return [snapshot, act('browser_click', 'Click'), act('browser_type', 'Type')];
+    const open: AgentTool<{ url: string; active?: boolean }> = {
+      name: 'browser_tab_open',
+      label: 'Open tab',
+      description: 'Open a tab.',
+      parameters: z.object({ url: z.string(), active: z.boolean().optional() }),
+      level: 'L1',
+      effects: 'write',
+      resolveTarget: async (p) => ({ origin: new URL(p.url).origin, url: p.url, tabId: 2, title: 'New tab' }),
+      execute: async (_id, p) => {
+        this.url = p.url;
+        this.actions.push(`open ${p.url}`);
+        return { content: [{ type: 'text', text: `Opened tab 2 at ${p.url}.` }], details: { tabId: 2, urlAfter: p.url } };
+      },
+    };
+    return [snapshot, act('browser_click', 'Click'), act('browser_type', 'Type'), open];
   }
 }

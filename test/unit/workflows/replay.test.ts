@@ -98,6 +98,20 @@ describe('workflow.run', () => {
     expect(shop.cart.get('Blue mug')).toBe(3);
   });
 
+  it('a run whose tab shows another page opens the start page first, then replays', async () => {
+    const { shop, rig, workflowId, requests } = await recorded();
+    shop.url = 'https://elsewhere.example/news';
+    const before = requests();
+    const { complete } = await runWorkflow(rig, { workflowId });
+    expect(complete).toMatchObject({ stopReason: 'end', workflow: { steps: 4, replayed: 4, modelRequests: 0 } });
+    expect(requests()).toBe(before);
+    expect(shop.actions[0]).toBe(`open ${SHOP}/`);
+    expect(shop.cart.get('Blue mug')).toBe(3);
+    // Every later call names the tab the start page opened in.
+    const calls = rig.client.of('item.complete').map((e) => e.item).filter((i) => i.kind === 'tool_call' && i.state === 'result' && i.name !== 'browser_tab_open');
+    expect(calls.slice(-3).every((c) => c.kind === 'tool_call' && (c.params as { tabId?: number }).tabId === 2)).toBe(true);
+  });
+
   it('uses the inputs given for the run', async () => {
     const { shop, rig, workflowId } = await recorded();
     const { complete } = await runWorkflow(rig, { workflowId, inputs: { quantity: '2' } });
