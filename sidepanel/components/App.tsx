@@ -6,6 +6,7 @@ import { Header } from './Header';
 import { PanelContext, useEngine, useLocale, useUi } from './panel-context';
 import { SettingsView } from './settings/SettingsView';
 import { ThreadList } from './ThreadList';
+import { WorkflowsView } from './WorkflowsView';
 
 function Screen() {
   const view = useUi((u) => u.view);
@@ -20,6 +21,7 @@ function Screen() {
   }
   if (view === 'threads') return <ThreadList />;
   if (view === 'settings') return <SettingsView />;
+  if (view === 'workflows') return <WorkflowsView />;
   return <ChatView threadId={threadId} />;
 }
 

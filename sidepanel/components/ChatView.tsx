@@ -7,6 +7,7 @@ import { Onboarding } from './Onboarding';
 import { useEngine, useThread } from './panel-context';
 import { QueueList } from './QueueList';
 import { RunBanner } from './RunBanner';
+import { SaveWorkflow } from './SaveWorkflow';
 import { ThreadOptions } from './ThreadOptions';
 import { TodoCard } from './TodoCard';
 
@@ -90,6 +91,7 @@ export function ChatView({ threadId }: { threadId: string | null }) {
       </div>
       <div class="dock">
         {threadId && <RunBanner threadId={threadId} />}
+        {threadId && <SaveWorkflow threadId={threadId} />}
         {threadId && <TodoCard threadId={threadId} />}
         {threadId && <QueueList threadId={threadId} />}
         {threadId && <ThreadOptions threadId={threadId} />}

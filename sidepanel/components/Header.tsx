@@ -11,7 +11,7 @@ export function Header() {
   const threadId = useUi((u) => u.selectedThreadId);
   const meta = useEngine((s) => (threadId ? s.threads.find((m) => m.threadId === threadId) : undefined));
   const threadUsage = useThread(threadId, (th) => th?.threadUsage ?? null);
-  const title = view === 'threads' ? t('threadsTitle') : view === 'settings' ? t('settingsTitle') : (meta?.title || (threadId ? t('untitled') : t('newChat')));
+  const title = view === 'threads' ? t('threadsTitle') : view === 'settings' ? t('settingsTitle') : view === 'workflows' ? t('workflowsTitle') : (meta?.title || (threadId ? t('untitled') : t('newChat')));
   return (
     <header class="app-header">
       {view === 'chat' ? (
@@ -41,6 +41,17 @@ export function Header() {
       {view === 'chat' && threadId && meta && <ExportMenu threadId={threadId} />}
       <button type="button" class="icon-btn" aria-label={t('newChat')} title={t('newChat')} data-action="new-thread" onClick={() => void panel.newThread()}>
         <Icon name="plus" />
+      </button>
+      <button
+        type="button"
+        class={`icon-btn${view === 'workflows' ? ' active' : ''}`}
+        aria-label={t('openWorkflows')}
+        aria-pressed={view === 'workflows'}
+        title={t('openWorkflows')}
+        data-action="workflows"
+        onClick={() => panel.setView(view === 'workflows' ? 'chat' : 'workflows')}
+      >
+        <Icon name="queue" />
       </button>
       <button
         type="button"

@@ -1,4 +1,4 @@
-import type { AgentEvent, PublicSettings, ThreadMeta } from '../../src/protocol';
+import type { AgentEvent, PublicSettings, ThreadMeta, WorkflowMeta } from '../../src/protocol';
 import type { ConnectionStatus } from './engine-client';
 import { reduceThread, type ThreadEvent } from './thread-reducer';
 import { emptyThread, threadFromSnapshot, type ThreadState } from './thread-state';
@@ -12,6 +12,8 @@ export interface EngineState {
   threads: ThreadMeta[];
   byId: Record<string, ThreadState>;
   settings: PublicSettings | null;
+  /** Saved workflows, most recently changed first. */
+  workflows: WorkflowMeta[];
 }
 
 export const initialEngineState: EngineState = {
@@ -20,6 +22,7 @@ export const initialEngineState: EngineState = {
   threads: [],
   byId: {},
   settings: null,
+  workflows: [],
 };
 
 /** The thread-scoped events reduceThread understands; anything newer is ignored, not misrouted. */
@@ -78,10 +81,12 @@ export function reduceEngine(s: EngineState, ev: AgentEvent): EngineState {
       for (const snap of ev.snapshots) byId[snap.thread.threadId] = threadFromSnapshot(snap);
       const metas = new Map(ev.threads.map((m) => [m.threadId, m]));
       for (const snap of ev.snapshots) if (!metas.has(snap.thread.threadId)) metas.set(snap.thread.threadId, snap.thread);
-      return { ...s, ready: true, threads: sortThreads([...metas.values()]), byId, settings: ev.settings };
+      return { ...s, ready: true, threads: sortThreads([...metas.values()]), byId, settings: ev.settings, workflows: ev.workflows ?? [] };
     }
     case 'settings.updated':
       return { ...s, settings: ev.settings };
+    case 'workflows.updated':
+      return { ...s, workflows: ev.workflows };
     case 'thread.deleted': {
       if (!s.byId[ev.threadId] && !s.threads.some((m) => m.threadId === ev.threadId)) return s;
       const byId = { ...s.byId };

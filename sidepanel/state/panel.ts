@@ -357,6 +357,32 @@ export class Panel {
     return this.client.send({ type: 'thread.setOptions', threadId, options });
   }
 
+  // ---- workflows ----------------------------------------------------------------------------------
+
+  /** Save a finished turn as a workflow (the engine refuses turns it cannot replay). */
+  saveWorkflow(threadId: string, turnId: string, name: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.save', threadId, turnId, name });
+  }
+
+  /** Run a workflow now in a new thread, and open that thread. */
+  async runWorkflow(workflowId: string, inputs: Record<string, string>): Promise<OpOutcome> {
+    const out = await this.client.send({ type: 'workflow.run', workflowId, inputs });
+    const threadId = out.ok ? resultField(out.result, 'threadId') : null;
+    if (threadId) {
+      this.selectThread(threadId);
+      this.setView('chat');
+    }
+    return out;
+  }
+
+  updateWorkflow(workflowId: string, patch: Extract<OpInput, { type: 'workflow.update' }>['patch']): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.update', workflowId, patch });
+  }
+
+  deleteWorkflow(workflowId: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.delete', workflowId });
+  }
+
   private async simple(op: OpInput): Promise<boolean> {
     const out = await this.client.send(op);
     return out.ok ? true : this.failed(out);

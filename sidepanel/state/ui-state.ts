@@ -1,5 +1,5 @@
 /** Panel-only state: which screen is open and the transient hint under the composer. */
-export type View = 'chat' | 'threads' | 'settings';
+export type View = 'chat' | 'threads' | 'settings' | 'workflows';
 
 export interface Hint {
   /** Increments per hint so the same text twice still re-announces. */

@@ -6,6 +6,7 @@ import { installBrowserTools } from './browser-wiring';
 import { installMcp } from './mcp-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
+import { WorkflowScheduler, type SchedulerText } from './workflow-scheduler';
 
 /**
  * The service worker: chrome.* wiring only. It builds the engine over IndexedDB, recovers
@@ -39,8 +40,28 @@ chrome.runtime.onConnect.addListener((port) => {
   engine.connect(portConnection(port));
 });
 
-// An alarm wakes a stopped worker so unfinished runs resume even with the panel closed.
-chrome.alarms.onAlarm.addListener(() => undefined);
+// Workflow schedules (chrome.alarms; reconciled with the workflow list at every start, so a
+// schedule survives a browser restart even if Chrome dropped its alarm).
+const schedulerText: SchedulerText = {
+  needsApproval: (n) => chrome.i18n.getMessage('workflowNeedsApproval', [n]),
+  succeeded: (n, r, s) => chrome.i18n.getMessage('workflowSucceeded', [n, String(r), String(s)]),
+  failed: (n, why) => chrome.i18n.getMessage('workflowFailed', [n, why]),
+};
+// A 1×1 PNG: notifications need an icon and the extension has none of its own yet.
+const NOTIFY_ICON = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const scheduler = new WorkflowScheduler({
+  engine,
+  alarms: chrome.alarms,
+  notifier: { notify: (id, title, message) => chrome.notifications?.create(id, { type: 'basic', iconUrl: NOTIFY_ICON, title, message }) },
+  now: () => Date.now(),
+  text: schedulerText,
+  log: (msg) => console.warn(`[keel] ${msg}`),
+});
+scheduler.start();
+
+// An alarm wakes a stopped worker so unfinished runs resume even with the panel closed; workflow
+// alarms also start their run.
+chrome.alarms.onAlarm.addListener((alarm) => scheduler.onAlarm(alarm));
 void chrome.alarms.create('keel-wake', { periodInMinutes: 1 });
 
 chrome.runtime.onInstalled.addListener(() => {

@@ -239,12 +239,13 @@ export class Engine implements EngineEndpoint, EngineHost {
     const op = parsed.data;
     // Steers and queue edits of one thread are admitted in the order they arrived: join the
     // thread's lane now, before any await, so a later op cannot overtake an earlier one.
-    if (ORDERED_OPS.has(op.type) && 'threadId' in op) {
-      const lane = this.lanes.get(op.threadId) ?? Promise.resolve();
+    const laneId = ORDERED_OPS.has(op.type) && 'threadId' in op ? op.threadId : undefined;
+    if (laneId !== undefined) {
+      const lane = this.lanes.get(laneId) ?? Promise.resolve();
       const next = lane.then(() => this.processOp(client, op, send));
-      this.lanes.set(op.threadId, next);
+      this.lanes.set(laneId, next);
       void next.finally(() => {
-        if (this.lanes.get(op.threadId) === next) this.lanes.delete(op.threadId);
+        if (this.lanes.get(laneId) === next) this.lanes.delete(laneId);
       });
       return next;
     }

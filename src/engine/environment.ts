@@ -4,6 +4,9 @@ import { catalogOf, type RegisteredTool, type ToolRegistry } from '../tools/regi
 import type { ToolDescriptor } from '../tools/types';
 import { buildSystemPrompt } from './system-prompt';
 
+/** The transport kind of a workflow run's environment when no model is configured. */
+export const REPLAY_ONLY_TRANSPORT = 'none';
+
 export class EnvironmentError extends Error {
   constructor(
     readonly code: 'no_provider' | 'drift' | 'too_large',
@@ -77,7 +80,8 @@ export async function verifyEnvironment(
   tools: ReadonlyMap<string, RegisteredTool>,
 ): Promise<string | null> {
   if (env.v !== RECORD_VERSION) return `the run was created by an incompatible version (${env.v})`;
-  const transport = await providers.transportIdentity(env.providerId);
+  // A replay-only run (no model configured, src/engine/workflow-env.ts) has no transport to check.
+  const transport = env.transport.kind === REPLAY_ONLY_TRANSPORT ? env.transport : await providers.transportIdentity(env.providerId);
   if (!transport) return `provider "${env.providerId}" was removed`;
   if (transport.kind !== env.transport.kind || (transport.baseURL ?? '') !== (env.transport.baseURL ?? '')) {
     return `provider "${env.providerId}" now points to a different endpoint`;

@@ -10,6 +10,7 @@ import { isBusy } from './run-machine';
 import { supersedeCurrent } from './turn-lifecycle';
 import { auditApprovals, auditSteps } from './audit-trail';
 import { matchThread, queryWords, type ThreadMatch } from './thread-search';
+import { listWorkflowMetas } from './workflow-view';
 
 /** How many threads' full snapshots `initialize` sends for '*' (the rest load on subscribe). */
 const INITIAL_SNAPSHOTS = 20;
@@ -26,7 +27,7 @@ const initialize: Handler<'initialize'> = async (engine, client, op) => {
     const s = await threadSnapshot(store, id);
     if (s) snapshots.push(s);
   }
-  engine.releaseEvents(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx) });
+  engine.releaseEvents(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx), workflows: await listWorkflowMetas(engine.ctx) });
   return done(ack());
 };
 

@@ -3,6 +3,7 @@ import { threadOps } from './ops-threads';
 import { turnOps } from './ops-turns';
 import { runOps } from './ops-runs';
 import { settingsOps } from './ops-settings';
+import { workflowOps } from './ops-workflows';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -13,4 +14,5 @@ export const handlers: HandlerMap = {
   ...turnOps,
   ...runOps,
   ...settingsOps,
+  ...workflowOps,
 };

@@ -10,6 +10,9 @@ import { driveAction, isDriven, onInterrupt } from './run-machine';
 import { commitEnd } from './run-end';
 import type { StepOutcome } from './step-outcome';
 import { toolStep } from './tool-step';
+import { workflowRunEnded } from './workflow-end';
+import { replayStep } from './workflow-step';
+import { replayReport } from '../workflows/replay';
 import { runSummary, threadMeta } from './thread-view';
 
 interface LiveRun {
@@ -61,7 +64,13 @@ export class RunDriver {
         if (!run) return;
         const action = driveAction(run.state);
         const out: StepOutcome =
-          action === 'model' ? await modelStep(this.ctx, runId, controller.signal) : action === 'tool' ? await toolStep(this.ctx, runId, controller.signal) : action;
+          action === 'model'
+            ? run.workflow?.mode === 'replay'
+              ? await replayStep(this.ctx, runId)
+              : await modelStep(this.ctx, runId, controller.signal)
+            : action === 'tool'
+              ? await toolStep(this.ctx, runId, controller.signal)
+              : action;
         if (out === 'parked') return;
         if (out === 'ended') {
           await this.ended(runId);
@@ -162,8 +171,10 @@ export class RunDriver {
         runId,
         stopReason: run.stopReason,
         ...(run.error ? { error: run.error } : {}),
+        ...(run.workflow ? { workflow: replayReport(run.workflow, run.stepCursor.modelCalls) } : {}),
       });
     }
+    if (run.workflow) await workflowRunEnded(this.ctx, run);
     await this.hooks.runEnded(run);
   }
 }

@@ -3,6 +3,7 @@ import { Decision, Id, RunState, StopReason, Todo, ToolEffects, ToolLevel, UserI
 import { Item } from './items';
 import { RejectCode } from './ops';
 import { PublicSettings } from './settings';
+import { WorkflowMeta, WorkflowReport } from './workflows';
 
 /** Events (engine → UI), PROTOCOL.md. Thread-scoped events carry `threadId`. */
 
@@ -101,6 +102,8 @@ export const EventSchemas = {
     threads: z.array(ThreadMeta),
     snapshots: z.array(ThreadSnapshot),
     settings: PublicSettings,
+    /** Always sent by the engine (optional in the schema so older fixtures still parse). */
+    workflows: z.array(WorkflowMeta).optional(),
   }),
   'thread.snapshot': z.object({ type: z.literal('thread.snapshot'), snapshot: ThreadSnapshot }),
   'thread.updated': z.object({ type: z.literal('thread.updated'), thread: ThreadMeta }),
@@ -158,7 +161,10 @@ export const EventSchemas = {
     runId: z.string(),
     stopReason: StopReason,
     error: z.object({ code: z.string(), message: z.string() }).optional(),
+    /** Set for a workflow run (PROTOCOL.md §Workflows). */
+    workflow: WorkflowReport.optional(),
   }),
+  'workflows.updated': z.object({ type: z.literal('workflows.updated'), workflows: z.array(WorkflowMeta) }),
   'settings.updated': z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
   'command.ack': z.object({ type: z.literal('command.ack'), submissionId: z.string(), result: z.unknown().optional() }),
   'command.reject': z.object({
@@ -171,6 +177,7 @@ export const EventSchemas = {
 
 export const AgentEvent = z.discriminatedUnion('type', [
   EventSchemas.initialized,
+  EventSchemas['workflows.updated'],
   EventSchemas['thread.snapshot'],
   EventSchemas['thread.updated'],
   EventSchemas['thread.deleted'],

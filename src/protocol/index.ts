@@ -1,6 +1,7 @@
 export * from './common';
 export * from './items';
 export * from './settings';
+export * from './workflows';
 export * from './ops';
 export * from './events';
 export * from './transport';

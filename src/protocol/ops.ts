@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Decision, Id, SiteRule, UserInput } from './common';
 import { SettingsPatch } from './settings';
+import { WorkflowInputMeta, WorkflowSchedule } from './workflows';
 
 /**
  * Ops (UI → engine), PROTOCOL.md. Every op carries `clientId` (stable per UI instance) and
@@ -82,6 +83,31 @@ export const OpSchemas = {
   'mcp.signIn': z.object({ ...envelope, type: z.literal('mcp.signIn'), serverId: Id }),
   /** Sign out of an OAuth MCP server: revoke where offered, forget the tokens. */
   'mcp.signOut': z.object({ ...envelope, type: z.literal('mcp.signOut'), serverId: Id }),
+  /** Save a finished turn as a workflow (PROTOCOL.md §Workflows). */
+  'workflow.save': z.object({ ...envelope, type: z.literal('workflow.save'), threadId: Id, turnId: Id, name: z.string().trim().min(1).max(200) }),
+  /** Replay a workflow: in a new thread unless `threadId` is given. */
+  'workflow.run': z.object({
+    ...envelope,
+    type: z.literal('workflow.run'),
+    workflowId: Id,
+    inputs: z.record(z.string().max(100), z.string().max(10_000)).optional(),
+    threadId: Id.optional(),
+    /** After a divergence: hand the rest to the model (default, when one is configured) or stop. */
+    onDivergence: z.enum(['model', 'stop']).optional(),
+    /** 'schedule': started by the workflow's alarm; the run lands in the workflow's own thread. */
+    trigger: z.enum(['user', 'schedule']).optional(),
+  }),
+  'workflow.update': z.object({
+    ...envelope,
+    type: z.literal('workflow.update'),
+    workflowId: Id,
+    patch: z.object({
+      name: z.string().trim().min(1).max(200).optional(),
+      inputs: z.array(WorkflowInputMeta).max(100).optional(),
+      schedule: WorkflowSchedule.optional(),
+    }),
+  }),
+  'workflow.delete': z.object({ ...envelope, type: z.literal('workflow.delete'), workflowId: Id }),
 } as const;
 
 export type OpType = keyof typeof OpSchemas;
@@ -114,6 +140,10 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['skills.remove'],
   OpSchemas['mcp.signIn'],
   OpSchemas['mcp.signOut'],
+  OpSchemas['workflow.save'],
+  OpSchemas['workflow.run'],
+  OpSchemas['workflow.update'],
+  OpSchemas['workflow.delete'],
 ]);
 export type Op = z.infer<typeof Op>;
 export type OpOf<T extends OpType> = Extract<Op, { type: T }>;
@@ -135,6 +165,8 @@ export const RejectCode = z.enum([
   'already_resolved',
   'not_resumable',
   'not_uncertain',
+  /** workflow.save: the turn did not complete, or acted with no tool. */
+  'not_replayable',
   'internal',
 ]);
 export type RejectCode = z.infer<typeof RejectCode>;

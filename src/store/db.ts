@@ -11,10 +11,11 @@ import type {
   SiteRuleRecord,
   SkillRecord,
   ThreadRecord,
+  WorkflowRecord,
 } from './records';
 
 /**
- * Dexie schema v1. Indexes exist only for queries the engine makes:
+ * Dexie schema v2 (v1 + workflows). Indexes exist only for queries the engine makes:
  * - nodes by thread (building a path, forking, deleting) and by parent (branch points);
  * - runs by thread and by state (recovery scans every non-terminal run at start-up);
  * - approvals / interactions by run and status (re-showing what a recovered run waits for).
@@ -31,6 +32,7 @@ export class KeelDB extends Dexie {
   credentials!: Table<CredentialRecord, string>;
   keys!: Table<KeyRecord, string>;
   skills!: Table<SkillRecord, string>;
+  workflows!: Table<WorkflowRecord, string>;
 
   constructor(name = 'keel', options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, options);
@@ -47,6 +49,9 @@ export class KeelDB extends Dexie {
       keys: 'id',
       skills: 'name',
     });
+    // v2 adds workflows. Dexie keeps every v1 table and its rows as they are (a new table needs
+    // no record migration); test/unit/store/workflows-repo.test.ts opens a v1 database to check.
+    this.version(2).stores({ workflows: 'workflowId, updatedAt' });
   }
 
   /** Every table: engine steps take them all so a step's scope can never be too small. */
@@ -62,6 +67,7 @@ export class KeelDB extends Dexie {
       this.settings,
       this.credentials,
       this.skills,
+      this.workflows,
     ];
   }
 }

@@ -14,7 +14,11 @@ import type {
   Usage,
   ApprovalMode,
   Locale,
+  WorkflowReport,
+  WorkflowSchedule,
 } from '../protocol';
+import type { ReplayState } from '../workflows/replay';
+import type { WorkflowDefinition } from '../workflows/types';
 import type { ToolBinding, ToolDescriptor, ToolTarget } from '../tools/types';
 
 /**
@@ -193,6 +197,8 @@ export interface RunRecord {
   costUsd: number;
   stopReason?: StopReason;
   error?: { code: string; message: string };
+  /** A workflow run: the replay's cursor (src/workflows/replay.ts). Absent for model turns. */
+  workflow?: ReplayState;
 }
 
 export interface ApprovalRecord {
@@ -289,6 +295,22 @@ export interface SettingsRecord {
 }
 
 /** A user skill (SKILL.md): its description goes into the system prompt, its body loads on demand. */
+/** A saved workflow (src/workflows): its definition, schedule and last run. */
+export interface WorkflowRecord {
+  v: typeof RECORD_VERSION;
+  workflowId: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The turn it was saved from. */
+  source: { threadId: string; turnId: string };
+  definition: WorkflowDefinition;
+  schedule: WorkflowSchedule;
+  /** Where scheduled runs land (created by the first scheduled run). */
+  threadId?: string;
+  lastRun?: { threadId: string; runId: string; at: number; outcome: string; report?: WorkflowReport };
+}
+
 export interface SkillRecord {
   v: typeof RECORD_VERSION;
   name: string;

@@ -7,6 +7,7 @@ import { SettingsRepo } from './settings-repo';
 import { SiteRulesRepo } from './site-rules-repo';
 import { ThreadsRepo } from './threads-repo';
 import { SkillsRepo } from './skills-repo';
+import { WorkflowsRepo } from './workflows-repo';
 
 /**
  * The store: one repository per aggregate over one Dexie database, and `transaction` to make a
@@ -23,6 +24,7 @@ export class Store {
   readonly settings: SettingsRepo;
   readonly credentials: CredentialsRepo;
   readonly skills: SkillsRepo;
+  readonly workflows: WorkflowsRepo;
 
   constructor(readonly db: KeelDB) {
     this.threads = new ThreadsRepo(db);
@@ -34,6 +36,7 @@ export class Store {
     this.settings = new SettingsRepo(db);
     this.credentials = new CredentialsRepo(db);
     this.skills = new SkillsRepo(db);
+    this.workflows = new WorkflowsRepo(db);
   }
 
   static open(name = 'keel', options?: ConstructorParameters<typeof KeelDB>[1]): Store {

@@ -31,11 +31,15 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'skills.remove': { type: 'skills.remove', name: 'a' },
   'mcp.signIn': { type: 'mcp.signIn', serverId: 'srv' },
   'mcp.signOut': { type: 'mcp.signOut', serverId: 'srv' },
+  'workflow.save': { type: 'workflow.save', threadId: 't', turnId: 'u', name: 'Reorder' },
+  'workflow.run': { type: 'workflow.run', workflowId: 'w' },
+  'workflow.update': { type: 'workflow.update', workflowId: 'w', patch: {} },
+  'workflow.delete': { type: 'workflow.delete', workflowId: 'w' },
 };
 
 describe('op schemas', () => {
   it('every PROTOCOL.md op exists, plus the additions', () => {
-    const fromProtocolMd = ['initialize', 'thread.create', 'thread.delete', 'thread.fork', 'thread.selectBranch', 'thread.subscribe', 'turn.submit', 'turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove', 'turn.interrupt', 'approval.response', 'interaction.response', 'run.resume', 'run.resolveUncertain', 'settings.update', 'siteRules.set'];
+    const fromProtocolMd = ['initialize', 'thread.create', 'thread.delete', 'thread.fork', 'thread.selectBranch', 'thread.subscribe', 'turn.submit', 'turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove', 'turn.interrupt', 'approval.response', 'interaction.response', 'run.resume', 'run.resolveUncertain', 'settings.update', 'siteRules.set', 'workflow.save', 'workflow.run', 'workflow.update', 'workflow.delete'];
     for (const t of fromProtocolMd) expect(OP_TYPES).toContain(t);
     expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['mcp.signIn', 'mcp.signOut', 'skills.import', 'skills.remove', 'thread.export', 'thread.search', 'thread.setOptions', 'thread.unsubscribe']);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
@@ -82,7 +86,7 @@ describe('op schemas', () => {
 
 describe('event schemas', () => {
   it('every PROTOCOL.md event exists, plus the additions, and the union covers every schema', () => {
-    const fromProtocolMd = ['initialized', 'thread.snapshot', 'thread.updated', 'thread.deleted', 'turn.start', 'item.start', 'item.delta', 'item.updated', 'item.complete', 'token.usage', 'approval.request', 'approval.resolved', 'interaction.request', 'interaction.resolved', 'queue.updated', 'todo.updated', 'run.updated', 'turn.complete', 'command.ack', 'command.reject'];
+    const fromProtocolMd = ['initialized', 'thread.snapshot', 'thread.updated', 'thread.deleted', 'turn.start', 'item.start', 'item.delta', 'item.updated', 'item.complete', 'token.usage', 'approval.request', 'approval.resolved', 'interaction.request', 'interaction.resolved', 'queue.updated', 'todo.updated', 'run.updated', 'turn.complete', 'command.ack', 'command.reject', 'workflows.updated'];
     const types = Object.keys(EventSchemas);
     for (const t of fromProtocolMd) expect(types).toContain(t);
     expect(types.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['item.discarded', 'settings.updated']);

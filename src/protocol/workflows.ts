@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** Workflows on the wire (PROTOCOL.md §Workflows). */
+
+/** `HH:MM`, 24-hour local time. */
+const DailyAt = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'dailyAt is HH:MM (24-hour local time)');
+
+/** Every N minutes (at least 15), daily at a local time, or no schedule. */
+export const WorkflowSchedule = z
+  .union([
+    z.object({ everyMinutes: z.number().int().min(15).max(7 * 24 * 60) }).strict(),
+    z.object({ dailyAt: DailyAt }).strict(),
+  ])
+  .nullable();
+export type WorkflowSchedule = z.infer<typeof WorkflowSchedule>;
+
+/** Input names are referenced from steps as `{{name}}`. */
+export const WorkflowInputName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+
+export const WorkflowInputMeta = z.object({ name: WorkflowInputName, default: z.string().max(10_000).optional() });
+
+export const WorkflowDivergence = z.object({
+  /** 1-based step that diverged; `steps + 1` is the final check. */
+  step: z.number().int().min(1),
+  reason: z.string(),
+});
+
+/** What `turn.complete` of a workflow run reports. */
+export const WorkflowReport = z.object({
+  workflowId: z.string().optional(),
+  steps: z.number().int().min(0),
+  replayed: z.number().int().min(0),
+  modelRequests: z.number().int().min(0),
+  diverged: WorkflowDivergence.optional(),
+});
+export type WorkflowReport = z.infer<typeof WorkflowReport>;
+
+export const WorkflowLastRun = z.object({
+  threadId: z.string(),
+  runId: z.string(),
+  at: z.number(),
+  /** The run's stop reason, or 'running' while it is not finished. */
+  outcome: z.string(),
+  report: WorkflowReport.optional(),
+});
+
+export const WorkflowMeta = z.object({
+  workflowId: z.string(),
+  name: z.string(),
+  steps: z.number().int().min(0),
+  inputs: z.array(WorkflowInputMeta),
+  schedule: WorkflowSchedule,
+  lastRun: WorkflowLastRun.optional(),
+  /** The steps as a person reads them (for the Workflows view). */
+  summary: z.array(z.string()).optional(),
+});
+export type WorkflowMeta = z.infer<typeof WorkflowMeta>;
