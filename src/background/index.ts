@@ -47,8 +47,8 @@ const schedulerText: SchedulerText = {
   succeeded: (n, r, s) => chrome.i18n.getMessage('workflowSucceeded', [n, String(r), String(s)]),
   failed: (n, why) => chrome.i18n.getMessage('workflowFailed', [n, why]),
 };
-// A 1×1 PNG: notifications need an icon and the extension has none of its own yet.
-const NOTIFY_ICON = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+// Notifications need an icon: the extension's own, from the package root.
+const NOTIFY_ICON = chrome.runtime.getURL('icons/icon-128.png');
 const scheduler = new WorkflowScheduler({
   engine,
   alarms: chrome.alarms,
