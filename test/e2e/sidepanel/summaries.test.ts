@@ -29,7 +29,8 @@ const KEY = 'sk-e2e-onboarding-secret';
 
 /** The ref the snapshot gave an element, read from the tool result the model received. */
 function refOf(r: RecordedRequest, role: string, name: string): string {
-  const m = new RegExp(`${role} \\\\"${name}\\\\" \\[ref=([\\w-]+)\\]`).exec(r.raw);
+  // The newest mention: tool descriptions (sent before the messages) carry example refs.
+  const m = [...r.raw.matchAll(new RegExp(`${role} \\\\"${name}\\\\" \\[ref=([\\w-]+)\\]`, 'g'))].at(-1);
   if (!m) throw new Error(`no ${role} "${name}" in the request: ${r.raw.slice(-600)}`);
   return m[1];
 }
@@ -143,7 +144,7 @@ describe('side panel: summaries, skills, export, onboarding, search', () => {
     expect(lines).toEqual(['Read the page 3 times', 'Typed “2” into Quantity', 'Clicked Add to cart', `Opened 127.0.0.1:${port}/cart`]);
     await screenshots(page, 'tool-summaries-en');
     await page.locator('.reads-fold > summary').click();
-    expect(await page.locator('.reads-fold-body .tool-line').allTextContents()).toEqual(['Read the page “Shop: product”', 'Looked for “Quantity” (2 found)', 'Read the page’s text']);
+    await expect.poll(() => page.locator('.reads-fold-body .tool-line').allTextContents()).toEqual(['Read the page “Shop: product”', 'Looked for “Quantity” (2 found)', 'Read the page’s text']);
     await screenshots(page, 'tool-summaries-open-en');
     a11y.push(...(await axeBothSchemes(page, 'tool-summaries')));
 

@@ -117,7 +117,7 @@ describe('perceive (L0) through the engine', () => {
     // And the system prompt tells the model what the block means.
     const system = (t.requests[0].body.messages as { role: string; content: string }[])[0];
     expect(system.role).toBe('system');
-    expect(system.content).toContain('<untrusted_data>');
+    expect(system.content).toContain('<untrusted_data');
     await page.close();
   });
 
