@@ -127,7 +127,7 @@ const queueRemove: Handler<'queue.remove'> = async (engine, _client, op, ctx) =>
   const res = await engine.ctx.commit('queue_remove', async () => {
     const r = await store.runs.get(op.queueItemId);
     if (!r || r.threadId !== op.threadId || r.state !== 'queued') return reject('not_found', 'That queued message was already started or removed.');
-    await engine.ctx.store.db.runs.delete(r.runId);
+    await store.runs.delete(r.runId);
     await ctx.writeReceipt(outcome);
     return outcome;
   });

@@ -20,7 +20,7 @@ export const REDACTED = '[redacted secret]';
 export async function redactSecrets(store: Store, text: string): Promise<{ text: string; found: number }> {
   let found = 0;
   let out = text;
-  const ids = (await store.db.credentials.toArray()).map((c) => c.id);
+  const ids = await store.credentials.ids();
   for (const id of ids) {
     const value = await store.credentials.getSecret(id).catch(() => null);
     if (!value || value.length < 8) continue;

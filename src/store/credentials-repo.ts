@@ -54,6 +54,11 @@ export class CredentialsRepo {
     return (await this.db.credentials.get(id))?.updatedAt ?? 0;
   }
 
+  /** The ids of every stored credential (never their values). */
+  async ids(): Promise<string[]> {
+    return (await this.db.credentials.toArray()).map((c) => c.id);
+  }
+
   async has(id: string): Promise<boolean> {
     return (await this.db.credentials.get(id)) !== undefined;
   }

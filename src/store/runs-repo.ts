@@ -68,6 +68,11 @@ export class RunsRepo {
     return runs.filter((r) => r.state !== 'queued').sort((a, b) => b.createdAt - a.createdAt)[0];
   }
 
+  /** Delete one run (a queued run the user removed). */
+  async delete(runId: string): Promise<void> {
+    await this.db.runs.delete(runId);
+  }
+
   async deleteByThread(threadId: string): Promise<void> {
     await this.db.runs.where('threadId').equals(threadId).delete();
   }
