@@ -118,9 +118,18 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
       // Fail closed before any side effect: calls from a truncated or otherwise non-tool_use
       // message may be incomplete (spec/001 §2).
       await closeCalls(`Not executed: the response ended with "${stop}" instead of a tool call, so the call may be incomplete.`);
-      if (stop === 'max_tokens') {
+      if (stop === 'max_tokens' && run.pendingSteers.length > 0) {
+        // Acked steers are waiting: the turn goes on with them (spec/001 §3).
+        next = 'streaming_model';
+      } else if (stop === 'max_tokens') {
         stopReason = 'max_tokens';
       } else {
+        // The turn fails: its acked steers are materialized first (spec/001 §3).
+        for (const s of [...run.pendingSteers].sort((a, b) => a.seq - b.seq)) {
+          const steer = await store.threads.appendNode({ threadId: run.threadId, parentId: leaf, runId: run.runId, turnId: run.turnId, item: { kind: 'user_message', id: ctx.ids.next('n'), createdAt: now, text: s.input.text, ...(s.input.images?.length ? { images: s.input.images } : {}), steered: true } });
+          created.push(steer);
+          leaf = steer.id;
+        }
         next = 'failed';
         stopReason = 'error';
         error = { code: 'protocol_error', message: `The model requested tools but its response ended with "${stop}"; nothing was executed.` };
@@ -149,6 +158,7 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
       r.state = next;
       if (stopReason) r.stopReason = stopReason;
       if (error) r.error = error;
+      if (next === 'failed') r.pendingSteers = [];
     }, now);
     return { created, run: r, thread: t };
   });

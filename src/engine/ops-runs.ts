@@ -128,6 +128,11 @@ const resume: Handler<'run.resume'> = async (engine, _client, op, ctx) => {
     if (current && current.runId !== run.runId) return { outcome: reject('not_resumable', 'Another task is current in this thread.') };
     const latest = await store.runs.latest(run.threadId);
     if (latest && latest.runId !== run.runId) return { outcome: reject('not_resumable', 'A newer turn exists in this thread.') };
+    // `latest` orders by creation, but a queued run is created before it starts: a run continues
+    // from its checkpoint only while that checkpoint is still the thread's leaf.
+    const thread = await store.threads.get(run.threadId);
+    const leaf = thread?.leafId ? await store.threads.getNode(thread.leafId) : undefined;
+    if (leaf && leaf.runId !== run.runId) return { outcome: reject('not_resumable', 'A newer turn exists in this thread.') };
     const r = await store.runs.update(run.runId, (r) => {
       r.state = r.stepCursor.nextToolIndex < r.stepCursor.toolCalls.length ? 'executing_tool' : 'streaming_model';
       r.counters.modelAttempts = 0;

@@ -94,6 +94,10 @@ export async function finishCall(
       nextIndex = run.stepCursor.toolCalls.length;
     }
     if (f.end) {
+      // spec/001 §3: a turn that ends early first materializes its acked steers, in admission order.
+      for (const s of [...run.pendingSteers].sort((a, b) => a.seq - b.seq)) {
+        await append({ kind: 'user_message', id: ctx.ids.next('n'), createdAt: now, text: s.input.text, ...(s.input.images?.length ? { images: s.input.images } : {}), steered: true });
+      }
       await append({ kind: 'notice', id: ctx.ids.next('n'), createdAt: now, code: f.end.notice.code, text: f.end.notice.text });
       state = f.end.state;
       stopReason = f.end.stopReason;
@@ -112,6 +116,7 @@ export async function finishCall(
       r.state = state;
       if (stopReason) r.stopReason = stopReason;
       if (f.end?.error) r.error = f.end.error;
+      if (f.end) r.pendingSteers = [];
     }, now);
     return { created, run: r };
   });

@@ -4,6 +4,7 @@ import { RECORD_VERSION, type NodeRecord, type RunEnvironmentSnapshot, type RunR
 import type { Engine } from './engine-core';
 import { EnvironmentError, resolveEnvironment, verifyEnvironment } from './environment';
 import { appendNotice, emitCommitted } from './nodes';
+import { text, upsertCallNode } from './tool-call-node';
 import { approvalEvent, interactionEvent, runSummary, threadMeta } from './thread-view';
 import { generateTitle } from './titles';
 
@@ -211,18 +212,42 @@ export async function recoverRuns(engine: Engine): Promise<void> {
 
 async function refuseResume(engine: Engine, run: RunRecord, drift: string): Promise<void> {
   const { store, clock } = engine.ctx;
-  const notice = await engine.ctx.commit('refuse_resume', async () => {
-    const t = (await store.threads.get(run.threadId))!;
-    const n = await appendNotice(engine.ctx, run, t.leafId, 'environment_drift', `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`);
-    await store.threads.update(run.threadId, (th) => void (th.leafId = n.id));
-    await store.runs.update(run.runId, (r) => {
+  const created = await engine.ctx.commit('refuse_resume', async () => {
+    const cur = (await store.runs.get(run.runId))!;
+    const now = clock.now();
+    const out: NodeRecord[] = [];
+    const append = async (item: NodeRecord['item']) => {
+      const t = (await store.threads.get(cur.threadId))!;
+      const n = await store.threads.appendNode({ threadId: cur.threadId, parentId: t.leafId, runId: cur.runId, turnId: cur.turnId, item });
+      await store.threads.update(cur.threadId, (th) => void (th.leafId = n.id));
+      out.push(n);
+    };
+    // The run fails, but first (spec/001 §2–§3) every call it still owed gets a result and its
+    // acked steers are materialized, so the thread stays a valid conversation.
+    const calls = cur.state === 'executing_tool' ? cur.stepCursor.toolCalls.slice(cur.stepCursor.nextToolIndex) : [];
+    for (const c of calls) {
+      const reg = engine.ctx.registry.get(c.name);
+      out.push(await upsertCallNode(engine.ctx, cur, c, reg, c.args, 'invalid'));
+      await append({ kind: 'tool_result', id: engine.ctx.ids.next('n'), createdAt: now, toolCallId: c.id, name: c.name, ok: false, outcome: 'lost', content: text('Not executed: Keel restarted and could not resume this task.'), ...(reg?.descriptor.visibility === 'internal' ? { visibility: 'internal' as const } : {}) });
+    }
+    for (const st of [...cur.pendingSteers].sort((a, b) => a.seq - b.seq)) {
+      await append({ kind: 'user_message', id: engine.ctx.ids.next('n'), createdAt: now, text: st.input.text, ...(st.input.images?.length ? { images: st.input.images } : {}), steered: true });
+    }
+    const t = (await store.threads.get(cur.threadId))!;
+    const n = await appendNotice(engine.ctx, cur, t.leafId, 'environment_drift', `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`);
+    await store.threads.update(cur.threadId, (th) => void (th.leafId = n.id));
+    out.push(n);
+    await store.runs.update(cur.runId, (r) => {
       r.state = 'failed';
       r.stopReason = 'error';
       r.error = { code: 'environment_drift', message: drift };
-    }, clock.now());
-    return n;
+      r.pendingSteers = [];
+      r.pendingTool = undefined;
+      r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
+    }, now);
+    return out;
   });
-  emitCommitted(engine.ctx, notice);
+  for (const n of created) emitCommitted(engine.ctx, n);
   const r = (await store.runs.get(run.runId))!;
   engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
   engine.ctx.emit({ type: 'turn.complete', threadId: r.threadId, turnId: r.turnId, runId: r.runId, stopReason: 'error', error: r.error! });

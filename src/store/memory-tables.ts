@@ -52,7 +52,21 @@ export class MemoryData {
   }
 }
 
+/**
+ * A structured clone of stored data. Records are plain data (objects, arrays, primitives, bytes),
+ * which this copies several times faster than `structuredClone`; a key is shared (CryptoKeys are
+ * immutable), anything else falls back to `structuredClone`.
+ */
 function clone<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) out[k] = clone((value as Record<string, unknown>)[k]);
+    return out as T;
+  }
+  if (value instanceof CryptoKey) return value;
   return structuredClone(value);
 }
 

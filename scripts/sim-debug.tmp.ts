@@ -1,0 +1,11 @@
+import { generate } from '/work/wt/sim/test/sim/plan';
+import { runHistory } from '/work/wt/sim/test/sim/run-history';
+import { MemoryStore } from '/work/wt/sim/src/store/memory-store';
+const seed = Number(process.argv[2]);
+const h = generate(seed);
+const r = await runHistory(h, true);
+console.log(r.dump);
+console.log(JSON.stringify(r.violations, null, 0));
+const upto = r.violations[0]?.step ?? h.actions.length;
+console.log(h.actions.slice(0, upto + 1).map((a, i) => `${i}:${JSON.stringify(a)}`).join('\n'));
+process.exit(0);
