@@ -53,18 +53,11 @@ export async function shrink(history: History, kind: string, budget = 300): Prom
 
 /** A history as a compact, replayable literal (for reports and pinned regression cases). */
 export function formatHistory(h: History): string {
-  const used = h.replies.length;
   return JSON.stringify({
     seed: h.seed,
     actions: h.actions,
     replies: h.replies,
-    gatedReplies: h.gatedReplies.slice(0, used),
-    tools: trimTools(h.tools),
+    gatedReplies: h.gatedReplies,
+    tools: h.tools,
   });
-}
-
-function trimTools(tools: History['tools']): History['tools'] {
-  let n = tools.length;
-  while (n > 0 && !tools[n - 1].fail && !tools[n - 1].gated) n -= 1;
-  return tools.slice(0, n);
 }

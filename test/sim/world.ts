@@ -239,7 +239,8 @@ export class Session {
         return { origin: ORIGIN, url: `${ORIGIN}/page`, tabId: 7, title: 'Shop' };
       },
       async execute(callId, params, signal, _onUpdate, ctx) {
-        const outcome = ledger.history.tools[ledger.toolCursor++ % ledger.history.tools.length];
+        const all = ledger.history.tools;
+        const outcome = all.length ? all[ledger.toolCursor++ % all.length] : { fail: false, gated: false };
         const key = `${name}:${callId}`;
         ledger.executions.set(key, (ledger.executions.get(key) ?? 0) + 1);
         ledger.executionLog.push({ tool: name, callId, runId: ctx.runId });
