@@ -1,6 +1,7 @@
 import { buildContext } from '../../src/engine/context-builder';
 import type { AgentEvent, RunState } from '../../src/protocol';
-import type { NodeRecord, RunRecord } from '../../src/store/records';
+import type { NodeRecord, RunRecord, ThreadRecord } from '../../src/store/records';
+import { pathFrom } from '../../src/store/threads-repo';
 import type { MemoryStore } from '../../src/store/memory-store';
 import type { Ledger, SentOp } from './world';
 import { wireProblems } from './wire-rules';
@@ -35,15 +36,18 @@ interface Snapshot {
   runs: RunRecord[];
 }
 
+/**
+ * The stored thread, read synchronously from the memory store's data (consistent: no transaction
+ * can interleave with a synchronous read) and without copies (the checks never mutate it).
+ */
 async function snapshot(w: World): Promise<Snapshot> {
-  return w.store.read(async () => {
-    const thread = await w.store.threads.get(w.threadId);
-    return {
-      nodes: (await w.store.threads.allNodes(w.threadId)).sort((a, b) => a.seq - b.seq),
-      path: thread ? await w.store.threads.path(w.threadId, thread.leafId) : [],
-      runs: await w.store.runs.byThread(w.threadId),
-    };
-  });
+  const data = w.store.data;
+  const thread = data.table('threads').get(w.threadId) as ThreadRecord | undefined;
+  const nodes = [...data.table('nodes').values()].filter((n) => n.threadId === w.threadId) as unknown as NodeRecord[];
+  nodes.sort((a, b) => a.seq - b.seq);
+  const runs = [...data.table('runs').values()].filter((r) => r.threadId === w.threadId) as unknown as RunRecord[];
+  runs.sort((a, b) => (a.runId < b.runId ? -1 : 1));
+  return { nodes, path: thread?.leafId ? pathFrom(nodes, thread.leafId) : [], runs };
 }
 
 const acked = (s: SentOp) => s.answers[0]?.type === 'command.ack';
@@ -94,6 +98,8 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   // Queue: acked, not removed items start at most once, in enqueue order.
   const enq = ops.filter((o) => o.op.type === 'turn.enqueue' && acked(o));
   const removed = new Set(ops.filter((o) => o.op.type === 'queue.remove' && acked(o)).map((o) => String(o.op.queueItemId)));
+  // A removal its engine died before answering may or may not have applied.
+  const maybeRemoved = new Set(ops.filter((o) => o.op.type === 'queue.remove' && !o.answers.length && o.session < w.session).map((o) => String(o.op.queueItemId)));
   const plain = userTexts(s.nodes, false);
   const queueStarts: number[] = [];
   enq.forEach((o, i) => {
@@ -103,7 +109,7 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
     if (hits.length > 1) out.push(`queued "${base}" started ${hits.length} times`);
     if (hits.length && removed.has(id)) out.push(`queued "${base}" was removed (acked) but started`);
     if (hits.length) queueStarts.push(i);
-    if (!hits.length && !removed.has(id) && !runsById.has(id) && !s.runs.some((r) => r.input?.text.startsWith(base))) out.push(`acked queue item "${base}" is lost`);
+    if (!hits.length && !removed.has(id) && !maybeRemoved.has(id) && !runsById.has(id) && !s.runs.some((r) => r.input?.text.startsWith(base))) out.push(`acked queue item "${base}" is lost`);
   });
   const starts = enq
     .map((o, i) => ({ i, node: plain.find((x) => x.text === textOf(o) || x.text.startsWith(`${textOf(o)}~`))?.node }))
@@ -160,6 +166,27 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   for (const o of w.ledger.ops) if (o.answers.length > 1) out.push(`op ${o.op.type} (${o.submissionId}) answered ${o.answers.length} times`);
   out.push(...replayProblems(w.ledger.ops));
   out.push(...turnCompleteProblems(w, s.runs, false));
+  out.push(...afterCompleteProblems(w, s.nodes));
+  return out;
+}
+
+/**
+ * "turn.complete only after every commit of the turn" (spec/001 §2): when it arrives the run is at
+ * rest, and no node of the run is committed after it unless the user continued the run.
+ */
+function afterCompleteProblems(w: World, nodes: NodeRecord[]): string[] {
+  const out: string[] = [];
+  const last = new Map<string, (typeof w.ledger.completions)[number]>();
+  for (const c of w.ledger.completions) {
+    if (!RESTING.includes(c.state as RunState)) out.push(`turn.complete for run ${c.runId} arrived while the run was ${c.state}`);
+    last.set(c.runId, c);
+  }
+  for (const [runId, c] of last) {
+    const continued = w.ledger.ops.some((o) => (o.op.type === 'run.resume' || o.op.type === 'run.resolveUncertain' || o.op.type === 'approval.response' || o.op.type === 'interaction.response') && o.at > c.event);
+    if (continued) continue;
+    const now = nodes.filter((n) => n.runId === runId).length;
+    if (now > c.nodes) out.push(`run ${runId}: ${now - c.nodes} node(s) committed after its turn.complete`);
+  }
   return out;
 }
 

@@ -61,6 +61,8 @@ export class Ledger {
   readonly requests: RecordedRequest[] = [];
   mcpDown = false;
   boundaries = 0;
+  /** What was stored for a run when its turn.complete arrived (see `Session.onEvent`). */
+  readonly completions: { event: number; runId: string; state: string; nodes: number }[] = [];
   /** Bumped by anything the engine does; the settle loop runs until it stops changing. */
   activity = 0;
 
@@ -154,6 +156,13 @@ export class Session {
     const parsed = AgentEvent.safeParse(ev);
     if (!parsed.success) throw new Error(`invalid event ${JSON.stringify(ev).slice(0, 200)}`);
     this.ledger.activity += 1;
+    if (ev.type === 'turn.complete') {
+      // Read the data as it is at this instant (synchronously, no transaction can interleave).
+      const run = this.store.data.table('runs').get(ev.runId) as { state?: string } | undefined;
+      let nodes = 0;
+      for (const n of this.store.data.table('nodes').values()) if (n.runId === ev.runId && n.threadId === ev.threadId) nodes += 1;
+      this.ledger.completions.push({ event: this.ledger.events.length, runId: ev.runId, state: run?.state ?? 'missing', nodes });
+    }
     this.ledger.events.push({ session: this.index, ev });
     if (ev.type === 'command.ack' || ev.type === 'command.reject') {
       // Answers come in send order: the oldest unanswered op with this submission id gets it.
