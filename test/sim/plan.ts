@@ -52,8 +52,11 @@ export type Action =
   | { kind: 'mcp_restore' }
   /** Let one waiting tool execution or model reply go on (the oldest, or a random one). */
   | { kind: 'release'; pick: number }
-  /** Kill the engine at the n-th effect boundary from now, then recover on a new engine. */
-  | { kind: 'kill'; atBoundary: number }
+  /**
+   * Kill the engine at the n-th effect boundary from now, then recover on a new engine; with
+   * `again`, that engine dies too, at its `again`-th boundary (a crash during recovery).
+   */
+  | { kind: 'kill'; atBoundary: number; again?: number }
   /** Let the engine run until nothing moves (no action: time passes). */
   | { kind: 'settle' };
 
@@ -112,7 +115,7 @@ function action(rng: Rng): Action {
     [1, () => ({ kind: 'mcp_drop' })],
     [1, () => ({ kind: 'mcp_restore' })],
     [12, () => ({ kind: 'release', pick: rng.chance(0.7) ? 0 : rng.int(0, 5) })],
-    [2, () => ({ kind: 'kill', atBoundary: rng.int(1, 40) })],
+    [2, () => ({ kind: 'kill', atBoundary: rng.int(1, 40), ...(rng.chance(0.25) ? { again: rng.int(1, 12) } : {}) })],
     [4, () => ({ kind: 'settle' })],
   ])();
 }

@@ -44,7 +44,7 @@ export async function runHistory(history: History, verbose = false): Promise<His
   const data = new MemoryData();
   await Session.seed(data);
   let session = new Session(0, ledger, data);
-  await session.start();
+  session.start();
   await settle(ledger);
   const violations: Violation[] = [];
   let kills = 0;
@@ -58,13 +58,18 @@ export async function runHistory(history: History, verbose = false): Promise<His
   const from = { requests: 0 };
   let counter = 0;
 
+  /** After a kill, open a new engine over the same data; it may be armed to die in recovery. */
+  let again: number | undefined;
   const recoverIfDead = async () => {
-    if (!session.dead) return;
-    kills += 1;
-    session.dispose();
-    session = new Session(session.index + 1, ledger, data);
-    await session.start();
-    await settle(ledger);
+    while (session.dead) {
+      kills += 1;
+      session.dispose();
+      session = new Session(session.index + 1, ledger, data);
+      if (again !== undefined) session.killCountdown = again;
+      again = undefined;
+      session.start();
+      await settle(ledger);
+    }
   };
 
   const steps = [...history.actions];
@@ -185,6 +190,7 @@ export async function runHistory(history: History, verbose = false): Promise<His
         return;
       case 'kill':
         session.killCountdown = a.atBoundary;
+        again = a.again;
         return;
       case 'settle':
         return;

@@ -138,8 +138,10 @@ export class Session {
     store.close();
   }
 
-  async start(): Promise<void> {
-    await this.engine.start();
+  /** Start the engine (recovery) and connect the UI; ops wait for recovery inside the engine. */
+  start(): void {
+    // Not awaited: an engine killed during recovery never becomes ready.
+    void this.engine.start();
     this.send({ type: 'initialize', subscribe: ['*'] });
   }
 
