@@ -58,6 +58,16 @@ function userTexts(nodes: NodeRecord[], steered: boolean): { text: string; node:
   return nodes.flatMap((n) => (n.item.kind === 'user_message' && Boolean(n.item.steered) === steered ? [{ text: n.item.text, node: n }] : []));
 }
 
+/** How a run ended, for telling known defects from new ones: its error, last notice, breaker. */
+function endCause(r: RunRecord, nodes: NodeRecord[]): string {
+  const last = nodes.filter((n) => n.runId === r.runId).at(-1)?.item;
+  const parts = [`last=${last?.kind === 'notice' ? last.code : last?.kind ?? 'none'}`];
+  if (r.error) parts.push(`error=${r.error.code}`);
+  if (r.counters.toolsDisabled) parts.push('toolsDisabled');
+  if (r.stepCursor.round) parts.push(`round=${r.stepCursor.round}`);
+  return parts.join(' ');
+}
+
 /** Checks that hold after every step. */
 export async function checkStep(w: World, from: { requests: number }): Promise<string[]> {
   const out: string[] = [];
@@ -76,7 +86,7 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   }
   for (const [text, r] of pending) {
     if (steered.some((x) => x.text === text)) out.push(`steer "${text}" is both materialized and pending in ${r.runId}`);
-    if (!HOLDS_STEERS.includes(r.state)) out.push(`steer "${text}" still pending in run ${r.runId}, which is ${r.state} (its turn ended)`);
+    if (!HOLDS_STEERS.includes(r.state)) out.push(`steer "${text}" still pending in run ${r.runId}, which is ${r.state} (its turn ended; ${endCause(r, s.nodes)})`);
   }
   const steerOps = ops.filter((o) => o.op.type === 'turn.steer' && acked(o));
   for (const o of steerOps) {

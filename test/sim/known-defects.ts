@@ -8,11 +8,15 @@
 export const KNOWN_DEFECTS: { defect: string; pattern: RegExp }[] = [
   {
     defect: 'acked steers lost on a provider error that ends the turn (run-failure.ts attemptFailed/failRun)',
-    pattern: /^steer "[^"]*" still pending in run \S+, which is failed/,
+    pattern: /^steer "[^"]*" still pending in run \S+, which is failed \(its turn ended; last=model_error error=(rate_limit|overloaded|server|network|bad_request|auth|stream)\b/,
   },
   {
-    defect: 'a budget-paused run holding steers is marked completed by a new submit (ops-turns.ts), or superseded by branch selection',
-    pattern: /^steer "[^"]*" still pending in run \S+, which is completed/,
+    defect: 'a budget-paused run holding steers is marked completed by a new submit (ops-turns.ts) or superseded by branch selection',
+    pattern: /^steer "[^"]*" still pending in run \S+, which is completed \(its turn ended; last=budget_pause\b/,
+  },
+  {
+    defect: "a steer during the tool-failure breaker's final reply is never used (assistant-commit.ts)",
+    pattern: /^steer "[^"]*" still pending in run \S+, which is completed \(its turn ended; .*\btoolsDisabled\b/,
   },
 ];
 
