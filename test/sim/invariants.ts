@@ -177,6 +177,7 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   out.push(...replayProblems(w.ledger.ops));
   out.push(...turnCompleteProblems(w, s.runs, false));
   out.push(...afterCompleteProblems(w, s.nodes));
+  out.push(...w.ledger.permissionProblems);
   return out;
 }
 

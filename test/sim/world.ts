@@ -61,6 +61,8 @@ export class Ledger {
   readonly requests: RecordedRequest[] = [];
   mcpDown = false;
   boundaries = 0;
+  /** Tools that ran without the permission they needed (see `Session.checkPermission`). */
+  readonly permissionProblems: string[] = [];
   /** What was stored for a run when its turn.complete arrived (see `Session.onEvent`). */
   readonly completions: { event: number; runId: string; state: string; nodes: number }[] = [];
   /** Bumped by anything the engine does; the settle loop runs until it stops changing. */
@@ -256,6 +258,7 @@ export class Session {
         ledger.executions.set(key, (ledger.executions.get(key) ?? 0) + 1);
         ledger.executionLog.push({ tool: name, callId, runId: ctx.runId });
         ledger.activity += 1;
+        session.checkPermission(name, callId);
         if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error('MCP server docs disconnected');
         if (outcome.gated) await session.gate(`${name}:${callId}`, signal);
         if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error('MCP server docs disconnected');
@@ -277,6 +280,23 @@ export class Session {
         },
       }),
     ];
+  }
+
+  /**
+   * Keel's second promise, checked at the moment a tool runs (a synchronous read of the stored
+   * rules and approvals): nothing runs on a blocked site, and a write (or an MCP call) on a site
+   * (server) without an allow rule runs only under the user's allow for that very call.
+   */
+  checkPermission(name: SimToolName, callId: string): void {
+    const key = name === 'mcp__docs__search' ? 'mcp:docs' : ORIGIN;
+    const rule = (this.store.data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
+    if (rule === 'block') this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key}, which is blocked`);
+    const needsApproval = name === 'fill_form' || name === 'reload_tab' || name === 'mcp__docs__search';
+    if (!needsApproval || rule === 'allow') return;
+    const approved = [...this.store.data.table('approvals').values()].some(
+      (a) => a.toolCallId === callId && a.status === 'resolved' && (a.decision === 'allow_once' || a.decision === 'allow_site'),
+    );
+    if (!approved) this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key} (rule ${rule}) without the user's approval`);
   }
 
   /** The MCP server goes away (its tools leave the registry) or comes back. */
