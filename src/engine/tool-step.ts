@@ -1,5 +1,6 @@
 import { ALL_DECISIONS, decideVerdict, permissionKey } from '../gatekeeper/verdict';
-import type { PreparedToolCall } from '../store/records';
+import type { PlannedToolCall, PreparedToolCall, RunRecord } from '../store/records';
+import type { RegisteredTool } from '../tools/registry';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
@@ -88,34 +89,7 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: !result.isError, outcome: result.isError ? 'error' : 'ok', content: result.content, details: result.details, failure: 'neutral' }, { interactionId: interaction.interactionId });
       }
       case 'approved': {
-        // Dispatch-time re-check: same origin, same rule version, same tool as approved.
-        let target: ToolTarget;
-        try {
-          target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
-        } catch (e) {
-          return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'error', content: text(errorText(e)), failure: 'failure' });
-        }
-        const key = permissionKey(reg.descriptor, target);
-        const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
-        const drift =
-          (target.origin ?? null) !== (pending.target?.origin ?? null)
-            ? `the tab is now on ${target.origin ?? 'another page'}`
-            : (ruleRec?.version ?? 0) !== (pending.ruleVersion ?? 0)
-              ? 'the site permission changed'
-              : pending.descriptorDigest !== dDigest
-                ? 'the tool changed'
-                : null;
-        if (drift) {
-          // Judge the call afresh where it would now run: refused targets stay refused, and a
-          // call that must always ask keeps its once-only options.
-          const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
-          if (verdict.kind === 'deny') {
-            return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${verdict.reason}`), failure: 'neutral' });
-          }
-          const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
-          return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending, options);
-        }
-        return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+        return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
       }
       case 'resolved_done':
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: true, outcome: 'marked_done', content: text('The user checked and confirmed this action completed.'), failure: 'success' });
@@ -138,8 +112,9 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
           return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'lost', content: text(`This call was interrupted by ${pending.attempts} restarts in a row and was not run again.`), failure: 'failure' });
         }
         if (d.effects === 'read' || d.recovery === 'retry-safe') {
-          const target = pending.target ?? {};
-          return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+          // Running it again is a new dispatch: the same re-check as any cleared call (the site
+          // may have been blocked meanwhile).
+          return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
         }
         await ctx.commit('uncertain', async () => {
           const now = ctx.clock.now();
@@ -191,4 +166,42 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
   const ruleVersion = key ? ((await ctx.store.siteRules.get(key))?.version ?? 0) : 0;
   const prepared: PreparedToolCall = { toolCallId: call.id, nodeId: call.nodeId, name: call.name, params, phase: 'approved', target, ruleVersion, descriptorDigest: dDigest, attempts: 0 };
   return execute(ctx, run, call, reg, params, target, tctx, signal, prepared);
+}
+
+/**
+ * Dispatch-time re-check of a call cleared earlier (approved, or re-run after a restart): same
+ * origin, same rule version, same tool as when it was cleared; otherwise it is judged afresh.
+ */
+async function recheckThenExecute(ctx: EngineContext, run: RunRecord, call: PlannedToolCall, reg: RegisteredTool, pending: PreparedToolCall, dDigest: string, tctx: ToolCallContext, signal: AbortSignal): Promise<StepOutcome> {
+  // Dispatch-time re-check: same origin, same rule version, same tool as approved.
+  let target: ToolTarget;
+  try {
+    target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
+  } catch (e) {
+    return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'error', content: text(errorText(e)), failure: 'failure' });
+  }
+  const key = permissionKey(reg.descriptor, target);
+  const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
+  const drift =
+    (target.origin ?? null) !== (pending.target?.origin ?? null)
+      ? `the tab is now on ${target.origin ?? 'another page'}`
+      : (ruleRec?.version ?? 0) !== (pending.ruleVersion ?? 0)
+        ? 'the site permission changed'
+        : pending.descriptorDigest !== dDigest
+          ? 'the tool changed'
+          : null;
+  if (drift) {
+    // Judge the call afresh where it would now run: refused targets stay refused, and a
+    // call that must always ask keeps its once-only options.
+    const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env!.approvalMode });
+    if (verdict.kind === 'deny') {
+      return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${verdict.reason}`), failure: 'neutral' });
+    }
+    // A call re-run after a restart that is now simply allowed runs; an approval made under
+    // other conditions is asked again.
+    if (verdict.kind === 'allow' && pending.phase === 'executing') return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+    const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
+    return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${drift}`, pending, options);
+  }
+  return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
 }
