@@ -7,7 +7,8 @@ import { formatHistory, shrink, violationKind } from '../test/sim/shrink';
  * generated from seed S + i (S defaults to 1), so `--runs 1 --seed X` replays history X exactly.
  * Every violating history is printed with its seed and a shrunk history; the last line is
  * `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
- * when V > 0.
+ * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
+ * default 300; 0 = no shrinking).
  */
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
