@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // `// @vitest-environment happy-dom` at their top.
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'],
+    include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx', 'test/sim/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     pool: 'threads',

@@ -8,7 +8,7 @@ import { Engine, registerBuiltins } from '../../src/engine';
 import { DirectTransport, type AgentEvent, type Op, type OpInput } from '../../src/protocol';
 import type { ModelInfo, Provider, ProviderRequest, ProviderResolver, StreamEvent } from '../../src/providers/types';
 import { defaultSettings } from '../../src/store/settings-repo';
-import { Store } from '../../src/store/store';
+import { Store, type DexieStore } from '../../src/store/store';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/types';
 
@@ -98,7 +98,7 @@ export class BenchClient {
 
 export interface NodeRig {
   engine: Engine;
-  store: Store;
+  store: DexieStore;
   client: BenchClient;
   dbName: string;
   /** New thread, one turn, resolves when turn.complete arrives; returns ms and the thread id. */

@@ -1,8 +1,9 @@
 import { approvalDigest } from '../gatekeeper/approval-digest';
 import { dispatchRecheck } from '../gatekeeper/dispatch-recheck';
 import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
-import type { PreparedToolCall } from '../store/records';
+import type { PlannedToolCall, PreparedToolCall, RunRecord } from '../store/records';
 import { argumentDepthError, jsonDepthError } from '../tools/argument-depth';
+import type { RegisteredTool } from '../tools/registry';
 import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
 import { isSignInPayload, signInAnsweredAfterRestart } from '../tools/mcp/sign-in';
 import { digestOf } from '../util/canonical-json';
@@ -95,23 +96,7 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: !result.isError, outcome: result.isError ? 'error' : 'ok', content: result.content, details: result.details, failure: 'neutral' }, { interactionId: interaction.interactionId });
       }
       case 'approved': {
-        // Dispatch-time re-check: the whole verdict again, on what would run now (dispatch-recheck.ts).
-        let target: ToolTarget;
-        try {
-          target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
-        } catch (e) {
-          return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'error', content: text(errorText(e)), failure: 'failure' });
-        }
-        const key = permissionKey(reg.descriptor, target);
-        const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
-        const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env.approvalMode });
-        const digest = await approvalDigest(dDigest, pending.params, target.origin);
-        const recheck = dispatchRecheck(pending, { target, ruleVersion: ruleRec?.version ?? 0, descriptorDigest: dDigest, approvalDigest: digest, verdict });
-        if (recheck.kind === 'deny') {
-          return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${recheck.reason}`), failure: 'neutral' });
-        }
-        if (recheck.kind === 'ask') return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${recheck.drift}`, pending, recheck.options);
-        return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+        return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
       }
       case 'resolved_done':
         return finishCall(ctx, run, call, reg, { callState: 'result', ok: true, outcome: 'marked_done', content: text('The user checked and confirmed this action completed.'), failure: 'success' });
@@ -134,8 +119,9 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
           return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'lost', content: text(`This call was interrupted by ${pending.attempts} restarts in a row and was not run again.`), failure: 'failure' });
         }
         if (d.effects === 'read' || d.recovery === 'retry-safe') {
-          const target = pending.target ?? {};
-          return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+          // Running it again is a new dispatch: the same re-check as any cleared call (the site
+          // may have been blocked meanwhile).
+          return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
         }
         // The call has no result yet, so this leaf is not safe for steers: they stay pending
         // until the user's answer lets the call finish.
@@ -188,4 +174,32 @@ export async function toolStep(ctx: EngineContext, runId: string, signal: AbortS
   const ruleVersion = key ? ((await ctx.store.siteRules.get(key))?.version ?? 0) : 0;
   const prepared: PreparedToolCall = { toolCallId: call.id, nodeId: call.nodeId, name: call.name, params, phase: 'approved', target, ruleVersion, descriptorDigest: dDigest, attempts: 0 };
   return execute(ctx, run, call, reg, params, target, tctx, signal, prepared);
+}
+
+/**
+ * Dispatch-time re-check before a cleared call runs (a fresh approval, or a re-run after a
+ * restart): the whole verdict again on what would run now (dispatch-recheck.ts). A call re-run
+ * after a restart that is now simply allowed runs; an approval made under other conditions is
+ * asked again; a target refused now stays refused.
+ */
+async function recheckThenExecute(ctx: EngineContext, run: RunRecord, call: PlannedToolCall, reg: RegisteredTool, pending: PreparedToolCall, dDigest: string, tctx: ToolCallContext, signal: AbortSignal): Promise<StepOutcome> {
+  let target: ToolTarget;
+  try {
+    target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
+  } catch (e) {
+    return finishCall(ctx, run, call, reg, { callState: 'result', ok: false, outcome: 'error', content: text(errorText(e)), failure: 'failure' });
+  }
+  const key = permissionKey(reg.descriptor, target);
+  const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
+  const verdict = decideVerdict({ descriptor: reg.descriptor, target, rule: ruleRec?.rule, approvalMode: run.env!.approvalMode });
+  const digest = await approvalDigest(dDigest, pending.params, target.origin);
+  const recheck = dispatchRecheck(pending, { target, ruleVersion: ruleRec?.version ?? 0, descriptorDigest: dDigest, approvalDigest: digest, verdict });
+  if (recheck.kind === 'deny') {
+    return finishCall(ctx, run, call, reg, { callState: 'rejected', ok: false, outcome: 'denied', content: text(`Not run: ${recheck.reason}`), failure: 'neutral' });
+  }
+  if (recheck.kind === 'ask') {
+    if (verdict.kind === 'allow' && pending.phase === 'executing') return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+    return beginApproval(ctx, run, call, reg, pending.params, target, dDigest, `changed:${recheck.drift}`, pending, recheck.options);
+  }
+  return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
 }

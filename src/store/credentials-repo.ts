@@ -54,13 +54,13 @@ export class CredentialsRepo {
     return (await this.db.credentials.get(id))?.updatedAt ?? 0;
   }
 
-  async has(id: string): Promise<boolean> {
-    return (await this.db.credentials.get(id)) !== undefined;
-  }
-
-  /** The ids of every stored secret (no values): what an export scans for. */
+  /** The ids of every stored credential (never their values). */
   async ids(): Promise<string[]> {
     return (await this.db.credentials.toArray()).map((c) => c.id);
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.db.credentials.get(id)) !== undefined;
   }
 
   async delete(id: string): Promise<void> {

@@ -8,13 +8,14 @@ import { SiteRulesRepo } from './site-rules-repo';
 import { ThreadsRepo } from './threads-repo';
 import { SkillsRepo } from './skills-repo';
 import { WorkflowsRepo } from './workflows-repo';
+import type { StoreApi, StoreTable } from './store-api';
 
 /**
- * The store: one repository per aggregate over one Dexie database, and `transaction` to make a
- * multi-record step atomic (spec/001 §2). Inside `transaction`, call only repository methods —
- * any other await (fetch, crypto, timers) would commit the IndexedDB transaction early.
+ * The IndexedDB store: one repository per aggregate over one Dexie database, and `transaction` to
+ * make a multi-record step atomic (spec/001 §2). Inside `transaction`, call only repository
+ * methods — any other await (fetch, crypto, timers) would commit the IndexedDB transaction early.
  */
-export class Store {
+export class DexieStore implements StoreApi {
   readonly threads: ThreadsRepo;
   readonly runs: RunsRepo;
   readonly approvals: ApprovalsRepo;
@@ -39,10 +40,6 @@ export class Store {
     this.workflows = new WorkflowsRepo(db);
   }
 
-  static open(name = 'keel', options?: ConstructorParameters<typeof KeelDB>[1]): Store {
-    return new Store(new KeelDB(name, options));
-  }
-
   /** Run `fn` as one read-write IndexedDB transaction over every engine table. */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction('rw', this.db.allTables, fn);
@@ -53,12 +50,27 @@ export class Store {
     return this.db.transaction('r', this.db.allTables, fn);
   }
 
+  rows(table: StoreTable): Promise<unknown[]> {
+    return this.db[table].toArray();
+  }
+
   close(): void {
     this.db.close();
   }
 }
 
+/** What the engine runs on: any implementation of the store contract (store-api.ts). */
+export type Store = StoreApi;
+
+/** Opens the IndexedDB store named `name` (the extension's is 'keel'). */
+export const Store = {
+  open(name = 'keel', options?: ConstructorParameters<typeof KeelDB>[1]): DexieStore {
+    return new DexieStore(new KeelDB(name, options));
+  },
+};
+
 export { KeelDB };
+export type { StoreApi, StoreTable } from './store-api';
 export * from './records';
 export { CURRENT_RUN_STATES } from './runs-repo';
 export { pathFrom, ZERO_USAGE } from './threads-repo';

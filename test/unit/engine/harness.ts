@@ -5,7 +5,7 @@ import type { EngineOptions, FaultInjector } from '../../../src/engine/types';
 import { AgentEvent, DirectTransport, type OpInput } from '../../../src/protocol';
 import { ScriptedProvider, type ScriptEntry } from '../../../src/providers/scripted';
 import type { ModelInfo, ProviderResolver } from '../../../src/providers/types';
-import { Store } from '../../../src/store/store';
+import { Store, type DexieStore } from '../../../src/store/store';
 import { defaultSettings } from '../../../src/store/settings-repo';
 import { ToolRegistry } from '../../../src/tools/registry';
 import type { AgentTool } from '../../../src/tools/types';
@@ -101,7 +101,7 @@ export class TestClient {
 
 export interface Rig {
   engine: Engine;
-  store: Store;
+  store: DexieStore;
   registry: ToolRegistry;
   provider: ScriptedProvider;
   client: TestClient;

@@ -5,10 +5,13 @@ import {
   RECORD_VERSION,
   defaultSettings,
   type ApprovalRecord,
+  type CredentialRecord,
+  type KeyRecord,
   type InteractionRecord,
   type NodeRecord,
   type RunRecord,
   type Store,
+  type StoreTable,
 } from '../../../src/store/store';
 import { ReceiptsRepo } from '../../../src/store/receipts-repo';
 
@@ -16,13 +19,16 @@ import { ReceiptsRepo } from '../../../src/store/receipts-repo';
  * One storage conformance suite (STYLE.md §5): every Store implementation must pass it. It pins
  * each repository's contract as the engine relies on it, the atomicity of `store.transaction`,
  * and the schema version on every record. `open` returns a fresh, empty store each call.
- * Raw reads (`store.db`) are used only where the contract is about what is stored at rest
+ * Raw reads (`store.rows`, and `rawPut` to tamper) are used only where the contract is about what is stored at rest
  * (credentials are encrypted, records carry `v`).
  *
  * `open(name)` opens the store named `name`: a new name is a new, empty store; the same name
  * again opens the same data (a service-worker restart).
  */
 export type OpenStore = (name: string) => Store;
+
+/** Writes a row as is, bypassing the repositories (to tamper with what is stored at rest). */
+export type RawPut = (store: Store, table: StoreTable, row: object) => Promise<void>;
 
 let storeCounter = 0;
 
@@ -87,7 +93,7 @@ function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
 
 // ---- the suite -------------------------------------------------------------------------------
 
-export function storeConformance(name: string, open: OpenStore): void {
+export function storeConformance(name: string, open: OpenStore, rawPut: RawPut): void {
   describe(`store conformance: ${name}`, () => {
     const opened: Store[] = [];
     const fresh = (dbName = `keel-conformance-${++storeCounter}-${Math.random().toString(36).slice(2)}`) => {
@@ -98,6 +104,8 @@ export function storeConformance(name: string, open: OpenStore): void {
     afterEach(() => {
       for (const s of opened.splice(0)) s.close();
     });
+    const rows = async <T,>(store: Store, table: StoreTable): Promise<T[]> => (await store.rows(table)) as T[];
+    const credential = async (store: Store, id: string) => (await rows<CredentialRecord>(store, 'credentials')).find((c) => c.id === id);
 
     async function threadWithChain(store: Store, threadId: string, length: number): Promise<NodeRecord[]> {
       await store.threads.put(store.threads.newThread({ threadId, now: 1 }));
@@ -450,7 +458,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         const store = fresh();
         const secret = 'sk-ant-THIS-IS-THE-PLAINTEXT-KEY-0123456789';
         await store.credentials.setSecret('provider:p', secret, 5);
-        const rec = (await store.db.credentials.get('provider:p'))!;
+        const rec = (await credential(store, 'provider:p'))!;
         expect(rec).toMatchObject({ v: 1, id: 'provider:p', createdAt: 5, updatedAt: 5 });
         expect(rec.iv).toHaveLength(12);
         const cipher = new Uint8Array(rec.ciphertext);
@@ -464,7 +472,7 @@ export function storeConformance(name: string, open: OpenStore): void {
       it('encrypts under a non-extractable AES-GCM CryptoKey kept in the store', async () => {
         const store = fresh();
         await store.credentials.setSecret('x', 'value', 1);
-        const keyRec = (await store.db.keys.get('credentials'))!;
+        const keyRec = (await rows<KeyRecord>(store, 'keys'))[0];
         expect(keyRec.key).toBeInstanceOf(CryptoKey);
         expect(keyRec.key.extractable).toBe(false);
         expect(keyRec.key.algorithm).toMatchObject({ name: 'AES-GCM', length: 256 });
@@ -476,8 +484,8 @@ export function storeConformance(name: string, open: OpenStore): void {
         const store = fresh();
         await store.credentials.setSecret('a', 'same', 1);
         await store.credentials.setSecret('b', 'same', 1);
-        const a = (await store.db.credentials.get('a'))!;
-        const b = (await store.db.credentials.get('b'))!;
+        const a = (await credential(store, 'a'))!;
+        const b = (await credential(store, 'b'))!;
         expect([...a.iv]).not.toEqual([...b.iv]);
         expect([...new Uint8Array(a.ciphertext)]).not.toEqual([...new Uint8Array(b.ciphertext)]);
       });
@@ -487,7 +495,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         await store.credentials.setSecret('provider:p', 'old-key', 1);
         await store.credentials.setSecret('provider:p', 'new-key', 9);
         expect(await store.credentials.getSecret('provider:p')).toBe('new-key');
-        expect(await store.db.credentials.toArray()).toEqual([expect.objectContaining({ id: 'provider:p', createdAt: 1, updatedAt: 9 })]);
+        expect(await rows(store, 'credentials')).toEqual([expect.objectContaining({ id: 'provider:p', createdAt: 1, updatedAt: 9 })]);
       });
 
       it('the key survives a restart: a second Store over the same data decrypts, with the same key', async () => {
@@ -498,7 +506,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         const again = fresh(name);
         expect(await again.credentials.getSecret('p')).toBe('persisted');
         await again.credentials.setSecret('q', 'second', 2);
-        expect(await again.db.keys.count()).toBe(1);
+        expect((await rows(again, 'keys')).length).toBe(1);
       });
 
       it('two stores racing to create the key end up sharing one key', async () => {
@@ -506,7 +514,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         const a = fresh(name);
         const b = fresh(name);
         await Promise.all([a.credentials.setSecret('from-a', 'A', 1), b.credentials.setSecret('from-b', 'B', 1)]);
-        expect(await a.db.keys.count()).toBe(1);
+        expect((await rows(a, 'keys')).length).toBe(1);
         expect(await a.credentials.getSecret('from-b')).toBe('B');
         expect(await b.credentials.getSecret('from-a')).toBe('A');
       });
@@ -514,10 +522,10 @@ export function storeConformance(name: string, open: OpenStore): void {
       it('a tampered ciphertext fails with a message that names neither the secret nor the id', async () => {
         const store = fresh();
         await store.credentials.setSecret('provider:secret-id', 'top-secret', 1);
-        const rec = (await store.db.credentials.get('provider:secret-id'))!;
+        const rec = (await credential(store, 'provider:secret-id'))!;
         const bytes = new Uint8Array(rec.ciphertext.slice(0));
         bytes[0] ^= 0xff;
-        await store.db.credentials.put({ ...rec, ciphertext: bytes.buffer });
+        await rawPut(store, 'credentials', { ...rec, ciphertext: bytes.buffer });
         const err = await store.credentials.getSecret('provider:secret-id').then(
           () => null,
           (e: unknown) => e as Error,
@@ -607,12 +615,11 @@ export function storeConformance(name: string, open: OpenStore): void {
         await store.siteRules.set('https://a.example', 'allow', 1);
         await store.settings.put(defaultSettings());
         await store.credentials.setSecret('c', 's', 1);
-        const db = store.db;
-        const tables = { threads: db.threads, nodes: db.nodes, runs: db.runs, approvals: db.approvals, interactions: db.interactions, receipts: db.receipts, siteRules: db.siteRules, settings: db.settings, credentials: db.credentials };
-        for (const [name, table] of Object.entries(tables)) {
-          const rows = (await table.toArray()) as { v?: number }[];
-          expect([name, rows.length]).toEqual([name, 1]);
-          expect([name, rows[0].v]).toEqual([name, 1]);
+        const tables: StoreTable[] = ['threads', 'nodes', 'runs', 'approvals', 'interactions', 'receipts', 'siteRules', 'settings', 'credentials'];
+        for (const name of tables) {
+          const stored = await rows<{ v?: number }>(store, name);
+          expect([name, stored.length]).toEqual([name, 1]);
+          expect([name, stored[0].v]).toEqual([name, 1]);
         }
       });
     });

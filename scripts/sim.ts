@@ -1,0 +1,50 @@
+import { generate } from '../test/sim/plan';
+import { runHistory } from '../test/sim/run-history';
+import { formatHistory, shrink, violationKind } from '../test/sim/shrink';
+
+/**
+ * The engine simulation (test/sim): `npm run test:sim -- --runs N [--seed S]`. History i is
+ * generated from seed S + i (S defaults to 1), so `--runs 1 --seed X` replays history X exactly.
+ * Every violating history is printed with its seed and a shrunk history; the last line is
+ * `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
+ * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
+ * default 300; 0 = no shrinking).
+ */
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(process.argv[i + 1]);
+  if (!Number.isInteger(v) || v < 0) throw new Error(`--${name} needs a non-negative integer`);
+  return v;
+}
+
+const runs = arg('runs', 100);
+const seed = arg('seed', 1);
+const shrinkBudget = arg('shrink', 300);
+const started = performance.now();
+let kills = 0;
+let violating = 0;
+const shrunkKinds = new Set<string>();
+for (let i = 0; i < runs; i++) {
+  const history = generate(seed + i);
+  const result = await runHistory(history);
+  kills += result.kills;
+  if (!result.violations.length) continue;
+  violating += 1;
+  const first = result.violations[0];
+  const kind = violationKind(first.message);
+  console.log(`VIOLATION seed=${history.seed} step=${first.step}: ${first.message}`);
+  for (const v of result.violations.slice(1, 4)) console.log(`  also: ${v.message}`);
+  // Shrink the first history of each kind (later ones of the same kind only get their seed).
+  if (!shrunkKinds.has(kind) && shrinkBudget > 0) {
+    shrunkKinds.add(kind);
+    const { history: small, replays } = await shrink(history, kind, shrinkBudget);
+    console.log(`  shrunk (${replays} replays, ${small.actions.length} actions): ${formatHistory(small)}`);
+  }
+  console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}`);
+}
+const seconds = (performance.now() - started) / 1000;
+console.error(`(${seconds.toFixed(1)} s, ${(runs / seconds).toFixed(1)} histories/s)`);
+console.log(`${runs} histories, ${kills} kills, ${violating} violations`);
+// Killed engines leave promises that never settle and tool timers pending: exit explicitly.
+process.exit(violating > 0 ? 1 : 0);

@@ -1,0 +1,199 @@
+import { MemoryData } from '../../src/store/memory-tables';
+import { installDeterministicDigest } from './deterministic-env';
+import { checkQuiescent, checkStep, describe, type World } from './invariants';
+import type { Action, History } from './plan';
+import { Ledger, ORIGIN, Session } from './world';
+
+/**
+ * Play one history against the engine: each action is one op (or a release, a kill, or time
+ * passing), then the engine runs until nothing moves, then every invariant is checked. A kill
+ * is followed by recovery on a new engine over the same data. At the end an "autopilot" user
+ * answers whatever the thread waits for, and the quiescent invariants are checked.
+ */
+
+export interface Violation {
+  step: number;
+  action: Action | 'quiescence';
+  message: string;
+}
+
+export interface HistoryResult {
+  violations: Violation[];
+  kills: number;
+  /** Boundaries crossed and model requests made: a fingerprint of what happened. */
+  trace: string;
+  /** With `verbose`, when there is a violation: the thread, runs, ops and turn events. */
+  dump?: string;
+}
+
+/** Run the engine until nothing changes: every effect settles in microtasks (no timers). */
+async function settle(ledger: Ledger): Promise<void> {
+  let last = -1;
+  let quiet = 0;
+  for (let i = 0; i < 500 && quiet < 2; i++) {
+    await new Promise<void>((r) => setImmediate(r));
+    if (ledger.activity === last) quiet += 1;
+    else quiet = 0;
+    last = ledger.activity;
+  }
+}
+
+export async function runHistory(history: History, verbose = false): Promise<HistoryResult> {
+  installDeterministicDigest();
+  const ledger = new Ledger(history);
+  const data = new MemoryData();
+  await Session.seed(data);
+  let session = new Session(0, ledger, data);
+  session.start();
+  await settle(ledger);
+  const violations: Violation[] = [];
+  let kills = 0;
+  let threadId = '';
+  const create = session.send({ type: 'thread.create' });
+  await settle(ledger);
+  const created = create.answers[0];
+  if (created?.type !== 'command.ack') throw new Error('sim: thread.create failed');
+  threadId = (created.result as { threadId: string }).threadId;
+  const world = (): World => ({ ledger, store: session.store, threadId, session: session.index });
+  const from = { requests: 0 };
+  let counter = 0;
+
+  /** After a kill, open a new engine over the same data; it may be armed to die in recovery. */
+  let again: number | undefined;
+  const recoverIfDead = async () => {
+    while (session.dead) {
+      kills += 1;
+      session.dispose();
+      session = new Session(session.index + 1, ledger, data);
+      if (again !== undefined) session.killCountdown = again;
+      again = undefined;
+      session.start();
+      await settle(ledger);
+    }
+  };
+
+  const steps = [...history.actions];
+  for (let step = 0; step < steps.length; step++) {
+    const a = steps[step];
+    await act(a);
+    await settle(ledger);
+    await recoverIfDead();
+    for (const message of await checkStep(world(), from)) violations.push({ step, action: a, message });
+    if (violations.length) break;
+  }
+
+  if (!violations.length) {
+    // Quiescence: no more kills; release everything and answer whatever waits.
+    session.killCountdown = null;
+    for (let round = 0; round < 40; round++) {
+      while (Session.release(ledger, 0)) await settle(ledger);
+      const run = await session.store.runs.current(threadId);
+      if (run?.state === 'waiting_approval') {
+        for (const p of await session.store.approvals.pendingForRun(run.runId)) session.send({ type: 'approval.response', approvalId: p.approvalId, decision: 'allow_once' });
+      } else if (run?.state === 'waiting_interaction') {
+        for (const p of await session.store.interactions.pendingForRun(run.runId)) session.send({ type: 'interaction.response', interactionId: p.interactionId, response: { answer: 'M' } });
+      } else if (run?.state === 'paused_uncertain') {
+        session.send({ type: 'run.resolveUncertain', runId: run.runId, resolution: 'mark_done' });
+      } else if (!ledger.gates.length) break;
+      await settle(ledger);
+    }
+    for (const message of [...(await checkStep(world(), from)), ...(await checkQuiescent(world()))]) violations.push({ step: steps.length, action: 'quiescence', message });
+  }
+  const dump = verbose && violations.length ? await describe(world()) : undefined;
+  session.dispose();
+  return { violations, kills, trace: `${ledger.boundaries}b/${ledger.requests.length}r/${ledger.events.length}e`, ...(dump ? { dump } : {}) };
+
+  async function act(a: Action): Promise<void> {
+    const store = session.store;
+    const current = await store.runs.current(threadId);
+    const runs = (await store.runs.byThread(threadId)).sort((x, y) => x.createdAt - y.createdAt);
+    const send = (op: Record<string, unknown>) => session.send(op);
+    switch (a.kind) {
+      case 'submit':
+        send({ type: 'turn.submit', threadId, input: { text: `task-${++counter}` } });
+        return;
+      case 'steer': {
+        const stale = runs.filter((r) => r.runId !== current?.runId && r.state !== 'queued').at(-1);
+        const turnId = a.turn === 'current' ? current?.turnId ?? stale?.turnId ?? 'turn_none' : a.turn === 'stale' ? stale?.turnId ?? 'turn_none' : 'turn_bogus';
+        send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: `steer-${++counter}` } });
+        return;
+      }
+      case 'enqueue':
+        send({ type: 'turn.enqueue', threadId, input: { text: `queued-${++counter}` } });
+        return;
+      case 'queue_update':
+      case 'queue_remove': {
+        const queued = await store.runs.queued(threadId);
+        const q = queued.length ? queued[a.pick % queued.length] : undefined;
+        const id = q?.runId ?? 'q_bogus';
+        if (a.kind === 'queue_remove') send({ type: 'queue.remove', threadId, queueItemId: id });
+        else send({ type: 'queue.update', threadId, queueItemId: id, input: { text: `${q?.input?.text.split('~')[0] ?? 'queued-x'}~${++counter}` } });
+        return;
+      }
+      case 'interrupt':
+        send({ type: 'turn.interrupt', threadId });
+        return;
+      case 'approve': {
+        const pending = current ? await store.approvals.pendingForRun(current.runId) : [];
+        const answered = ledger.events.flatMap((x) => (x.ev.type === 'approval.resolved' ? [x.ev.approvalId] : []));
+        const id = a.which === 'pending' ? pending[0]?.approvalId ?? answered.at(-1) : a.which === 'resolved' ? answered.at(-1) ?? pending[0]?.approvalId : undefined;
+        send({ type: 'approval.response', approvalId: id ?? 'apr_bogus', decision: a.decision });
+        return;
+      }
+      case 'answer': {
+        const pending = current ? await store.interactions.pendingForRun(current.runId) : [];
+        const answered = ledger.events.flatMap((x) => (x.ev.type === 'interaction.resolved' ? [x.ev.interactionId] : []));
+        const id = a.which === 'pending' ? pending[0]?.interactionId ?? answered.at(-1) : answered.at(-1) ?? pending[0]?.interactionId;
+        const response = a.response === 'answer' ? { answer: 'M' } : a.response === 'cancel' ? { cancelled: true } : { bogus: 1 };
+        send({ type: 'interaction.response', interactionId: id ?? 'int_bogus', response });
+        return;
+      }
+      case 'resume':
+        send({ type: 'run.resume', runId: a.which === 'latest' ? current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus' : 'run_bogus' });
+        return;
+      case 'resolve_uncertain':
+        send({ type: 'run.resolveUncertain', runId: current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus', resolution: a.resolution });
+        return;
+      case 'fork':
+      case 'select_branch': {
+        const thread = await store.threads.get(threadId);
+        const nodes = a.kind === 'fork' ? await store.threads.path(threadId, thread?.leafId ?? null) : (await store.threads.allNodes(threadId)).sort((x, y) => x.seq - y.seq);
+        const node = nodes.length ? nodes[a.pick % nodes.length].id : 'n_bogus';
+        send(a.kind === 'fork' ? { type: 'thread.fork', threadId, nodeId: node } : { type: 'thread.selectBranch', threadId, leafId: node });
+        return;
+      }
+      case 'budget':
+        send({ type: 'settings.update', patch: { tokenBudget: a.tokens } });
+        return;
+      case 'approval_mode':
+        send({ type: 'settings.update', patch: { approvalMode: a.mode } });
+        return;
+      case 'site_rule':
+        send({ type: 'siteRules.set', origin: a.rule === 'block' ? ORIGIN : ORIGIN, rule: a.rule });
+        return;
+      case 'repeat': {
+        // A drifted repeat changes a field the op is judged on (its input, or its decision).
+        const earlier = ledger.ops.filter((o) => o.op.type !== 'initialize' && o.op.type !== 'thread.create' && (!a.drift || o.op.input || o.op.decision));
+        if (!earlier.length) return;
+        const o = earlier[a.pick % earlier.length];
+        const drifted = o.op.input ? { input: { text: 'drifted' } } : { decision: o.op.decision === 'deny' ? 'allow_once' : 'deny' };
+        const op = a.drift ? { ...o.op, ...drifted } : o.op;
+        session.send(op, o.submissionId);
+        return;
+      }
+      case 'mcp_drop':
+      case 'mcp_restore':
+        session.setMcp(a.kind === 'mcp_restore');
+        return;
+      case 'release':
+        Session.release(ledger, a.pick);
+        return;
+      case 'kill':
+        session.killCountdown = a.atBoundary;
+        again = a.again;
+        return;
+      case 'settle':
+        return;
+    }
+  }
+}
