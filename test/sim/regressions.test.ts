@@ -3,9 +3,9 @@ import type { History } from './plan';
 import { runHistory } from './run-history';
 
 /**
- * Histories the simulation found, shrunk, pinned. Each failed before its fix. The ones marked
- * `it.fails` are defects listed in issue 12 that the engine work fixes: flip them to `it` when it
- * lands (they then pass; while they fail, `it.fails` keeps the suite green and proves the defect).
+ * Histories the simulation found, shrunk, pinned. Each failed before its fix. `known: true` marks
+ * a defect still open (run as `it.fails`, which proves it while keeping the suite green); none is
+ * open now: the four listed in issue 12 were fixed by the run machine.
  */
 const cases: { name: string; known: boolean; history: History }[] = [
   {
@@ -40,22 +40,22 @@ const cases: { name: string; known: boolean; history: History }[] = [
   },
   {
     name: "issue 12, listed: a non-retryable provider error (401) drops acked steers (run-failure.ts)",
-    known: true,
+    known: false,
     history: {"seed": 643, "actions": [{"kind": "submit"}, {"kind": "steer", "turn": "current"}], "replies": [{"kind": "error", "status": 401, "afterFirstToken": false}], "gatedReplies": [true], "tools": []} as History,
   },
   {
     name: "issue 12, listed: retryable provider errors (stream cuts, 529) until attempts run out; the failed run drops acked steers (run-failure.ts)",
-    known: true,
+    known: false,
     history: {"seed": 319, "actions": [{"kind": "submit"}, {"kind": "steer", "turn": "current"}], "replies": [{"kind": "cut", "afterFirstToken": false}, {"kind": "cut", "afterFirstToken": false}, {"kind": "error", "status": 529, "afterFirstToken": true}], "gatedReplies": [false, false, true], "tools": []} as History,
   },
   {
     name: "issue 12, listed: a budget-paused run holding a steer is marked completed when a new message is submitted (ops-turns.ts)",
-    known: true,
+    known: false,
     history: {"seed": 221, "actions": [{"kind": "submit"}, {"kind": "enqueue"}, {"kind": "release", "pick": 0}, {"kind": "release", "pick": 0}, {"kind": "enqueue"}, {"kind": "budget", "tokens": 300}, {"kind": "release", "pick": 0}, {"kind": "submit"}, {"kind": "release", "pick": 5}, {"kind": "interrupt"}, {"kind": "submit"}, {"kind": "submit"}, {"kind": "steer", "turn": "current"}, {"kind": "approve", "decision": "allow_site", "which": "pending"}, {"kind": "submit"}], "replies": [{"kind": "tools", "calls": [{"tool": "mcp__docs__search", "args": "malformed", "id": "fresh"}, {"tool": "fill_form", "args": "malformed", "id": "fresh"}], "stop": "tool_use", "text": false, "tokens": 241}, {"kind": "error", "status": 400, "afterFirstToken": false}, {"kind": "text", "tokens": 183}, {"kind": "tools", "calls": [{"tool": "read_page", "args": "invalid", "id": "fresh"}], "stop": "tool_use", "text": true, "tokens": 132}, {"kind": "text", "tokens": 335}, {"kind": "text", "tokens": 129}, {"kind": "tools", "calls": [{"tool": "mcp__docs__search", "args": "ok", "id": "fresh"}, {"tool": "mcp__docs__search", "args": "ok", "id": "fresh"}], "stop": "tool_use", "text": false, "tokens": 398}], "gatedReplies": [false, false, false, false, false, false, false], "tools": []} as History,
   },
   {
     name: "issue 12, listed: a steer during the tool-failure breaker's final reply is never used (assistant-commit.ts; the scripted model still calls tools there)",
-    known: true,
+    known: false,
     history: {"seed": 301413, "actions": [{"kind": "submit"}, {"kind": "site_rule", "rule": "allow"}, {"kind": "interrupt"}, {"kind": "resume", "which": "latest"}, {"kind": "interrupt"}, {"kind": "mcp_drop"}, {"kind": "release", "pick": 4}, {"kind": "resume", "which": "latest"}, {"kind": "release", "pick": 5}, {"kind": "release", "pick": 0}, {"kind": "submit"}, {"kind": "steer", "turn": "current"}], "replies": [{"kind": "tools", "calls": [{"tool": "read_page", "args": "ok", "id": "fresh"}, {"tool": "ask_user", "args": "ok", "id": "fresh"}], "stop": "tool_use", "text": true, "tokens": 156}, {"kind": "tools", "calls": [{"tool": "read_page", "args": "ok", "id": "fresh"}], "stop": "tool_use", "text": true, "tokens": 28}, {"kind": "tools", "calls": [{"tool": "read_page", "args": "ok", "id": "fresh"}], "stop": "tool_use", "text": true, "tokens": 14}, {"kind": "text", "tokens": 324}, {"kind": "tools", "calls": [{"tool": "mcp__docs__search", "args": "ok", "id": "fresh"}, {"tool": "reload_tab", "args": "ok", "id": "fresh"}, {"tool": "fill_form", "args": "invalid", "id": "fresh"}], "stop": "tool_use", "text": true, "tokens": 73}, {"kind": "tools", "calls": [{"tool": "mcp__docs__search", "args": "ok", "id": "fresh"}, {"tool": "reload_tab", "args": "malformed", "id": "fresh"}], "stop": "tool_use", "text": false, "tokens": 7}, {"kind": "text", "tokens": 109}], "gatedReplies": [false, true, false, false, false, false, true], "tools": [{"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": true, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}, {"fail": false, "gated": false}]} as History,
   },
 ];
