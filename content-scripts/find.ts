@@ -9,9 +9,22 @@ import { actionableOf } from './dom/interactive';
 import { accessibleName } from './dom/names';
 import { roleOf } from './dom/roles';
 import { clip, normalizeSpace, quote } from './dom/text';
-import { isClippedAway, isCollapsedBox, isOffscreen, isSubtreeHidden, StyleCache, type Viewport } from './dom/visibility';
+import {
+  isClippedAway,
+  isCollapsedBox,
+  isOffscreen,
+  isSubtreeHidden,
+  StyleCache,
+  type Viewport,
+} from './dom/visibility';
 import { TextEnv } from './snapshot/text-env';
-import { composedChildren, composedClosest, composedElements, composedParent, type ShadowOf } from './dom/composed';
+import {
+  composedChildren,
+  composedClosest,
+  composedElements,
+  composedParent,
+  type ShadowOf,
+} from './dom/composed';
 
 export interface FindResult {
   docId: string;
@@ -22,10 +35,18 @@ export interface FindResult {
 const CANDIDATES =
   'a[href],area[href],button,input:not([type=hidden]),select,textarea,summary,[role],[tabindex],[contenteditable],[onclick],label';
 
-export function find(ctx: AgentContext, query: string, kind: 'text' | 'element', role: string | undefined, limit: number): FindResult {
+export function find(
+  ctx: AgentContext,
+  query: string,
+  kind: 'text' | 'element',
+  role: string | undefined,
+  limit: number,
+): FindResult {
   const words = normalizeSpace(query).toLowerCase().split(' ').filter(Boolean);
   const styles = new StyleCache();
-  return kind === 'element' ? findElements(ctx, words, role?.toLowerCase(), limit, styles) : findText(ctx, words, limit);
+  return kind === 'element'
+    ? findElements(ctx, words, role?.toLowerCase(), limit, styles)
+    : findText(ctx, words, limit);
 }
 
 function isShown(el: Element): boolean {
@@ -39,7 +60,13 @@ function isShown(el: Element): boolean {
 
 function viewportOf(doc: Document): Viewport {
   const win = doc.defaultView ?? window;
-  return { width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY, docWidth: doc.documentElement.scrollWidth };
+  return {
+    width: win.innerWidth,
+    height: win.innerHeight,
+    scrollX: win.scrollX,
+    scrollY: win.scrollY,
+    docWidth: doc.documentElement.scrollWidth,
+  };
 }
 
 function styleOf(el: Element): CSSStyleDeclaration {
@@ -52,7 +79,11 @@ function boxHidden(el: Element, style: CSSStyleDeclaration, vp: Viewport): boole
   const position = style.position || 'static';
   const r = el.getBoundingClientRect();
   const box = { x: r.x, y: r.y, width: r.width, height: r.height };
-  return isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, vp);
+  return (
+    isCollapsedBox(style, box) ||
+    isClippedAway(style, position, box) ||
+    isOffscreen(position, box, vp)
+  );
 }
 
 /**
@@ -120,18 +151,31 @@ function* allElements(ctx: AgentContext, selector: string): Generator<Element> {
 }
 
 function isSkipped(el: Element): boolean {
-  return el.localName === 'script' || el.localName === 'style' || el.localName === 'noscript' || el.localName === 'template';
+  return (
+    el.localName === 'script' ||
+    el.localName === 'style' ||
+    el.localName === 'noscript' ||
+    el.localName === 'template'
+  );
 }
 
-function findElements(ctx: AgentContext, words: string[], role: string | undefined, limit: number, styles: StyleCache): FindResult {
+function findElements(
+  ctx: AgentContext,
+  words: string[],
+  role: string | undefined,
+  limit: number,
+  styles: StyleCache,
+): FindResult {
   const out: string[] = [];
   let total = 0;
   for (const el of allElements(ctx, CANDIDATES)) {
     if (isStandIn(el)) continue;
     // Cheap prefilter before the accessible-name computation, which walks the subtree.
     const rough = `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('title') ?? ''} ${
-      el.getAttribute('placeholder') ?? ''} ${(el as HTMLInputElement).value ?? ''} ${el.getAttribute('alt') ?? ''} ${
-      el.getAttribute('href') ?? ''} ${labelText(el)} ${el.getAttribute('aria-labelledby') ? '*' : ''}`;
+      el.getAttribute('placeholder') ?? ''
+    } ${(el as HTMLInputElement).value ?? ''} ${el.getAttribute('alt') ?? ''} ${
+      el.getAttribute('href') ?? ''
+    } ${labelText(el)} ${el.getAttribute('aria-labelledby') ? '*' : ''}`;
     if (!rough.includes('*') && !matches(rough, words)) continue;
     const r = roleOf(el);
     const style = styles.get(el);
@@ -141,7 +185,8 @@ function findElements(ctx: AgentContext, words: string[], role: string | undefin
     if (!isShown(el)) continue;
     const name = accessibleName(el, styles);
     const extra = `${el.getAttribute('placeholder') ?? ''} ${(el as HTMLInputElement).value ?? ''} ${
-      el.localName === 'a' ? (el.getAttribute('href') ?? '') : ''}`;
+      el.localName === 'a' ? (el.getAttribute('href') ?? '') : ''
+    }`;
     if (!matches(`${name} ${extra}`, words)) continue;
     total++;
     if (out.length >= limit) continue;
@@ -199,7 +244,9 @@ function textTarget(el: Element): Element {
   const label = composedClosest(el, 'label') as HTMLLabelElement | null;
   const control = label?.control ?? composedClosest(el, CANDIDATES.replace(',label', ''));
   if (!control) return el;
-  return actionableOf(control, roleOf(control), new StyleCache().get(control), false) ? control : el;
+  return actionableOf(control, roleOf(control), new StyleCache().get(control), false)
+    ? control
+    : el;
 }
 
 /**
@@ -209,7 +256,11 @@ function textTarget(el: Element): Element {
 function inlineChildMatches(el: Element, words: string[], shadowOf: ShadowOf): boolean {
   for (const c of composedChildren(el, shadowOf)) {
     if (c.nodeType !== 1 || !isInline(c as Element)) continue;
-    if (matches(normalizeSpace(composedText(c as Element, shadowOf)), words) && shownInline(c as Element)) return true;
+    if (
+      matches(normalizeSpace(composedText(c as Element, shadowOf)), words) &&
+      shownInline(c as Element)
+    )
+      return true;
   }
   return false;
 }
@@ -231,7 +282,24 @@ function isStandIn(el: Element): boolean {
   return !(r.width > 1 && r.height > 1 && styleOf(control).opacity !== '0');
 }
 
-const INLINE_TAGS = new Set(['a', 'b', 'i', 'em', 'strong', 'span', 'code', 'mark', 'small', 'abbr', 'sup', 'sub', 'u', 'time', 'label', 'slot']);
+const INLINE_TAGS = new Set([
+  'a',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'span',
+  'code',
+  'mark',
+  'small',
+  'abbr',
+  'sup',
+  'sub',
+  'u',
+  'time',
+  'label',
+  'slot',
+]);
 
 function isInline(el: Element): boolean {
   return INLINE_TAGS.has(el.localName);
@@ -242,7 +310,8 @@ function composedText(el: Element, shadowOf: ShadowOf): string {
   let s = '';
   for (const c of composedChildren(el, shadowOf)) {
     if (c.nodeType === 3) s += c.nodeValue;
-    else if (c.nodeType === 1 && !isSkipped(c as Element)) s += composedText(c as Element, shadowOf);
+    else if (c.nodeType === 1 && !isSkipped(c as Element))
+      s += composedText(c as Element, shadowOf);
   }
   return s;
 }

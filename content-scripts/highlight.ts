@@ -43,7 +43,8 @@ export class Highlighter {
     if (this.host) return;
     const host = this.doc.createElement('keel-highlight');
     host.setAttribute('aria-hidden', 'true');
-    host.style.cssText = 'all:initial;position:fixed;inset:0;pointer-events:none;z-index:2147483647;';
+    host.style.cssText =
+      'all:initial;position:fixed;inset:0;pointer-events:none;z-index:2147483647;';
     const root = host.attachShadow({ mode: 'closed' });
     const box = this.doc.createElement('div');
     box.style.cssText =

@@ -46,7 +46,8 @@ function install(): void {
   });
   const agent = createPageAgent(env);
   const background = chrome.runtime.getManifest().background;
-  const worker = background && 'service_worker' in background ? background.service_worker : undefined;
+  const worker =
+    background && 'service_worker' in background ? background.service_worker : undefined;
   const workerUrl = worker ? chrome.runtime.getURL(worker) : null;
 
   chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse) => {

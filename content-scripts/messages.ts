@@ -43,9 +43,18 @@ export const PageRequest = z.discriminatedUnion('op', [
   z.object({ op: z.literal('describe'), ...refOp }),
   // What a key press without a ref, or a click at coordinates, would act on (for approval).
   z.object({ op: z.literal('describe_focused') }),
-  z.object({ op: z.literal('describe_at'), x: z.number().check(z.gte(-100_000), z.lte(100_000)), y: z.number().check(z.gte(-100_000), z.lte(100_000)) }),
+  z.object({
+    op: z.literal('describe_at'),
+    x: z.number().check(z.gte(-100_000), z.lte(100_000)),
+    y: z.number().check(z.gte(-100_000), z.lte(100_000)),
+  }),
   z.object({ op: z.literal('locate'), ...refOp }),
-  z.object({ op: z.literal('locate_frame'), url: z.string().check(z.maxLength(8000)), width: int(0, 100_000), height: int(0, 100_000) }),
+  z.object({
+    op: z.literal('locate_frame'),
+    url: z.string().check(z.maxLength(8000)),
+    width: int(0, 100_000),
+    height: int(0, 100_000),
+  }),
   z.object({ op: z.literal('history_back') }),
   z.object({
     op: z.literal('click'),
@@ -62,7 +71,11 @@ export const PageRequest = z.discriminatedUnion('op', [
     clear: z.boolean(),
     submit: z.boolean(),
   }),
-  z.object({ op: z.literal('select'), ...refOp, values: z.array(z.string().check(z.maxLength(1000))).check(z.minLength(1), z.maxLength(100)) }),
+  z.object({
+    op: z.literal('select'),
+    ...refOp,
+    values: z.array(z.string().check(z.maxLength(1000))).check(z.minLength(1), z.maxLength(100)),
+  }),
   z.object({
     op: z.literal('scroll'),
     ref: z.optional(LocalRef),
@@ -90,13 +103,24 @@ export const PageRequest = z.discriminatedUnion('op', [
   }),
   z.object({
     op: z.literal('wait_for'),
-    condition: z.enum(['text_visible', 'text_gone', 'ref_gone', 'ref_visible', 'network_quiet', 'dom_quiet']),
+    condition: z.enum([
+      'text_visible',
+      'text_gone',
+      'ref_gone',
+      'ref_visible',
+      'network_quiet',
+      'dom_quiet',
+    ]),
     text: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
     ref: z.optional(LocalRef),
     docId: z.optional(DocId),
     timeoutMs: int(0, 60_000),
   }),
-  z.object({ op: z.literal('mark'), ...refOp, token: z.string().check(z.regex(/^[a-z0-9]{8,40}$/)) }),
+  z.object({
+    op: z.literal('mark'),
+    ...refOp,
+    token: z.string().check(z.regex(/^[a-z0-9]{8,40}$/)),
+  }),
   z.object({
     op: z.literal('set_files'),
     ...refOp,
@@ -111,7 +135,11 @@ export const PageRequest = z.discriminatedUnion('op', [
       .check(z.minLength(1), z.maxLength(20)),
   }),
   z.object({ op: z.literal('unmark'), token: z.string().check(z.regex(/^[a-z0-9]{8,40}$/)) }),
-  z.object({ op: z.literal('highlight'), ...refOp, label: z.optional(z.string().check(z.maxLength(80))) }),
+  z.object({
+    op: z.literal('highlight'),
+    ...refOp,
+    label: z.optional(z.string().check(z.maxLength(80))),
+  }),
 ]);
 export type PageRequest = z.infer<typeof PageRequest>;
 export type PageOp = PageRequest['op'];
@@ -123,7 +151,13 @@ export const PageEnvelope = z.object({
   refBase: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(1_000_000_000))),
 });
 
-export type PageErrorCode = 'bad_request' | 'stale_ref' | 'not_actionable' | 'not_found' | 'timeout' | 'failed';
+export type PageErrorCode =
+  | 'bad_request'
+  | 'stale_ref'
+  | 'not_actionable'
+  | 'not_found'
+  | 'timeout'
+  | 'failed';
 
 /** `refHigh`: the highest ref this document has handed out, for the next document's `refBase`. */
 export type PageResponse<R = unknown> =

@@ -9,7 +9,16 @@
  */
 import { AgentContext } from './agent-context';
 import { ChangeTracker } from './actions/change-tracker';
-import { click, focus, hover, locate, locateFrame, mark, unmark, type Deferred } from './actions/pointer';
+import {
+  click,
+  focus,
+  hover,
+  locate,
+  locateFrame,
+  mark,
+  unmark,
+  type Deferred,
+} from './actions/pointer';
 import { pressKey } from './actions/keys';
 import { describeAt, describeFocused } from './actions/risk';
 import { scroll } from './actions/scroll';
@@ -49,7 +58,9 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   /** Starts tracking changes, then schedules the action's events for after the reply. */
   const defer = <R>(d: Deferred<R>): R => {
     ctx.tracker?.stop();
-    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) => env.shadowRootOf(el));
+    ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) =>
+      env.shadowRootOf(el),
+    );
     const run = d.run;
     if (run) {
       ctx.pending = new Promise<void>((resolve) => {
@@ -68,20 +79,38 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   const run = async (req: PageRequest): Promise<unknown> => {
     switch (req.op) {
       case 'ping':
-        return { docId, url: env.win.location.href, title: env.win.document.title, readyState: env.win.document.readyState };
+        return {
+          docId,
+          url: env.win.location.href,
+          title: env.win.document.title,
+          readyState: env.win.document.readyState,
+        };
       case 'snapshot': {
         ctx.refPrefix = req.refPrefix;
         const out = snapshotter.take(req);
-        const result: SnapshotResult = { docId, url: env.win.location.href, title: env.win.document.title, ...out };
+        const result: SnapshotResult = {
+          docId,
+          url: env.win.location.href,
+          title: env.win.document.title,
+          ...out,
+        };
         return result;
       }
       case 'get_text':
-        return { docId, url: env.win.location.href, ...readableText(env.win.document, req.maxChars, req.offset) };
+        return {
+          docId,
+          url: env.win.location.href,
+          ...readableText(env.win.document, req.maxChars, req.offset),
+        };
       case 'find':
         ctx.refPrefix = req.refPrefix;
         return find(ctx, req.query, req.kind, req.role, req.limit);
       case 'describe':
-        return { docId, url: env.win.location.href, element: ctx.report(ctx.resolve(req.ref, req.docId)) };
+        return {
+          docId,
+          url: env.win.location.href,
+          element: ctx.report(ctx.resolve(req.ref, req.docId)),
+        };
       case 'describe_focused':
         return describeFocused(ctx);
       case 'describe_at':
@@ -97,7 +126,9 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         setTimeout(() => env.win.history.back(), 0);
         return { docId, url: env.win.location.href, length: env.win.history.length };
       case 'click':
-        return defer(click(ctx, req.ref, req.docId, req.button, req.clickCount, req.modifiers, req.force));
+        return defer(
+          click(ctx, req.ref, req.docId, req.button, req.clickCount, req.modifiers, req.force),
+        );
       case 'type':
         return defer(typeText(ctx, req.ref, req.docId, req.text, req.clear, req.submit));
       case 'select':
@@ -134,15 +165,26 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
     async handle(raw, opts) {
       const parsed = PageRequest.safeParse(raw);
       if (!parsed.success) {
-        return { ok: false, error: { code: 'bad_request', message: `Invalid page request: ${parsed.error.issues[0]?.message ?? 'unknown'}` } };
+        return {
+          ok: false,
+          error: {
+            code: 'bad_request',
+            message: `Invalid page request: ${parsed.error.issues[0]?.message ?? 'unknown'}`,
+          },
+        };
       }
       if (opts?.refBase !== undefined) registry.skipTo(opts.refBase);
       try {
         const result = await run(parsed.data);
         return { ok: true, result, refHigh: registry.high };
       } catch (e) {
-        if (e instanceof PageError) return { ok: false, error: { code: e.code, message: e.message }, refHigh: registry.high };
-        return { ok: false, error: { code: 'failed', message: e instanceof Error ? e.message : String(e) }, refHigh: registry.high };
+        if (e instanceof PageError)
+          return { ok: false, error: { code: e.code, message: e.message }, refHigh: registry.high };
+        return {
+          ok: false,
+          error: { code: 'failed', message: e instanceof Error ? e.message : String(e) },
+          refHigh: registry.high,
+        };
       }
     },
   };

@@ -7,7 +7,14 @@
  * Semantic containers (a single <article>, <main>) are trusted first.
  */
 import { normalizeSpace } from './dom/text';
-import { isClippedAway, isCollapsedBox, isInvisible, isOffscreen, isSubtreeHidden, type Viewport } from './dom/visibility';
+import {
+  isClippedAway,
+  isCollapsedBox,
+  isInvisible,
+  isOffscreen,
+  isSubtreeHidden,
+  type Viewport,
+} from './dom/visibility';
 import type { Box } from './env';
 import { TextEnv } from './snapshot/text-env';
 
@@ -22,7 +29,18 @@ export interface ReadableText {
 }
 
 /** Never text: code, media, embedded documents and form control values. */
-const NOT_TEXT = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'select', 'input', 'textarea'];
+const NOT_TEXT = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'select',
+  'input',
+  'textarea',
+];
 const SKIP = new Set([...NOT_TEXT, 'nav', 'aside', 'footer', 'form', 'button', 'dialog', 'header']);
 /** The whole-page fallback keeps page chrome (navigation, forms' labels) but still no code or values. */
 const SKIP_FALLBACK = new Set(NOT_TEXT);
@@ -56,7 +74,13 @@ function envAbove(el: Element, win: Window): TextEnv {
  */
 function extract(root: Element, doc: Document, skip: ReadonlySet<string>): string {
   const win = doc.defaultView ?? window;
-  const vp: Viewport = { width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY, docWidth: doc.documentElement.scrollWidth };
+  const vp: Viewport = {
+    width: win.innerWidth,
+    height: win.innerHeight,
+    scrollX: win.scrollX,
+    scrollY: win.scrollY,
+    docWidth: doc.documentElement.scrollWidth,
+  };
   const parts: string[] = [];
   const walk: Walk = { win, vp, boxOf, skip };
   const style = win.getComputedStyle(root);
@@ -64,7 +88,8 @@ function extract(root: Element, doc: Document, skip: ReadonlySet<string>): strin
   return normalizeBlocks(parts.join(''));
 }
 
-const BOILERPLATE = /comment|share|social|related|promo|sidebar|advert|\bads?\b|cookie|newsletter|subscribe|footer|menu|breadcrumb/i;
+const BOILERPLATE =
+  /comment|share|social|related|promo|sidebar|advert|\bads?\b|cookie|newsletter|subscribe|footer|menu|breadcrumb/i;
 
 export function readableText(doc: Document, maxChars: number, offset: number): ReadableText {
   const root = mainBlock(doc);
@@ -75,7 +100,9 @@ export function readableText(doc: Document, maxChars: number, offset: number): R
   const slice = text.slice(offset, offset + maxChars);
   const out: ReadableText = { title: normalizeSpace(doc.title), text: slice, totalChars, offset };
   if (offset + maxChars < totalChars) out.nextOffset = offset + slice.length;
-  const author = doc.querySelector('meta[name=author]')?.getAttribute('content') ?? doc.querySelector('[rel=author], .byline, .author')?.textContent;
+  const author =
+    doc.querySelector('meta[name=author]')?.getAttribute('content') ??
+    doc.querySelector('[rel=author], .byline, .author')?.textContent;
   if (author) out.byline = normalizeSpace(author).slice(0, 120);
   return out;
 }
@@ -118,7 +145,11 @@ export function mainBlock(doc: Document): Element {
   if (main && (!best || !main.contains(best)) && textLength(main) > 500) return main;
   // Siblings of the winner often continue the article (split containers): climb one level when
   // the parent is not much more than the winner.
-  if (best?.parentElement && best.parentElement !== body && textLength(best.parentElement) < textLength(best) * 1.5) {
+  if (
+    best?.parentElement &&
+    best.parentElement !== body &&
+    textLength(best.parentElement) < textLength(best) * 1.5
+  ) {
     return best.parentElement;
   }
   return best ?? main ?? body;
@@ -131,7 +162,8 @@ function textLength(el: Element): number {
 function linkDensity(el: Element): number {
   const total = textLength(el) || 1;
   let links = 0;
-  for (const a of Array.from(el.querySelectorAll('a'))) links += normalizeSpace(a.textContent ?? '').length;
+  for (const a of Array.from(el.querySelectorAll('a')))
+    links += normalizeSpace(a.textContent ?? '').length;
   return Math.min(1, links / total);
 }
 
@@ -152,7 +184,12 @@ function collect(el: Element, out: string[], w: Walk, text: TextEnv): void {
     // A static inline box cannot be moved off-screen or clipped on its own: skip the layout read.
     if (display !== 'contents' && !(display === 'inline' && position === 'static')) {
       const box = w.boxOf(c);
-      if (isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, w.vp)) continue;
+      if (
+        isCollapsedBox(style, box) ||
+        isClippedAway(style, position, box) ||
+        isOffscreen(position, box, w.vp)
+      )
+        continue;
     }
     const env = new TextEnv(style, text);
     const hint = `${c.id} ${typeof c.className === 'string' ? c.className : ''}`;

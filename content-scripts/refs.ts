@@ -7,10 +7,7 @@
  * than substituted. Numbers are never reused within the instance; a new document gets a new
  * instance with a new `docId`, which the service worker checks so old refs cannot hit a new page.
  */
-export type RefLookup =
-  | { kind: 'ok'; element: Element }
-  | { kind: 'stale' }
-  | { kind: 'unknown' };
+export type RefLookup = { kind: 'ok'; element: Element } | { kind: 'stale' } | { kind: 'unknown' };
 
 export class RefRegistry {
   private readonly byElement = new WeakMap<Element, string>();

@@ -10,7 +10,11 @@ export interface SenderLike {
   origin?: string;
 }
 
-export function isTrustedSender(sender: SenderLike, extensionId: string, workerUrl: string | null): boolean {
+export function isTrustedSender(
+  sender: SenderLike,
+  extensionId: string,
+  workerUrl: string | null,
+): boolean {
   if (!extensionId || sender.id !== extensionId) return false;
   if (sender.tab !== undefined) return false;
   if (sender.url !== undefined && workerUrl !== null && sender.url !== workerUrl) return false;

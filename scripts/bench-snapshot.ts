@@ -68,8 +68,15 @@ function pageSets(): PageSet[] {
   }
   const generated = join(outDir, 'pages-generated');
   writePageSet(generated, SEED);
-  const sets: PageSet[] = [{ name: 'generated', dir: generated, source: `scripts/bench/snapshot-pages.ts, seed ${SEED}` }];
-  if (existsSync(CORPUS_DIR)) sets.push({ name: 'corpus', dir: CORPUS_DIR, source: `${CORPUS_DIR} (real sites, read in place)` });
+  const sets: PageSet[] = [
+    { name: 'generated', dir: generated, source: `scripts/bench/snapshot-pages.ts, seed ${SEED}` },
+  ];
+  if (existsSync(CORPUS_DIR))
+    sets.push({
+      name: 'corpus',
+      dir: CORPUS_DIR,
+      source: `${CORPUS_DIR} (real sites, read in place)`,
+    });
   return sets;
 }
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
@@ -86,10 +93,15 @@ async function markClickHandlers(page: Page, cdp: CDPSession): Promise<void> {
     expression: `Array.from(document.querySelectorAll('[tabindex]')).filter(e => e.tabIndex >= 0).slice(0, 400)`,
   });
   if (!result.objectId) return;
-  const props = await cdp.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+  const props = await cdp.send('Runtime.getProperties', {
+    objectId: result.objectId,
+    ownProperties: true,
+  });
   for (const p of props.result) {
     if (!/^\d+$/.test(p.name) || !p.value?.objectId) continue;
-    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: p.value.objectId });
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', {
+      objectId: p.value.objectId,
+    });
     if (listeners.some((l) => ['click', 'mousedown', 'pointerdown', 'keydown'].includes(l.type))) {
       await cdp.send('Runtime.callFunctionOn', {
         objectId: p.value.objectId,
@@ -146,11 +158,24 @@ const COUNT_INTERACTIVE = `(() => {
   return { interactive: shown.length, withRef, missing };
 })()`;
 
-async function benchPage(page: Page, cdp: CDPSession, url: string, bundle: string): Promise<Omit<PageResult, 'name' | 'bytes'>> {
+async function benchPage(
+  page: Page,
+  cdp: CDPSession,
+  url: string,
+  bundle: string,
+): Promise<Omit<PageResult, 'name' | 'bytes'>> {
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 20_000 });
   await page.waitForLoadState('load', { timeout: 5_000 }).catch(() => undefined);
   await page.evaluate(bundle);
-  const request = { op: 'snapshot', mode: 'full', incremental: false, maxTokens: 200_000, textLimit: 200, includeUrls: false, refPrefix: '' };
+  const request = {
+    op: 'snapshot',
+    mode: 'full',
+    incremental: false,
+    maxTokens: 200_000,
+    textLimit: 200,
+    includeUrls: false,
+    refPrefix: '',
+  };
   const first = await page.evaluate(async (req) => {
     const r = await window.__keelTest!.handle(req);
     if (!r.ok) throw new Error(r.error.message);
@@ -167,16 +192,26 @@ async function benchPage(page: Page, cdp: CDPSession, url: string, bundle: strin
   const playwrightErrors: string[] = [];
   const attempt = (what: string, run: () => Promise<string>) =>
     run().catch((e: unknown) => {
-      playwrightErrors.push(`${what}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      playwrightErrors.push(
+        `${what}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      );
       return '';
     });
-  const pw = await attempt('ai', () => page.ariaSnapshot({ mode: 'ai', timeout: PLAYWRIGHT_TIMEOUT_MS }));
+  const pw = await attempt('ai', () =>
+    page.ariaSnapshot({ mode: 'ai', timeout: PLAYWRIGHT_TIMEOUT_MS }),
+  );
   // When the AI mode timed out the default mode does too (same tree walk): do not wait twice.
   const pwDefault = playwrightErrors.length
     ? ''
-    : await attempt('default', () => page.locator('body').ariaSnapshot({ timeout: PLAYWRIGHT_TIMEOUT_MS }));
+    : await attempt('default', () =>
+        page.locator('body').ariaSnapshot({ timeout: PLAYWRIGHT_TIMEOUT_MS }),
+      );
   await markClickHandlers(page, cdp);
-  const cover = (await page.evaluate(COUNT_INTERACTIVE)) as { interactive: number; withRef: number; missing: string[] };
+  const cover = (await page.evaluate(COUNT_INTERACTIVE)) as {
+    interactive: number;
+    withRef: number;
+    missing: string[];
+  };
   return {
     ourTokens: countTokens(first.text),
     playwrightTokens: countTokens(pw),
@@ -215,15 +250,25 @@ async function runSet(set: PageSet, browser: Browser, bundle: string) {
       page.on('dialog', (d) => void d.dismiss());
       const cdp = await context.newCDPSession(page);
       try {
-        const { __text, ...r } = (await benchPage(page, cdp, `${server.origin}/${encodeURIComponent(file)}`, bundle)) as Omit<
-          PageResult,
-          'name' | 'bytes'
-        > & { __text?: string };
+        const { __text, ...r } = (await benchPage(
+          page,
+          cdp,
+          `${server.origin}/${encodeURIComponent(file)}`,
+          bundle,
+        )) as Omit<PageResult, 'name' | 'bytes'> & { __text?: string };
         writeFileSync(join(snapshotsDir, `${name}.txt`), __text ?? '');
         results.push({ name, bytes, ...r });
       } catch (e) {
         results.push({
-          name, bytes, ourTokens: 0, playwrightTokens: 0, playwrightDefaultTokens: 0, ms: 0, warmMs: 0, interactive: 0, interactiveWithRef: 0,
+          name,
+          bytes,
+          ourTokens: 0,
+          playwrightTokens: 0,
+          playwrightDefaultTokens: 0,
+          ms: 0,
+          warmMs: 0,
+          interactive: 0,
+          interactiveWithRef: 0,
           error: e instanceof Error ? e.message.split('\n')[0] : String(e),
         });
       } finally {
@@ -235,7 +280,9 @@ async function runSet(set: PageSet, browser: Browser, bundle: string) {
       console.log(
         `${set.name}/${name.padEnd(44)} ${String(Math.round(bytes / 1024)).padStart(5)}KB  ours ${String(r.ourTokens).padStart(6)}  pw ${String(
           r.playwrightTokens,
-        ).padStart(6)}  ratio ${ratio.padStart(5)}  ${String(r.ms).padStart(6)}ms  refs ${r.interactiveWithRef}/${r.interactive}${r.error ? `  ERROR ${r.error}` : ''}${r.playwrightError ? `  (Playwright failed: ${r.playwrightError})` : ''}`,
+        ).padStart(
+          6,
+        )}  ratio ${ratio.padStart(5)}  ${String(r.ms).padStart(6)}ms  refs ${r.interactiveWithRef}/${r.interactive}${r.error ? `  ERROR ${r.error}` : ''}${r.playwrightError ? `  (Playwright failed: ${r.playwrightError})` : ''}`,
       );
     }
   } finally {
@@ -247,7 +294,9 @@ async function runSet(set: PageSet, browser: Browser, bundle: string) {
   const measured = results.filter((r) => !r.error);
   const ok = measured.filter((r) => r.playwrightTokens > 0 && !r.playwrightError);
   const ratios = ok.map((r) => r.ourTokens / r.playwrightTokens);
-  const ratiosDefault = ok.filter((r) => r.playwrightDefaultTokens > 0).map((r) => r.ourTokens / r.playwrightDefaultTokens);
+  const ratiosDefault = ok
+    .filter((r) => r.playwrightDefaultTokens > 0)
+    .map((r) => r.ourTokens / r.playwrightDefaultTokens);
   const small = measured.filter((r) => r.bytes <= 500 * 1024);
   const interactive = measured.reduce((s, r) => s + r.interactive, 0);
   const withRef = measured.reduce((s, r) => s + r.interactiveWithRef, 0);
@@ -255,8 +304,23 @@ async function runSet(set: PageSet, browser: Browser, bundle: string) {
     set: set.name,
     source: set.source,
     pages: results,
-    median: { tokenRatio: round(percentile(ratios, 50), 3), ms: percentile(measured.map((r) => r.ms), 50) },
-    p90: { ms: percentile(measured.map((r) => r.ms), 90), msUpTo500KB: percentile(small.map((r) => r.ms), 90) },
+    median: {
+      tokenRatio: round(percentile(ratios, 50), 3),
+      ms: percentile(
+        measured.map((r) => r.ms),
+        50,
+      ),
+    },
+    p90: {
+      ms: percentile(
+        measured.map((r) => r.ms),
+        90,
+      ),
+      msUpTo500KB: percentile(
+        small.map((r) => r.ms),
+        90,
+      ),
+    },
     totals: {
       pages: results.length,
       errors: results.filter((r) => r.error).length,
@@ -270,19 +334,42 @@ async function runSet(set: PageSet, browser: Browser, bundle: string) {
     },
   };
   const tag = `[${set.name}]`;
-  console.log(`${tag} median token ratio (ours / Playwright AI snapshot):`, summary.median.tokenRatio);
-  console.log(`${tag} median token ratio (ours / Playwright default aria snapshot):`, summary.totals.medianRatioVsDefaultAriaSnapshot);
-  console.log(`${tag} total tokens: ours`, summary.totals.ourTokens, 'playwright', summary.totals.playwrightTokens);
-  console.log(`${tag} snapshot ms: median`, summary.median.ms, 'p90', summary.p90.ms, 'p90 (pages ≤ 500 KB)', summary.p90.msUpTo500KB);
-  console.log(`${tag} refs: ${withRef}/${interactive} visible interactive elements (${(summary.totals.refCoverage * 100).toFixed(2)}%)`);
-  console.log(`${tag} errors: ${summary.totals.errors}; Playwright failed on ${summary.totals.playwrightFailures} (left out of the ratios)`);
+  console.log(
+    `${tag} median token ratio (ours / Playwright AI snapshot):`,
+    summary.median.tokenRatio,
+  );
+  console.log(
+    `${tag} median token ratio (ours / Playwright default aria snapshot):`,
+    summary.totals.medianRatioVsDefaultAriaSnapshot,
+  );
+  console.log(
+    `${tag} total tokens: ours`,
+    summary.totals.ourTokens,
+    'playwright',
+    summary.totals.playwrightTokens,
+  );
+  console.log(
+    `${tag} snapshot ms: median`,
+    summary.median.ms,
+    'p90',
+    summary.p90.ms,
+    'p90 (pages ≤ 500 KB)',
+    summary.p90.msUpTo500KB,
+  );
+  console.log(
+    `${tag} refs: ${withRef}/${interactive} visible interactive elements (${(summary.totals.refCoverage * 100).toFixed(2)}%)`,
+  );
+  console.log(
+    `${tag} errors: ${summary.totals.errors}; Playwright failed on ${summary.totals.playwrightFailures} (left out of the ratios)`,
+  );
   return summary;
 }
 
 async function main(): Promise<void> {
   const sets = pageSets();
   console.log(`page sets: ${sets.map((s) => `${s.name} (${s.source})`).join('; ')}`);
-  if (!process.argv[2] && sets.length === 1) console.log(`(${CORPUS_DIR} is not present: the real-site corpus is not measured)`);
+  if (!process.argv[2] && sets.length === 1)
+    console.log(`(${CORPUS_DIR} is not present: the real-site corpus is not measured)`);
   const bundle = await pageAgentBundle();
   const browser = await launchChromium();
   const summaries = [];
@@ -292,9 +379,17 @@ async function main(): Promise<void> {
     await browser.close();
   }
   const [first] = summaries;
-  const out = { sets: summaries, set: first.set, median: first.median, p90: first.p90, totals: first.totals };
+  const out = {
+    sets: summaries,
+    set: first.set,
+    median: first.median,
+    p90: first.p90,
+    totals: first.totals,
+  };
   writeFileSync(join(outDir, 'snapshot.json'), `${JSON.stringify(out, null, 2)}\n`);
-  console.log(`\nwritten ${join(outDir, 'snapshot.json')} (sets: ${summaries.map((s) => s.set).join(', ')})`);
+  console.log(
+    `\nwritten ${join(outDir, 'snapshot.json')} (sets: ${summaries.map((s) => s.set).join(', ')})`,
+  );
 }
 
 function round(x: number, digits: number): number {

@@ -28,19 +28,38 @@ const OUT = join(REPO_ROOT, 'bench-results');
 const WATCHDOG_MS = 14 * 60_000;
 
 const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | null> }[] = [
-  { key: 'engine', title: 'engine step overhead', run: () => benchEngineSteps({ steps: 50, runs: 5 }) },
-  { key: 'stream', title: 'stream latency', run: () => benchStreamLatency({ turns: 4, deltas: 60, intervalMs: 25 }) },
+  {
+    key: 'engine',
+    title: 'engine step overhead',
+    run: () => benchEngineSteps({ steps: 50, runs: 5 }),
+  },
+  {
+    key: 'stream',
+    title: 'stream latency',
+    run: () => benchStreamLatency({ turns: 4, deltas: 60, intervalMs: 25 }),
+  },
   { key: 'recovery', title: 'recovery', run: () => benchRecovery({ trials: 20 }) },
   { key: 'thread', title: '2,000-item thread', run: () => benchThread2000({ trials: 9 }) },
   { key: 'cost', title: 'cost (prefix reuse, cache, $)', run: () => benchCost() },
-  { key: 'snapshot', title: 'snapshot (npm run bench:snapshot)', run: () => benchSnapshot({ timeoutMs: 10 * 60_000 }) },
-  { key: 'matrix', title: 'widget matrix (issue 14)', run: () => benchWidgetMatrix({ timeoutMs: 4 * 60_000 }) },
+  {
+    key: 'snapshot',
+    title: 'snapshot (npm run bench:snapshot)',
+    run: () => benchSnapshot({ timeoutMs: 10 * 60_000 }),
+  },
+  {
+    key: 'matrix',
+    title: 'widget matrix (issue 14)',
+    run: () => benchWidgetMatrix({ timeoutMs: 4 * 60_000 }),
+  },
 ];
 
 function machine() {
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    }).trim();
   } catch {
     /* not a checkout */
   }
@@ -58,10 +77,21 @@ function machine() {
 
 function table(rows: (SummaryRow & { bench: string })[]): string {
   const head = ['metric', 'value', 'baseline (same run)', 'ratio', 'target', ''];
-  const body = rows.map((r) => [r.metric, r.value, r.baseline, r.ratio, r.target, r.ok === undefined ? '' : r.ok ? '✓' : '✗']);
+  const body = rows.map((r) => [
+    r.metric,
+    r.value,
+    r.baseline,
+    r.ratio,
+    r.target,
+    r.ok === undefined ? '' : r.ok ? '✓' : '✗',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+  return [
+    line(head),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
 }
 
 async function main(): Promise<number> {
@@ -82,7 +112,9 @@ async function main(): Promise<number> {
   ensureChromium();
   mkdirSync(OUT, { recursive: true });
   const env = machine();
-  log(`${env.cores} cores, ${env.memoryGiB} GiB, ${env.chromium}, Node ${env.node}, load ${env.loadAverageAtStart.join(' ')}`);
+  log(
+    `${env.cores} cores, ${env.memoryGiB} GiB, ${env.chromium}, Node ${env.node}, load ${env.loadAverageAtStart.join(' ')}`,
+  );
 
   const rows: (SummaryRow & { bench: string })[] = [];
   const files: string[] = [];
@@ -99,7 +131,10 @@ async function main(): Promise<number> {
         continue;
       }
       if (r.write !== false) {
-        writeFileSync(join(OUT, r.file), `${JSON.stringify({ benchmark: r.name, machine: env, seconds, ...r.data, summary: r.rows }, null, 2)}\n`);
+        writeFileSync(
+          join(OUT, r.file),
+          `${JSON.stringify({ benchmark: r.name, machine: env, seconds, ...r.data, summary: r.rows }, null, 2)}\n`,
+        );
       }
       files.push(r.file);
       rows.push(...r.rows.map((row) => ({ ...row, bench: r.name })));
@@ -108,21 +143,43 @@ async function main(): Promise<number> {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       failures.push(`${b.title}: ${message}`);
-      rows.push({ bench: b.title, metric: b.title, value: 'FAILED', baseline: message.split('\n')[0].slice(0, 80), ratio: '—', target: '—', ok: false });
+      rows.push({
+        bench: b.title,
+        metric: b.title,
+        value: 'FAILED',
+        baseline: message.split('\n')[0].slice(0, 80),
+        ratio: '—',
+        target: '—',
+        ok: false,
+      });
       log(`${b.title}: FAILED: ${message}`);
     }
   }
 
   const seconds = Math.round((Date.now() - started) / 1000);
-  const summary = { machine: { ...env, loadAverageAtEnd: loadavg().map((x) => Math.round(x * 100) / 100) }, seconds, files, rows, failures };
+  const summary = {
+    machine: { ...env, loadAverageAtEnd: loadavg().map((x) => Math.round(x * 100) / 100) },
+    seconds,
+    files,
+    rows,
+    failures,
+  };
   writeFileSync(join(OUT, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  console.log(`\nKeel benchmarks — ${env.date.slice(0, 16).replace('T', ' ')} UTC, ${env.cores} cores, ${env.memoryGiB} GiB, ${env.chromium}, ${seconds} s`);
-  console.log(`load average ${env.loadAverageAtStart.join(' ')} at start, ${summary.machine.loadAverageAtEnd.join(' ')} at end\n`);
+  console.log(
+    `\nKeel benchmarks — ${env.date.slice(0, 16).replace('T', ' ')} UTC, ${env.cores} cores, ${env.memoryGiB} GiB, ${env.chromium}, ${seconds} s`,
+  );
+  console.log(
+    `load average ${env.loadAverageAtStart.join(' ')} at start, ${summary.machine.loadAverageAtEnd.join(' ')} at end\n`,
+  );
   console.log(table(rows));
-  console.log(`\nwritten: ${[...files, 'summary.json'].map((f) => `bench-results/${f}`).join(', ')}`);
+  console.log(
+    `\nwritten: ${[...files, 'summary.json'].map((f) => `bench-results/${f}`).join(', ')}`,
+  );
   clearTimeout(watchdog);
   if (failures.length) {
-    console.error(`\n${failures.length} benchmark(s) failed:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+    console.error(
+      `\n${failures.length} benchmark(s) failed:\n${failures.map((f) => `  - ${f}`).join('\n')}`,
+    );
     return 1;
   }
   return 0;

@@ -21,7 +21,10 @@ export const CONTENT_SCRIPT_FILE = 'content-script.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const outDir = resolve(root, args.includes('--out-dir') ? args[args.indexOf('--out-dir') + 1] : 'dist');
+const outDir = resolve(
+  root,
+  args.includes('--out-dir') ? args[args.indexOf('--out-dir') + 1] : 'dist',
+);
 const writeManifest = !args.includes('--no-manifest');
 const minify = !args.includes('--dev');
 
@@ -75,8 +78,10 @@ if (writeManifest) {
       const path = join(outDir, file);
       if (!existsSync(path)) continue;
       const code = readFileSync(path, 'utf8');
-      for (const m of code.matchAll(/getURL\(\s*["'`]\/?(assets\/[^"'`]+\.js)["'`]/g)) queue.push(m[1]);
-      for (const m of code.matchAll(/(?:from|import\(?)\s*["'`]\.\/([^"'`]+\.js)["'`]/g)) queue.push(`assets/${m[1]}`);
+      for (const m of code.matchAll(/getURL\(\s*["'`]\/?(assets\/[^"'`]+\.js)["'`]/g))
+        queue.push(m[1]);
+      for (const m of code.matchAll(/(?:from|import\(?)\s*["'`]\.\/([^"'`]+\.js)["'`]/g))
+        queue.push(`assets/${m[1]}`);
     }
     manifest.web_accessible_resources = manifest.web_accessible_resources.filter(
       (entry) => !(entry.resources ?? []).every((r) => reachable.has(r.replace(/^\//, ''))),

@@ -30,7 +30,13 @@ const OUT_DIR = join(REPO_ROOT, 'demo-output');
 
 interface ModelChoice {
   label: string;
-  provider: { id: string; kind: 'anthropic' | 'openai'; apiKey?: string; baseURL?: string; label?: string };
+  provider: {
+    id: string;
+    kind: 'anthropic' | 'openai';
+    apiKey?: string;
+    baseURL?: string;
+    label?: string;
+  };
   model: string;
   server?: ChatServer;
 }
@@ -42,7 +48,9 @@ function parseArgs(argv: string[]) {
     else if (argv[i] === '--dist') args.dist = resolve(argv[++i]);
     else if (argv[i] === '--no-site-rule') args.siteRule = false;
     else if (argv[i] === '--help' || argv[i] === '-h') {
-      console.log('usage: npm run demo [-- --headed] [--dist DIR] [--no-site-rule]\n  --no-site-rule: do not pre-allow the shop; every click and typing asks, and the demo answers allow_once.\n  ANTHROPIC_API_KEY or OPENAI_API_KEY (+ OPENAI_BASE_URL, MODEL) to use a real model.');
+      console.log(
+        'usage: npm run demo [-- --headed] [--dist DIR] [--no-site-rule]\n  --no-site-rule: do not pre-allow the shop; every click and typing asks, and the demo answers allow_once.\n  ANTHROPIC_API_KEY or OPENAI_API_KEY (+ OPENAI_BASE_URL, MODEL) to use a real model.',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${argv[i]} (try --help)`);
   }
@@ -55,18 +63,44 @@ async function chooseModel(): Promise<ModelChoice> {
   if (anthropic) {
     const model = process.env.MODEL || 'claude-sonnet-4-5';
     const baseURL = process.env.ANTHROPIC_BASE_URL;
-    return { label: `Anthropic ${model} (ANTHROPIC_API_KEY)`, model, provider: { id: 'anthropic', kind: 'anthropic', apiKey: anthropic, label: 'Anthropic', ...(baseURL ? { baseURL } : {}) } };
+    return {
+      label: `Anthropic ${model} (ANTHROPIC_API_KEY)`,
+      model,
+      provider: {
+        id: 'anthropic',
+        kind: 'anthropic',
+        apiKey: anthropic,
+        label: 'Anthropic',
+        ...(baseURL ? { baseURL } : {}),
+      },
+    };
   }
   if (openai) {
     const model = process.env.MODEL || 'gpt-4.1-mini';
     const baseURL = process.env.OPENAI_BASE_URL;
-    return { label: `OpenAI-compatible ${model} at ${baseURL ?? 'api.openai.com'} (OPENAI_API_KEY)`, model, provider: { id: 'openai', kind: 'openai', apiKey: openai, label: 'OpenAI', ...(baseURL ? { baseURL } : {}) } };
+    return {
+      label: `OpenAI-compatible ${model} at ${baseURL ?? 'api.openai.com'} (OPENAI_API_KEY)`,
+      model,
+      provider: {
+        id: 'openai',
+        kind: 'openai',
+        apiKey: openai,
+        label: 'OpenAI',
+        ...(baseURL ? { baseURL } : {}),
+      },
+    };
   }
   const server = await startDemoModel();
   return {
     label: `the built-in scripted demo model at ${server.baseURL} (set ANTHROPIC_API_KEY or OPENAI_API_KEY for a real one)`,
     model: DEMO_MODEL_ID,
-    provider: { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: server.baseURL, label: 'Keel demo model' },
+    provider: {
+      id: 'keel-demo',
+      kind: 'openai',
+      apiKey: 'demo-key',
+      baseURL: server.baseURL,
+      label: 'Keel demo model',
+    },
     server,
   };
 }
@@ -82,8 +116,12 @@ function follow(client: EngineClient, transcript: Transcript, threadId: string):
       transcript.event(ev);
       if (ev.type === 'approval.request' && !answered.has(ev.approvalId)) {
         answered.add(ev.approvalId);
-        transcript.note(`the demo answers this approval: allow_once (${ev.tool.name} on ${ev.target.origin ?? ev.target.url ?? '?'})`);
-        void client.send({ type: 'approval.response', approvalId: ev.approvalId, decision: 'allow_once' }).catch((e) => transcript.note(`approval answer failed: ${String(e)}`));
+        transcript.note(
+          `the demo answers this approval: allow_once (${ev.tool.name} on ${ev.target.origin ?? ev.target.url ?? '?'})`,
+        );
+        void client
+          .send({ type: 'approval.response', approvalId: ev.approvalId, decision: 'allow_once' })
+          .catch((e) => transcript.note(`approval answer failed: ${String(e)}`));
       }
     }
   }, 25);
@@ -94,9 +132,14 @@ function verifyCart(cart: CartState): string[] {
   const problems: string[] = [];
   const target = productById(TARGET_PRODUCT_ID)!;
   const line = cart.items.find((i) => i.productId === target.id);
-  if (!line) problems.push(`the cart does not contain ${target.name} (${formatPrice(target.priceCents)}), the cheapest USB-C cable under $10`);
-  else if (line.quantity !== QUANTITY) problems.push(`the cart holds ${line.quantity} of ${target.name}, not ${QUANTITY}`);
-  for (const other of cart.items.filter((i) => i.productId !== target.id)) problems.push(`the cart also holds ${other.quantity} × ${other.name}, which was not asked for`);
+  if (!line)
+    problems.push(
+      `the cart does not contain ${target.name} (${formatPrice(target.priceCents)}), the cheapest USB-C cable under $10`,
+    );
+  else if (line.quantity !== QUANTITY)
+    problems.push(`the cart holds ${line.quantity} of ${target.name}, not ${QUANTITY}`);
+  for (const other of cart.items.filter((i) => i.productId !== target.id))
+    problems.push(`the cart also holds ${other.quantity} × ${other.name}, which was not asked for`);
   return problems;
 }
 
@@ -136,18 +179,31 @@ async function main(): Promise<number> {
     log(`Chromium started ${headless ? 'headless' : 'headed'} with Keel ${ext.extensionId}`);
 
     // The side panel page, opened as a tab (chrome.sidePanel.open needs a user gesture).
-    let panel = await ext.openPanel();
+    const panel = await ext.openPanel();
     await panel.setViewportSize({ width: 420, height: 900 });
     let client = await EngineClient.connect(panel, { timeoutMs: 15_000 });
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
-    await client.sendOk({ type: 'settings.update', patch: { providers: [model.provider], defaultModel: { providerId: model.provider.id, model: model.model } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [model.provider],
+        defaultModel: { providerId: model.provider.id, model: model.model },
+      },
+    });
     if (args.siteRule) {
       await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
-      log(`site rule set: allow ${shop.origin} (the demo pre-approves its own shop, so clicks and typing there run without asking)`);
+      log(
+        `site rule set: allow ${shop.origin} (the demo pre-approves its own shop, so clicks and typing there run without asking)`,
+      );
     } else {
-      log(`no site rule for ${shop.origin}: writes will ask, and the demo answers each approval with allow_once`);
+      log(
+        `no site rule for ${shop.origin}: writes will ask, and the demo answers each approval with allow_once`,
+      );
     }
-    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create', title: 'Demo: cheapest USB-C cable' });
+    const { threadId } = await client.sendOk<{ threadId: string }>({
+      type: 'thread.create',
+      title: 'Demo: cheapest USB-C cable',
+    });
 
     // Show that thread in the panel (it remembers its selection in sessionStorage), then reconnect.
     await panel.evaluate((id) => sessionStorage.setItem('keel.selectedThread', id), threadId);
@@ -165,7 +221,11 @@ async function main(): Promise<number> {
     const mark = client.mark();
     stopFollowing = follow(client, transcript, threadId);
     const text = `${TASK}\n\n(The shop is open in the current tab: ${shop.origin}/)`;
-    const { runId } = await client.sendOk<{ turnId: string; runId: string }>({ type: 'turn.submit', threadId, input: { text } });
+    const { runId } = await client.sendOk<{ turnId: string; runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text },
+    });
     const turnTimeout = DEADLINE_MS - 25_000;
     const done = await client
       .waitForEvent('turn.complete', (e) => e.runId === runId, turnTimeout, mark)
@@ -182,19 +242,29 @@ async function main(): Promise<number> {
 
     // The outcome, read from the shop itself.
     const cart = (await (await fetch(`${shop.origin}/api/cart`)).json()) as CartState;
-    log(`cart (${shop.origin}/api/cart): ${cart.items.length ? cart.items.map((i) => `${i.quantity} × ${i.name} @ ${formatPrice(i.unitPriceCents)}`).join('; ') : 'empty'}; total ${formatPrice(cart.totalCents)}`);
+    log(
+      `cart (${shop.origin}/api/cart): ${cart.items.length ? cart.items.map((i) => `${i.quantity} × ${i.name} @ ${formatPrice(i.unitPriceCents)}`).join('; ') : 'empty'}; total ${formatPrice(cart.totalCents)}`,
+    );
     const problems = verifyCart(cart);
     if (!done) problems.unshift(`the turn did not complete within ${turnTimeout / 1000} s`);
-    else if (done.stopReason !== 'end') problems.unshift(`the turn ended with ${done.stopReason}${done.error ? `: ${done.error.message}` : ''}`);
-    if (client.invalidEvents.length) problems.push(`${client.invalidEvents.length} engine event(s) failed the protocol schema`);
+    else if (done.stopReason !== 'end')
+      problems.unshift(
+        `the turn ended with ${done.stopReason}${done.error ? `: ${done.error.message}` : ''}`,
+      );
+    if (client.invalidEvents.length)
+      problems.push(`${client.invalidEvents.length} engine event(s) failed the protocol schema`);
 
     writeOutputs(transcript, events, shop);
     if (problems.length) {
-      console.error(`\nDEMO FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n(transcript: demo-output/transcript.txt)`);
+      console.error(
+        `\nDEMO FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n(transcript: demo-output/transcript.txt)`,
+      );
       return 1;
     }
     const target = productById(TARGET_PRODUCT_ID)!;
-    console.log(`\nDEMO PASSED: the cart holds ${QUANTITY} × ${target.name} (${formatPrice(target.priceCents)} each), the cheapest USB-C cable under $10.`);
+    console.log(
+      `\nDEMO PASSED: the cart holds ${QUANTITY} × ${target.name} (${formatPrice(target.priceCents)} each), the cheapest USB-C cable under $10.`,
+    );
     return 0;
   } catch (err) {
     stopFollowing();
@@ -211,17 +281,26 @@ async function main(): Promise<number> {
 
 /** The side panel page at side-panel width, scrolled to the end of the conversation. */
 async function screenshotPanel(panel: Page, path: string): Promise<void> {
-  await panel.evaluate(() => {
-    const s = document.querySelector('.scroller');
-    if (s) s.scrollTop = s.scrollHeight;
-  }).catch(() => undefined);
+  await panel
+    .evaluate(() => {
+      const s = document.querySelector('.scroller');
+      if (s) s.scrollTop = s.scrollHeight;
+    })
+    .catch(() => undefined);
   await panel.screenshot({ path }).catch(() => undefined);
 }
 
-function writeOutputs(transcript: Transcript, events: unknown[], shop: ShopServer | undefined): void {
+function writeOutputs(
+  transcript: Transcript,
+  events: unknown[],
+  shop: ShopServer | undefined,
+): void {
   try {
     mkdirSync(OUT_DIR, { recursive: true });
-    writeFileSync(join(OUT_DIR, 'transcript.txt'), `${transcript.lines.join('\n')}\n${shop ? `\nshop requests:\n${shop.log.map((l) => `  ${l}`).join('\n')}\n` : ''}`);
+    writeFileSync(
+      join(OUT_DIR, 'transcript.txt'),
+      `${transcript.lines.join('\n')}\n${shop ? `\nshop requests:\n${shop.log.map((l) => `  ${l}`).join('\n')}\n` : ''}`,
+    );
     writeFileSync(join(OUT_DIR, 'events.json'), `${JSON.stringify(events, null, 1)}\n`);
   } catch (e) {
     console.error(`could not write demo-output/: ${String(e)}`);
@@ -233,7 +312,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`DEMO FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    console.error(
+      `DEMO FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     process.exit(1);
   },
 );

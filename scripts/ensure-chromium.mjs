@@ -14,7 +14,10 @@ function fail(message) {
 
 function run(cmd, args) {
   console.log(`ensure-chromium: $ ${cmd} ${args.join(' ')}`);
-  execFileSync(cmd, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync(cmd, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 function findOrInstall() {
@@ -32,11 +35,14 @@ function findOrInstall() {
         `  or point CHROMIUM_PATH at a Chromium or Chrome binary.`,
     );
   }
-  console.log(`ensure-chromium: ${DEBIAN_CHROMIUM} is missing; installing Debian's chromium package.`);
+  console.log(
+    `ensure-chromium: ${DEBIAN_CHROMIUM} is missing; installing Debian's chromium package.`,
+  );
   run('apt-get', ['update']);
   // A CJK font too: the side panel's 简体中文 screenshots would show empty boxes without one.
   run('apt-get', ['install', '-y', 'chromium', 'fonts-wqy-microhei']);
-  if (!existsSync(DEBIAN_CHROMIUM)) fail(`apt-get finished but ${DEBIAN_CHROMIUM} is still missing.`);
+  if (!existsSync(DEBIAN_CHROMIUM))
+    fail(`apt-get finished but ${DEBIAN_CHROMIUM} is still missing.`);
   return DEBIAN_CHROMIUM;
 }
 
@@ -44,7 +50,10 @@ function findOrInstall() {
 function ensureCjkFont() {
   if (process.getuid?.() !== 0) return;
   try {
-    const fonts = execFileSync('fc-list', [':lang=zh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const fonts = execFileSync('fc-list', [':lang=zh'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     if (fonts.trim()) return;
   } catch {
     /* no fontconfig tools: try installing */
@@ -52,7 +61,9 @@ function ensureCjkFont() {
   try {
     run('apt-get', ['install', '-y', '--no-install-recommends', 'fonts-wqy-microhei']);
   } catch {
-    console.log('ensure-chromium: could not install a CJK font; Chinese text in screenshots may show as boxes.');
+    console.log(
+      'ensure-chromium: could not install a CJK font; Chinese text in screenshots may show as boxes.',
+    );
   }
 }
 
@@ -60,7 +71,10 @@ const executable = findOrInstall();
 ensureCjkFont();
 let version;
 try {
-  version = execFileSync(executable, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  version = execFileSync(executable, ['--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
 } catch (err) {
   fail(`${executable} does not run: ${err instanceof Error ? err.message : String(err)}`);
 }

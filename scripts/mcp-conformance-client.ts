@@ -48,7 +48,12 @@ function oauthConfig(ctx: ConformanceContext): { config?: McpOAuthConfig; secret
   if (ctx.name?.startsWith('auth/client-credentials')) {
     const jwt = Boolean(ctx.private_key_pem);
     return {
-      config: { grant: 'client_credentials', clientId: ctx.client_id, clientAuth: jwt ? 'private_key_jwt' : 'client_secret_basic', ...(ctx.signing_algorithm ? { jwtAlgorithm: ctx.signing_algorithm } : {}) },
+      config: {
+        grant: 'client_credentials',
+        clientId: ctx.client_id,
+        clientAuth: jwt ? 'private_key_jwt' : 'client_secret_basic',
+        ...(ctx.signing_algorithm ? { jwtAlgorithm: ctx.signing_algorithm } : {}),
+      },
       secret: (jwt ? ctx.private_key_pem : ctx.client_secret) ?? null,
     };
   }
@@ -63,7 +68,8 @@ async function headlessAuthorize(url: string): Promise<string> {
   const res = await fetch(url, { redirect: 'manual' });
   await res.body?.cancel();
   const location = res.headers.get('location');
-  if (!location) throw new Error(`the authorization page answered ${res.status} without a redirect`);
+  if (!location)
+    throw new Error(`the authorization page answered ${res.status} without a redirect`);
   return new URL(location, url).toString();
 }
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
@@ -85,19 +91,25 @@ function parseCli(argv: string[]): Cli {
   while (rest.length > 1) {
     const flag = rest.shift();
     if (flag === '--tool') cli.tool = rest.shift();
-    else if (flag === '--args') cli.args = JSON.parse(rest.shift() ?? '{}') as Record<string, unknown>;
+    else if (flag === '--args')
+      cli.args = JSON.parse(rest.shift() ?? '{}') as Record<string, unknown>;
     else throw new Error(`unknown argument ${flag}`);
   }
   const url = rest.shift();
-  if (!url) throw new Error('usage: mcp-conformance-client.ts [--tool NAME] [--args JSON] <server-url>');
+  if (!url)
+    throw new Error('usage: mcp-conformance-client.ts [--tool NAME] [--args JSON] <server-url>');
   return { ...cli, url };
 }
 
-const out = (event: string, data: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...data }));
+const out = (event: string, data: Record<string, unknown> = {}) =>
+  console.log(JSON.stringify({ event, ...data }));
 
 /** Minimal arguments that satisfy a flat object schema: required properties only. */
 function minimalArgs(schema: Record<string, unknown>): Record<string, unknown> {
-  const props = (schema.properties ?? {}) as Record<string, { type?: string; enum?: unknown[]; default?: unknown }>;
+  const props = (schema.properties ?? {}) as Record<
+    string,
+    { type?: string; enum?: unknown[]; default?: unknown }
+  >;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   const args: Record<string, unknown> = {};
   for (const key of required) {
@@ -129,7 +141,8 @@ async function main(): Promise<number> {
       clientName: 'keel-conformance-client',
       authorize: (url) => headlessAuthorize(url),
       getClientSecret: async () => oauth.secret,
-      privateKeyJwt: ({ clientId, privateKey, alg }) => createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg }),
+      privateKeyJwt: ({ clientId, privateKey, alg }) =>
+        createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg }),
     },
     clientInfo: { name: 'keel-conformance-client', version: '0.1.0' },
     log: (level, message, data) => {
@@ -152,7 +165,14 @@ async function main(): Promise<number> {
   };
 
   try {
-    await manager.sync([{ id: 'conformance', url: cli.url, enabled: true, ...(oauth.config ? { oauth: oauth.config } : {}) }]);
+    await manager.sync([
+      {
+        id: 'conformance',
+        url: cli.url,
+        enabled: true,
+        ...(oauth.config ? { oauth: oauth.config } : {}),
+      },
+    ]);
     let [status] = manager.status();
     if (status.state === 'needs_sign_in') {
       out('needs_sign_in', { message: status.message });
@@ -163,7 +183,13 @@ async function main(): Promise<number> {
       }
       [status] = manager.status();
     }
-    out('initialized', { state: status.state, server: status.server, tools: status.serverToolCount, message: status.message, auth: status.auth });
+    out('initialized', {
+      state: status.state,
+      server: status.server,
+      tools: status.serverToolCount,
+      message: status.message,
+      auth: status.auth,
+    });
     if (status.state !== 'connected') return scenario.startsWith('auth/') ? 0 : 1;
 
     const tools = registry.list().map((r) => r.tool);
@@ -181,8 +207,18 @@ async function main(): Promise<number> {
     for (const t of toCall) {
       const args = cli.args ?? minimalArgs(t.inputSchema ?? {});
       try {
-        const result = await t.execute(`call-${t.name}`, args, new AbortController().signal, (u) => out('progress', { tool: t.name, text: u.progressText }), ctx);
-        out('result', { tool: t.name, isError: result.isError ?? false, content: result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)) });
+        const result = await t.execute(
+          `call-${t.name}`,
+          args,
+          new AbortController().signal,
+          (u) => out('progress', { tool: t.name, text: u.progressText }),
+          ctx,
+        );
+        out('result', {
+          tool: t.name,
+          isError: result.isError ?? false,
+          content: result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)),
+        });
       } catch (err) {
         out('error', { tool: t.name, error: err instanceof Error ? err.message : String(err) });
       }

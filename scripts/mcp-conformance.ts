@@ -33,18 +33,35 @@ export async function listClientScenarios(): Promise<string[]> {
   const { stdout } = await run(process.execPath, [runner, 'list'], { cwd: root });
   const part = stdout.split(/Client scenarios[^\n]*\n/)[1] ?? '';
   const names = [...part.matchAll(/^\s+-\s+(\S+)\s*$/gm)].map((m) => m[1]);
-  if (names.length === 0) throw new Error(`no client scenarios in the conformance suite's list:\n${stdout}`);
+  if (names.length === 0)
+    throw new Error(`no client scenarios in the conformance suite's list:\n${stdout}`);
   return names;
 }
 
 export async function runScenario(scenario: string): Promise<ScenarioResult> {
-  const args = [runner, 'client', '--command', client, '--scenario', scenario, '--timeout', '30000'];
-  const res = await run(process.execPath, args, { cwd: root, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (e: { stdout?: string; stderr?: string; message: string }) => ({ stdout: e.stdout ?? '', stderr: `${e.stderr ?? ''}\n${e.message}` }),
-  );
+  const args = [
+    runner,
+    'client',
+    '--command',
+    client,
+    '--scenario',
+    scenario,
+    '--timeout',
+    '30000',
+  ];
+  const res = await run(process.execPath, args, {
+    cwd: root,
+    timeout: 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((e: { stdout?: string; stderr?: string; message: string }) => ({
+    stdout: e.stdout ?? '',
+    stderr: `${e.stderr ?? ''}\n${e.message}`,
+  }));
   // The runner prints its checks on stdout and its summary on stderr.
   const output = `${res.stdout}\n${res.stderr}`;
-  const summary = /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(output)?.[0] ?? 'no summary (the runner did not finish)';
+  const summary =
+    /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(output)?.[0] ??
+    'no summary (the runner did not finish)';
   const passed = /OVERALL: PASSED/.test(output) && /, 0 failed, 0 warnings/.test(summary);
   return { scenario, passed, summary, output };
 }
@@ -55,17 +72,30 @@ export async function runScenario(scenario: string): Promise<ScenarioResult> {
  * server's `retry:` and warns when it is late, which a loaded CI machine can cause by itself. Such
  * a pass is marked `retried` (and printed as such); a second failure is a failure.
  */
-export async function runAll(scenarios: string[], jobs: number, onResult?: (r: ScenarioResult) => void): Promise<ScenarioResult[]> {
+export async function runAll(
+  scenarios: string[],
+  jobs: number,
+  onResult?: (r: ScenarioResult) => void,
+): Promise<ScenarioResult[]> {
   const results = await runPool(scenarios, jobs, onResult);
   for (let i = 0; i < results.length; i++) {
     if (results[i].passed) continue;
     const again = await runScenario(scenarios[i]);
-    if (again.passed) results[i] = { ...again, retried: true, output: `${results[i].output}\n--- run again alone ---\n${again.output}` };
+    if (again.passed)
+      results[i] = {
+        ...again,
+        retried: true,
+        output: `${results[i].output}\n--- run again alone ---\n${again.output}`,
+      };
   }
   return results;
 }
 
-async function runPool(scenarios: string[], jobs: number, onResult?: (r: ScenarioResult) => void): Promise<ScenarioResult[]> {
+async function runPool(
+  scenarios: string[],
+  jobs: number,
+  onResult?: (r: ScenarioResult) => void,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = new Array(scenarios.length);
   let next = 0;
   const worker = async () => {
@@ -92,7 +122,9 @@ async function main(): Promise<number> {
   const results = await runAll(scenarios, jobs);
   const width = Math.max(...results.map((r) => r.scenario.length));
   for (const r of results) {
-    console.log(`${r.passed ? 'pass' : 'FAIL'}  ${r.scenario.padEnd(width)}  ${r.summary}${r.retried ? '  (failed once when run in parallel, passed alone)' : ''}`);
+    console.log(
+      `${r.passed ? 'pass' : 'FAIL'}  ${r.scenario.padEnd(width)}  ${r.summary}${r.retried ? '  (failed once when run in parallel, passed alone)' : ''}`,
+    );
     if (!r.passed && verbose) console.log(r.output.slice(-6000));
   }
   const failed = results.filter((r) => !r.passed).length;

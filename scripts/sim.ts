@@ -39,7 +39,9 @@ for (let i = 0; i < runs; i++) {
   if (!shrunkKinds.has(kind) && shrinkBudget > 0) {
     shrunkKinds.add(kind);
     const { history: small, replays } = await shrink(history, kind, shrinkBudget);
-    console.log(`  shrunk (${replays} replays, ${small.actions.length} actions): ${formatHistory(small)}`);
+    console.log(
+      `  shrunk (${replays} replays, ${small.actions.length} actions): ${formatHistory(small)}`,
+    );
   }
   console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}`);
 }

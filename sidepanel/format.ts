@@ -16,9 +16,14 @@ export function formatCost(usd: number): string {
 
 /** Tokens in and out, the share of the input read from the provider's cache, and the cost (cache-priced). */
 export function formatUsage(usage: Usage, costUsd?: number): string {
-  const parts = [t('usageTokens', formatTokens(usage.inputTokens), formatTokens(usage.outputTokens))];
+  const parts = [
+    t('usageTokens', formatTokens(usage.inputTokens), formatTokens(usage.outputTokens)),
+  ];
   const cached = usage.cacheReadTokens ?? 0;
-  if (cached > 0 && usage.inputTokens > 0) parts.push(t('usageCached', Math.round((100 * Math.min(cached, usage.inputTokens)) / usage.inputTokens)));
+  if (cached > 0 && usage.inputTokens > 0)
+    parts.push(
+      t('usageCached', Math.round((100 * Math.min(cached, usage.inputTokens)) / usage.inputTokens)),
+    );
   // No price known for the model means no cost (a thread's total starts at 0, not "free").
   if (costUsd !== undefined && costUsd > 0) parts.push(formatCost(costUsd));
   return parts.join(' · ');

@@ -16,7 +16,11 @@ interface I18nState {
 }
 
 /** Components subscribe to this (useStore) so a language switch re-renders the panel. */
-export const i18nStore = new ExternalStore<I18nState>({ locale: 'en', active: null, english: null });
+export const i18nStore = new ExternalStore<I18nState>({
+  locale: 'en',
+  active: null,
+  english: null,
+});
 
 /** Chrome's folder name for a locale. */
 export function localeDir(locale: UiLocale): string {
@@ -37,7 +41,9 @@ export function browserLocale(): UiLocale {
 
 /** `$1`..`$9` as chrome.i18n does; `$$` is a literal dollar sign. */
 export function substitute(message: string, subs: ReadonlyArray<string | number>): string {
-  return message.replace(/\$(\$|[1-9])/g, (_, d: string) => (d === '$' ? '$' : String(subs[Number(d) - 1] ?? '')));
+  return message.replace(/\$(\$|[1-9])/g, (_, d: string) =>
+    d === '$' ? '$' : String(subs[Number(d) - 1] ?? ''),
+  );
 }
 
 export function t(key: MessageKey, ...subs: Array<string | number>): string {
@@ -59,7 +65,10 @@ export function t(key: MessageKey, ...subs: Array<string | number>): string {
  * element name in italics) without searching the finished text for it. Falls back to the whole
  * translated text as one part.
  */
-export function messageParts(key: MessageKey, subs: ReadonlyArray<string>): Array<string | { sub: string }> {
+export function messageParts(
+  key: MessageKey,
+  subs: ReadonlyArray<string>,
+): Array<string | { sub: string }> {
   const { active, english } = i18nStore.get();
   const raw = active?.[key]?.message ?? english?.[key]?.message;
   if (raw === undefined) return [t(key, ...subs)];

@@ -10,7 +10,8 @@
 import { normalizeSpace, clip } from '../dom/text';
 import { composedElements, mayHostShadow, type ShadowOf } from '../dom/composed';
 
-const NOTABLE = '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
+const NOTABLE =
+  '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
 
 export class ChangeTracker {
   mutations = 0;
@@ -21,7 +22,12 @@ export class ChangeTracker {
   private readonly notable = new Set<Element>();
   private readonly listeners = new Set<() => void>();
   private readonly observed = new WeakSet<Node>();
-  private readonly options = { subtree: true, childList: true, attributes: true, characterData: true };
+  private readonly options = {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    characterData: true,
+  };
 
   constructor(
     doc: Document,
@@ -93,7 +99,8 @@ export class ChangeTracker {
     const el = n as Element;
     if (el.matches(NOTABLE)) this.notable.add(el);
     if (this.notable.size < 20 && el.firstElementChild) {
-      for (const inner of Array.from(el.querySelectorAll(NOTABLE)).slice(0, 5)) this.notable.add(inner);
+      for (const inner of Array.from(el.querySelectorAll(NOTABLE)).slice(0, 5))
+        this.notable.add(inner);
     }
   }
 
@@ -123,8 +130,13 @@ export class ChangeTracker {
     for (const el of this.notable) {
       if (!el.isConnected) continue;
       const h = el as HTMLElement;
-      if (typeof h.checkVisibility === 'function' && !h.checkVisibility({ visibilityProperty: true })) continue;
-      const role = el.getAttribute('role') ?? (el.localName === 'dialog' ? 'dialog' : 'live region');
+      if (
+        typeof h.checkVisibility === 'function' &&
+        !h.checkVisibility({ visibilityProperty: true })
+      )
+        continue;
+      const role =
+        el.getAttribute('role') ?? (el.localName === 'dialog' ? 'dialog' : 'live region');
       const text = clip(normalizeSpace(h.innerText ?? el.textContent ?? ''), 160);
       if (text) out.push(`${role}: "${text}"`);
       if (out.length >= 5) break;

@@ -38,7 +38,15 @@ export function centerOf(el: Element): Point {
   return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
 }
 
-function mouse(el: Element, type: string, p: Point, button: MouseButton, buttons: number, detail: number, mods: readonly Modifier[]): boolean {
+function mouse(
+  el: Element,
+  type: string,
+  p: Point,
+  button: MouseButton,
+  buttons: number,
+  detail: number,
+  mods: readonly Modifier[],
+): boolean {
   const view = viewOf(el);
   const init = {
     bubbles: type !== 'mouseenter' && type !== 'mouseleave',
@@ -73,7 +81,14 @@ function mouse(el: Element, type: string, p: Point, button: MouseButton, buttons
 }
 
 export function dispatchHover(el: Element, p: Point, mods: readonly Modifier[] = []): void {
-  for (const type of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) {
+  for (const type of [
+    'pointerover',
+    'pointerenter',
+    'mouseover',
+    'mouseenter',
+    'pointermove',
+    'mousemove',
+  ]) {
     mouse(el, type, p, 'left', 0, 0, mods);
   }
 }
@@ -115,13 +130,17 @@ export function dispatchClick(
 export function focusForClick(el: Element, shadowOf: ShadowOf = (e) => e.shadowRoot): void {
   for (let cur: Element | null = el; cur; cur = composedParent(cur)) {
     const h = cur as HTMLElement;
-    if (typeof h.focus === 'function' && (h.tabIndex >= 0 || h.isContentEditable || h.hasAttribute('tabindex'))) {
+    if (
+      typeof h.focus === 'function' &&
+      (h.tabIndex >= 0 || h.isContentEditable || h.hasAttribute('tabindex'))
+    ) {
       if (deepActiveElement(el.ownerDocument, shadowOf) !== h) h.focus({ preventScroll: true });
       return;
     }
   }
   const active = deepActiveElement(el.ownerDocument, shadowOf) as HTMLElement | null;
-  if (active && active !== el.ownerDocument.body && typeof active.blur === 'function') active.blur();
+  if (active && active !== el.ownerDocument.body && typeof active.blur === 'function')
+    active.blur();
 }
 
 export interface KeySpec {
@@ -179,14 +198,21 @@ export function keySpec(name: string): KeySpec | null {
   if ([...canonical].length !== 1) return null;
   const ch = canonical;
   const upper = ch.toUpperCase();
-  if (/[a-z]/i.test(ch)) return { key: ch, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: ch };
+  if (/[a-z]/i.test(ch))
+    return { key: ch, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: ch };
   if (/[0-9]/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch };
   return { key: ch, code: '', keyCode: 0, text: ch };
 }
 
-export function dispatchKey(el: Element, type: 'keydown' | 'keypress' | 'keyup', spec: KeySpec, mods: readonly Modifier[]): boolean {
+export function dispatchKey(
+  el: Element,
+  type: 'keydown' | 'keypress' | 'keyup',
+  spec: KeySpec,
+  mods: readonly Modifier[],
+): boolean {
   const view = viewOf(el);
-  const keyCode = type === 'keypress' ? (spec.text ?? '').charCodeAt(0) || spec.keyCode : spec.keyCode;
+  const keyCode =
+    type === 'keypress' ? (spec.text ?? '').charCodeAt(0) || spec.keyCode : spec.keyCode;
   return el.dispatchEvent(
     new view.KeyboardEvent(type, {
       key: spec.key,

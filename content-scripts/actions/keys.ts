@@ -20,7 +20,10 @@ export function pressKey(
 ): Deferred<ActionAck> {
   const spec = keySpec(key);
   if (!spec) {
-    ctx.fail('bad_request', `Unknown key "${key}". Use a key name such as Enter, Escape, Tab, ArrowDown, PageDown, Backspace, or a single character.`);
+    ctx.fail(
+      'bad_request',
+      `Unknown key "${key}". Use a key name such as Enter, Escape, Tab, ArrowDown, PageDown, Backspace, or a single character.`,
+    );
   }
   const el = ref !== undefined ? ctx.resolve(ref, docId) : null;
   if (el) bringIntoView(el);
@@ -55,7 +58,18 @@ export function pressKey(
 }
 
 function isTextField(el: HTMLElement): boolean {
-  if (el.localName === 'input') return !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'range', 'color'].includes((el as HTMLInputElement).type);
+  if (el.localName === 'input')
+    return ![
+      'checkbox',
+      'radio',
+      'button',
+      'submit',
+      'reset',
+      'file',
+      'image',
+      'range',
+      'color',
+    ].includes((el as HTMLInputElement).type);
   return false;
 }
 
@@ -63,7 +77,13 @@ function isEditable(el: HTMLElement): boolean {
   return el.localName === 'textarea' || isTextField(el) || el.isContentEditable;
 }
 
-function defaultAction(ctx: AgentContext, el: HTMLElement, key: string, mods: Modifier[], plain: boolean): void {
+function defaultAction(
+  ctx: AgentContext,
+  el: HTMLElement,
+  key: string,
+  mods: Modifier[],
+  plain: boolean,
+): void {
   const doc = el.ownerDocument;
   const win = doc.defaultView ?? window;
   if (mods.includes('Control') || mods.includes('Meta')) {
@@ -73,20 +93,30 @@ function defaultAction(ctx: AgentContext, el: HTMLElement, key: string, mods: Mo
   if (isEditable(el)) {
     if (key === 'Backspace') doc.execCommand('delete');
     else if (key === 'Delete') doc.execCommand('forwardDelete');
-    else if (key === 'Enter') doc.execCommand(el.isContentEditable ? 'insertParagraph' : 'insertLineBreak');
-    else if (key.length === 1 && plain) doc.execCommand('insertText', false, mods.includes('Shift') ? key.toUpperCase() : key);
+    else if (key === 'Enter')
+      doc.execCommand(el.isContentEditable ? 'insertParagraph' : 'insertLineBreak');
+    else if (key.length === 1 && plain)
+      doc.execCommand('insertText', false, mods.includes('Shift') ? key.toUpperCase() : key);
     else if (key === 'Tab') moveFocus(ctx, el, mods.includes('Shift'));
     return;
   }
-  const activatable = el.localName === 'button' || el.localName === 'summary' || el.getAttribute('role') === 'button' ||
-    (el.localName === 'input' && ['checkbox', 'radio', 'button', 'submit', 'reset'].includes((el as HTMLInputElement).type));
+  const activatable =
+    el.localName === 'button' ||
+    el.localName === 'summary' ||
+    el.getAttribute('role') === 'button' ||
+    (el.localName === 'input' &&
+      ['checkbox', 'radio', 'button', 'submit', 'reset'].includes((el as HTMLInputElement).type));
   switch (key) {
     case 'Enter':
       if (activatable || el.localName === 'a') el.click();
       return;
     case ' ':
       if (activatable) el.click();
-      else win.scrollBy({ top: win.innerHeight * 0.85 * (mods.includes('Shift') ? -1 : 1), behavior: 'instant' });
+      else
+        win.scrollBy({
+          top: win.innerHeight * 0.85 * (mods.includes('Shift') ? -1 : 1),
+          behavior: 'instant',
+        });
       return;
     case 'Tab':
       moveFocus(ctx, el, mods.includes('Shift'));
@@ -118,12 +148,18 @@ const FOCUSABLE =
 /** Sequential focus navigation, approximately: tabindex order, then document order. */
 function moveFocus(ctx: AgentContext, from: HTMLElement, backwards: boolean): void {
   const all = Array.from(ctx.doc.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(
-    (el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && el.checkVisibility({ visibilityProperty: true }),
+    (el) =>
+      el.tabIndex >= 0 &&
+      !(el as HTMLButtonElement).disabled &&
+      el.checkVisibility({ visibilityProperty: true }),
   );
   const positive = all.filter((el) => el.tabIndex > 0).sort((a, b) => a.tabIndex - b.tabIndex);
   const order = [...positive, ...all.filter((el) => el.tabIndex === 0)];
   if (!order.length) return;
   const i = order.indexOf(from);
-  const next = i < 0 ? order[backwards ? order.length - 1 : 0] : order[(i + (backwards ? -1 : 1) + order.length) % order.length];
+  const next =
+    i < 0
+      ? order[backwards ? order.length - 1 : 0]
+      : order[(i + (backwards ? -1 : 1) + order.length) % order.length];
   next.focus();
 }

@@ -7,7 +7,15 @@
 import type { AgentContext } from '../agent-context';
 import { isDisabled } from '../dom/state';
 import type { ActionAck, FrameLocation, LocateResult } from '../messages';
-import { centerOf, dispatchClick, dispatchHover, focusForClick, type Modifier, type MouseButton, type Point } from './events';
+import {
+  centerOf,
+  dispatchClick,
+  dispatchHover,
+  focusForClick,
+  type Modifier,
+  type MouseButton,
+  type Point,
+} from './events';
 import { describeElement } from './describe';
 import { sameSize, urlScore } from '../frame-url';
 import { composedContains, deepElementFromPoint, type ShadowOf } from '../dom/composed';
@@ -24,7 +32,8 @@ export interface Deferred<R> {
 export function bringIntoView(el: Element): Point {
   const r = el.getBoundingClientRect();
   const win = el.ownerDocument.defaultView ?? window;
-  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+  const inView =
+    r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
   if (!inView) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   return centerOf(el);
 }
@@ -32,13 +41,19 @@ export function bringIntoView(el: Element): Point {
 export function assertActionable(ctx: AgentContext, el: Element, ref: string): void {
   const h = el as HTMLElement;
   const visible =
-    typeof h.checkVisibility !== 'function' || h.checkVisibility({ visibilityProperty: true, opacityProperty: false });
+    typeof h.checkVisibility !== 'function' ||
+    h.checkVisibility({ visibilityProperty: true, opacityProperty: false });
   const r = el.getBoundingClientRect();
   if (!visible || (r.width === 0 && r.height === 0)) {
     const label = el.localName === 'input' && (el as HTMLInputElement).labels?.[0];
-    if (!label) ctx.fail('not_actionable', `Element ${ref} is not visible. Take a new browser_snapshot; it may be inside a closed menu or collapsed section.`);
+    if (!label)
+      ctx.fail(
+        'not_actionable',
+        `Element ${ref} is not visible. Take a new browser_snapshot; it may be inside a closed menu or collapsed section.`,
+      );
   }
-  if (isDisabled(el)) ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is disabled.`);
+  if (isDisabled(el))
+    ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is disabled.`);
 }
 
 /**
@@ -46,7 +61,10 @@ export function assertActionable(ctx: AgentContext, el: Element, ref: string): v
  * roots), when it is `el`, inside it, or its label or control; `covered` with what is on top
  * otherwise. A real user's events go to that hit element, so synthetic ones do too.
  */
-export type PointerHit = { kind: 'hit'; target: Element } | { kind: 'covered'; by: Element } | { kind: 'missed' };
+export type PointerHit =
+  | { kind: 'hit'; target: Element }
+  | { kind: 'covered'; by: Element }
+  | { kind: 'missed' };
 
 export function pointerHit(el: Element, p: Point, shadowOf: ShadowOf): PointerHit {
   const hit = deepElementFromPoint(el.ownerDocument, p.x, p.y, shadowOf);
@@ -54,15 +72,21 @@ export function pointerHit(el: Element, p: Point, shadowOf: ShadowOf): PointerHi
   if (composedContains(el, hit)) return { kind: 'hit', target: hit };
   if (composedContains(hit, el)) return { kind: 'hit', target: el };
   const labels = (el as HTMLInputElement).labels;
-  if (labels && Array.from(labels).some((l) => composedContains(l, hit))) return { kind: 'hit', target: hit };
-  if (hit.localName === 'label' && (hit as HTMLLabelElement).control === el) return { kind: 'hit', target: hit };
+  if (labels && Array.from(labels).some((l) => composedContains(l, hit)))
+    return { kind: 'hit', target: hit };
+  if (hit.localName === 'label' && (hit as HTMLLabelElement).control === el)
+    return { kind: 'hit', target: hit };
   const label = el.closest('label');
   if (label && composedContains(label, hit)) return { kind: 'hit', target: hit };
   return { kind: 'covered', by: hit };
 }
 
 /** What covers the point, when it is not the element, its descendant, its label or its control. */
-export function coveringElement(el: Element, p: Point, shadowOf: ShadowOf = (e) => e.shadowRoot): Element | null {
+export function coveringElement(
+  el: Element,
+  p: Point,
+  shadowOf: ShadowOf = (e) => e.shadowRoot,
+): Element | null {
   const hit = pointerHit(el, p, shadowOf);
   return hit.kind === 'covered' ? hit.by : null;
 }
@@ -98,13 +122,19 @@ export function click(
     );
   }
   if (hit.kind === 'missed' && !force) {
-    ctx.fail('not_actionable', `Element ${ref} is not under the pointer after scrolling it into view (outside the viewport). Take a new browser_snapshot, or use browser_mouse (L2).`);
+    ctx.fail(
+      'not_actionable',
+      `Element ${ref} is not under the pointer after scrolling it into view (outside the viewport). Take a new browser_snapshot, or use browser_mouse (L2).`,
+    );
   }
   // The events go where a user's would: the deepest element under the point (a button's icon,
   // the label text a double-click edits), which lies inside the target.
   const eventTarget = hit.kind === 'hit' ? hit.target : target;
   const element = ctx.report(el);
-  ctx.highlighter.show(target.getBoundingClientRect(), `click ${element.name ? `"${element.name.slice(0, 40)}"` : element.role}`);
+  ctx.highlighter.show(
+    target.getBoundingClientRect(),
+    `click ${element.name ? `"${element.name.slice(0, 40)}"` : element.role}`,
+  );
   return {
     result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element },
     run: () => dispatchClick(eventTarget, p, button, clickCount, modifiers, shadowOf),
@@ -112,7 +142,11 @@ export function click(
   };
 }
 
-export function hover(ctx: AgentContext, ref: string, docId: string | undefined): Deferred<ActionAck> {
+export function hover(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+): Deferred<ActionAck> {
   const el = ctx.resolve(ref, docId);
   assertActionable(ctx, el, ref);
   bringIntoView(el);
@@ -125,7 +159,11 @@ export function hover(ctx: AgentContext, ref: string, docId: string | undefined)
   };
 }
 
-export function focus(ctx: AgentContext, ref: string, docId: string | undefined): Deferred<ActionAck> {
+export function focus(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+): Deferred<ActionAck> {
   const el = ctx.resolve(ref, docId);
   bringIntoView(el);
   return {
@@ -169,7 +207,12 @@ function frameOffset(el: Element): Point {
  * Where the iframe showing `url` (a cross-origin frame, identified by the service worker) starts
  * in this frame's viewport: best URL match, size as tie-breaker, same-origin subframes included.
  */
-export function locateFrame(ctx: AgentContext, url: string, width: number, height: number): FrameLocation {
+export function locateFrame(
+  ctx: AgentContext,
+  url: string,
+  width: number,
+  height: number,
+): FrameLocation {
   let best: { score: number; at: FrameLocation } | null = null;
   const visit = (doc: Document, dx: number, dy: number) => {
     for (const frame of Array.from(doc.querySelectorAll<HTMLIFrameElement>('iframe, frame'))) {
@@ -187,20 +230,31 @@ export function locateFrame(ctx: AgentContext, url: string, width: number, heigh
         visit(inner, x, y);
         continue;
       }
-      const score = urlScore(frame.src, url) + (sameSize(frame.clientWidth, frame.clientHeight, width, height) ? 1.5 : 0);
+      const score =
+        urlScore(frame.src, url) +
+        (sameSize(frame.clientWidth, frame.clientHeight, width, height) ? 1.5 : 0);
       if (score > 0 && (!best || score > best.score)) best = { score, at: { x, y } };
     }
   };
   visit(ctx.doc, 0, 0);
   const found = best as { score: number; at: FrameLocation } | null;
-  if (!found) return ctx.fail('not_found', 'The frame is no longer on the page. Take a new browser_snapshot.');
+  if (!found)
+    return ctx.fail(
+      'not_found',
+      'The frame is no longer on the page. Take a new browser_snapshot.',
+    );
   return found.at;
 }
 
 const MARK_ATTR = 'data-keel-mark';
 
 /** Tags the element so the debugger can find its DOM node (file upload), until unmarked. */
-export function mark(ctx: AgentContext, ref: string, docId: string | undefined, token: string): ActionAck {
+export function mark(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+  token: string,
+): ActionAck {
   const el = ctx.resolve(ref, docId);
   el.setAttribute(MARK_ATTR, token);
   return { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(el) };

@@ -16,7 +16,8 @@ export interface RiskReport {
   hasFocus?: boolean;
 }
 
-const ACTIVATABLE = 'a[href], area[href], button, input, select, textarea, summary, label, [role=button], [role=link]';
+const ACTIVATABLE =
+  'a[href], area[href], button, input, select, textarea, summary, label, [role=button], [role=link]';
 
 /** Same-origin frames are looked into; a cross-origin one is reported as a frame. */
 function frameDocument(el: Element): Document | null {
@@ -50,7 +51,8 @@ function deepActive(ctx: AgentContext, doc: Document): { el: Element | null; inF
 function result(ctx: AgentContext, el: Element | null, inFrame: boolean): RiskReport {
   const out: RiskReport = { docId: ctx.registry.docId, url: ctx.env.win.location.href };
   if (inFrame) out.inFrame = true;
-  else if (el && el !== ctx.doc.body && el !== ctx.doc.documentElement) out.element = ctx.report(el.closest(ACTIVATABLE) ?? el);
+  else if (el && el !== ctx.doc.body && el !== ctx.doc.documentElement)
+    out.element = ctx.report(el.closest(ACTIVATABLE) ?? el);
   return out;
 }
 

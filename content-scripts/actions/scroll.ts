@@ -22,7 +22,14 @@ export interface ScrollResult {
 
 export function scroll(
   ctx: AgentContext,
-  opts: { ref?: string; docId?: string; toRef: boolean; text?: string; direction: ScrollDirection; amount: number },
+  opts: {
+    ref?: string;
+    docId?: string;
+    toRef: boolean;
+    text?: string;
+    direction: ScrollDirection;
+    amount: number;
+  },
 ): ScrollResult {
   if (opts.text !== undefined) return scrollToText(ctx, opts.text);
   if (opts.ref !== undefined) {
@@ -121,13 +128,27 @@ function scrollToText(ctx: AgentContext, text: string): ScrollResult {
   const walker = ctx.doc.createTreeWalker(body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const parent = n.parentElement;
-    if (!parent || !normalizeSpace(n.nodeValue ?? '').toLowerCase().includes(needle)) continue;
+    if (
+      !parent ||
+      !normalizeSpace(n.nodeValue ?? '')
+        .toLowerCase()
+        .includes(needle)
+    )
+      continue;
     if (!parent.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
     if (parent.closest('[aria-hidden=true]')) continue;
     parent.scrollIntoView({ block: 'center', behavior: 'instant' });
     ctx.highlighter.show(parent.getBoundingClientRect());
     const ref = ctx.refPrefix + ctx.registry.refFor(parent);
-    return position(ctx, `scrolled to "${clip(normalizeSpace(n.nodeValue ?? ''), 80)}" (element ${ref})`, scrollerOfPage(ctx), ref);
+    return position(
+      ctx,
+      `scrolled to "${clip(normalizeSpace(n.nodeValue ?? ''), 80)}" (element ${ref})`,
+      scrollerOfPage(ctx),
+      ref,
+    );
   }
-  return ctx.fail('not_found', `Text "${clip(text, 80)}" is not visible on the page. Check the spelling, or use browser_find.`);
+  return ctx.fail(
+    'not_found',
+    `Text "${clip(text, 80)}" is not visible on the page. Check the spelling, or use browser_find.`,
+  );
 }

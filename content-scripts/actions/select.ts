@@ -8,7 +8,12 @@ import type { ActionAck } from '../messages';
 import { describeElement } from './describe';
 import { bringIntoView, type Deferred } from './pointer';
 
-export function selectOptions(ctx: AgentContext, ref: string, docId: string | undefined, values: string[]): Deferred<ActionAck> {
+export function selectOptions(
+  ctx: AgentContext,
+  ref: string,
+  docId: string | undefined,
+  values: string[],
+): Deferred<ActionAck> {
   const el = ctx.resolve(ref, docId);
   if (el.localName !== 'select') {
     ctx.fail(
@@ -18,13 +23,20 @@ export function selectOptions(ctx: AgentContext, ref: string, docId: string | un
   }
   const select = el as HTMLSelectElement;
   if (select.disabled) ctx.fail('not_actionable', `Element ${ref} is disabled.`);
-  if (!select.multiple && values.length > 1) ctx.fail('bad_request', `Element ${ref} accepts one option; pass a single value.`);
+  if (!select.multiple && values.length > 1)
+    ctx.fail('bad_request', `Element ${ref} accepts one option; pass a single value.`);
   const options = Array.from(select.options);
   const chosen = values.map((v) => {
     const option = matchOption(options, v);
     if (!option) {
-      const list = options.slice(0, 30).map((o) => `"${normalizeSpace(o.label || o.text)}"`).join(', ');
-      ctx.fail('not_found', `No option "${v}" in ${ref}. Options: ${list}${options.length > 30 ? ', …' : ''}.`);
+      const list = options
+        .slice(0, 30)
+        .map((o) => `"${normalizeSpace(o.label || o.text)}"`)
+        .join(', ');
+      ctx.fail(
+        'not_found',
+        `No option "${v}" in ${ref}. Options: ${list}${options.length > 30 ? ', …' : ''}.`,
+      );
     }
     if (option.disabled) ctx.fail('not_actionable', `Option "${v}" of ${ref} is disabled.`);
     return option;

@@ -15,7 +15,11 @@ export async function settle(
   docId: string | undefined,
 ): Promise<SettleResult> {
   await ctx.pending;
-  const tracker = ctx.tracker ?? new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
+  const tracker =
+    ctx.tracker ??
+    new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) =>
+      ctx.env.shadowRootOf(el),
+    );
   ctx.tracker = null;
   const quiet = await tracker.waitQuiet(quietMs, timeoutMs);
   tracker.stop();
@@ -28,7 +32,8 @@ export async function settle(
     appeared: tracker.appeared(),
   };
   // Still on the old document after the quiet wait: the navigation has not committed yet.
-  if (tracker.navigatingTo && ctx.env.win.location.href !== tracker.navigatingTo) result.navigating = tracker.navigatingTo;
+  if (tracker.navigatingTo && ctx.env.win.location.href !== tracker.navigatingTo)
+    result.navigating = tracker.navigatingTo;
   if (ref !== undefined && (docId === undefined || docId === ctx.registry.docId)) {
     const found = ctx.registry.lookup(ref);
     result.element = found.kind === 'ok' ? ctx.report(found.element) : { gone: true };
@@ -36,7 +41,13 @@ export async function settle(
   return result;
 }
 
-export type WaitCondition = 'text_visible' | 'text_gone' | 'ref_gone' | 'ref_visible' | 'network_quiet' | 'dom_quiet';
+export type WaitCondition =
+  | 'text_visible'
+  | 'text_gone'
+  | 'ref_gone'
+  | 'ref_visible'
+  | 'network_quiet'
+  | 'dom_quiet';
 
 export interface WaitResult {
   met: boolean;
@@ -55,17 +66,33 @@ export async function waitFor(
 ): Promise<WaitResult> {
   const start = ctx.env.now();
   if (condition === 'dom_quiet') {
-    const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
+    const tracker = new ChangeTracker(
+      ctx.doc,
+      ctx.env.now,
+      ctx.highlighter.owned,
+      undefined,
+      (el) => ctx.env.shadowRootOf(el),
+    );
     const met = await tracker.waitQuiet(500, timeoutMs);
     tracker.stop();
-    return { met, waitedMs: ctx.env.now() - start, detail: met ? 'the page stopped changing' : 'the page kept changing' };
+    return {
+      met,
+      waitedMs: ctx.env.now() - start,
+      detail: met ? 'the page stopped changing' : 'the page kept changing',
+    };
   }
-  if ((condition === 'ref_gone' || condition === 'ref_visible') && docId !== undefined && docId !== ctx.registry.docId) {
+  if (
+    (condition === 'ref_gone' || condition === 'ref_visible') &&
+    docId !== undefined &&
+    docId !== ctx.registry.docId
+  ) {
     // The ref's document is gone: it is certainly gone, and can never become visible here.
     return { met: condition === 'ref_gone', waitedMs: 0, detail: 'the page navigated' };
   }
   const test = predicate(ctx, condition, text, ref);
-  const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) => ctx.env.shadowRootOf(el));
+  const tracker = new ChangeTracker(ctx.doc, ctx.env.now, ctx.highlighter.owned, undefined, (el) =>
+    ctx.env.shadowRootOf(el),
+  );
   try {
     return await new Promise<WaitResult>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,7 +101,11 @@ export async function waitFor(
         if (done) return;
         done = true;
         clearTimeout(timer);
-        resolve({ met, waitedMs: Math.round(ctx.env.now() - start), detail: describe(condition, text, ref, met) });
+        resolve({
+          met,
+          waitedMs: Math.round(ctx.env.now() - start),
+          detail: describe(condition, text, ref, met),
+        });
       };
       const check = () => {
         if (done) return;
@@ -94,7 +125,12 @@ export async function waitFor(
   }
 }
 
-function predicate(ctx: AgentContext, condition: WaitCondition, text: string | undefined, ref: string | undefined): () => boolean {
+function predicate(
+  ctx: AgentContext,
+  condition: WaitCondition,
+  text: string | undefined,
+  ref: string | undefined,
+): () => boolean {
   switch (condition) {
     case 'text_visible':
     case 'text_gone': {
@@ -108,7 +144,10 @@ function predicate(ctx: AgentContext, condition: WaitCondition, text: string | u
         const found = ref ? ctx.registry.lookup(ref) : { kind: 'unknown' as const };
         if (found.kind !== 'ok' || !isLive(found.element)) return false;
         const el = found.element as HTMLElement;
-        if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) {
+        if (
+          typeof el.checkVisibility === 'function' &&
+          !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })
+        ) {
           return false;
         }
         const r = el.getBoundingClientRect();
@@ -141,7 +180,12 @@ function networkQuiet(ctx: AgentContext): () => boolean {
   };
 }
 
-function describe(condition: WaitCondition, text: string | undefined, ref: string | undefined, met: boolean): string {
+function describe(
+  condition: WaitCondition,
+  text: string | undefined,
+  ref: string | undefined,
+  met: boolean,
+): string {
   switch (condition) {
     case 'text_visible':
       return met ? `text "${text}" is on the page` : `text "${text}" did not appear`;

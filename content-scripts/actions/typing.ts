@@ -14,15 +14,34 @@ import { describeElement } from './describe';
 import { bringIntoView, type Deferred } from './pointer';
 
 const KEY_BY_KEY_LIMIT = 200;
-const CARETLESS_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range', 'number']);
-const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', ...CARETLESS_TYPES]);
+const CARETLESS_TYPES = new Set([
+  'date',
+  'time',
+  'datetime-local',
+  'month',
+  'week',
+  'color',
+  'range',
+  'number',
+]);
+const TEXT_TYPES = new Set([
+  '',
+  'text',
+  'search',
+  'email',
+  'url',
+  'tel',
+  'password',
+  ...CARETLESS_TYPES,
+]);
 
 type Editable =
   | { kind: 'field'; el: HTMLInputElement | HTMLTextAreaElement; caretless: boolean }
   | { kind: 'rich'; el: HTMLElement };
 
 function editableOf(el: Element): Editable | null {
-  if (el.localName === 'textarea') return { kind: 'field', el: el as HTMLTextAreaElement, caretless: false };
+  if (el.localName === 'textarea')
+    return { kind: 'field', el: el as HTMLTextAreaElement, caretless: false };
   if (el.localName === 'input') {
     const input = el as HTMLInputElement;
     if (!TEXT_TYPES.has(input.type)) return null;
@@ -36,7 +55,10 @@ function editableOf(el: Element): Editable | null {
 }
 
 /** The native value setter: frameworks that wrap `value` still see the change. */
-export function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, value: string): void {
+export function setNativeValue(
+  el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
+  value: string,
+): void {
   const proto = Object.getPrototypeOf(el) as object;
   const desc = Object.getOwnPropertyDescriptor(proto, 'value');
   if (desc?.set) desc.set.call(el, value);
@@ -47,7 +69,12 @@ function fire(el: Element, type: 'input' | 'change', data?: string): void {
   const view = (el.ownerDocument.defaultView ?? window) as Window & typeof globalThis;
   const ev =
     type === 'input'
-      ? new view.InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: data ?? null })
+      ? new view.InputEvent('input', {
+          bubbles: true,
+          composed: true,
+          inputType: 'insertText',
+          data: data ?? null,
+        })
       : new view.Event('change', { bubbles: true });
   el.dispatchEvent(ev);
 }
@@ -63,22 +90,32 @@ export function typeText(
   const el = ctx.resolve(ref, docId);
   const editable = editableOf(el);
   if (!editable) {
-    ctx.fail('not_actionable', `Element ${ref} (${describeElement(el)}) is not a text field. Use the ref of a textbox, searchbox or editable area.`);
+    ctx.fail(
+      'not_actionable',
+      `Element ${ref} (${describeElement(el)}) is not a text field. Use the ref of a textbox, searchbox or editable area.`,
+    );
   }
   const target = editable.el;
-  if ((target as HTMLInputElement).disabled) ctx.fail('not_actionable', `Element ${ref} is disabled.`);
-  if ((target as HTMLInputElement).readOnly) ctx.fail('not_actionable', `Element ${ref} is read-only.`);
+  if ((target as HTMLInputElement).disabled)
+    ctx.fail('not_actionable', `Element ${ref} is disabled.`);
+  if ((target as HTMLInputElement).readOnly)
+    ctx.fail('not_actionable', `Element ${ref} is read-only.`);
   if (editable.kind === 'field' && editable.caretless && text && !submit) {
     checkCaretlessFormat(ctx, ref, editable.el as HTMLInputElement, text);
   }
   bringIntoView(target);
   ctx.highlighter.show(target.getBoundingClientRect(), 'type');
   return {
-    result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element: ctx.report(target) },
+    result: {
+      docId: ctx.registry.docId,
+      url: ctx.env.win.location.href,
+      element: ctx.report(target),
+    },
     doc: target.ownerDocument,
     run: async () => {
       target.focus({ preventScroll: true });
-      if (editable.kind === 'field') await typeIntoField(editable.el, text, clear, editable.caretless);
+      if (editable.kind === 'field')
+        await typeIntoField(editable.el, text, clear, editable.caretless);
       else await typeIntoRich(editable.el, text, clear);
       if (submit) {
         // The app's render for the last key lands before Enter, as between two real keystrokes.
@@ -89,7 +126,12 @@ export function typeText(
   };
 }
 
-function checkCaretlessFormat(ctx: AgentContext, ref: string, input: HTMLInputElement, text: string): void {
+function checkCaretlessFormat(
+  ctx: AgentContext,
+  ref: string,
+  input: HTMLInputElement,
+  text: string,
+): void {
   const formats: Record<string, RegExp> = {
     date: /^\d{4}-\d{2}-\d{2}$/,
     time: /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
@@ -112,7 +154,10 @@ function checkCaretlessFormat(ctx: AgentContext, ref: string, input: HTMLInputEl
   };
   const re = formats[input.type];
   if (re && !re.test(text)) {
-    ctx.fail('bad_request', `Element ${ref} is a ${input.type} input: type the value as ${examples[input.type]}.`);
+    ctx.fail(
+      'bad_request',
+      `Element ${ref} is a ${input.type} input: type the value as ${examples[input.type]}.`,
+    );
   }
 }
 
@@ -132,7 +177,12 @@ function nextTask(): Promise<void> {
   });
 }
 
-async function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: string, clear: boolean, caretless: boolean): Promise<void> {
+async function typeIntoField(
+  el: HTMLInputElement | HTMLTextAreaElement,
+  text: string,
+  clear: boolean,
+  caretless: boolean,
+): Promise<void> {
   const doc = el.ownerDocument;
   if (caretless && el.type === 'number' && text.length <= KEY_BY_KEY_LIMIT) {
     // A number field is typed into key by key like a text field (widgets such as calendar year
@@ -187,7 +237,11 @@ async function typeIntoField(el: HTMLInputElement | HTMLTextAreaElement, text: s
   if (el.value !== before) fire(el, 'change');
 }
 
-function typeChar(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, ch: string, replacing: boolean): void {
+function typeChar(
+  el: HTMLInputElement | HTMLTextAreaElement | HTMLElement,
+  ch: string,
+  replacing: boolean,
+): void {
   const spec = ch === '\n' ? keySpec('Enter') : keySpec(ch);
   const key = spec ?? { key: ch, code: '', keyCode: 0, text: ch };
   const allowed = dispatchKey(el, 'keydown', key, []);
@@ -198,9 +252,14 @@ function typeChar(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, ch: 
   dispatchKey(el, 'keyup', key, []);
 }
 
-function insert(el: HTMLInputElement | HTMLTextAreaElement | HTMLElement, text: string, replacing: boolean): void {
+function insert(
+  el: HTMLInputElement | HTMLTextAreaElement | HTMLElement,
+  text: string,
+  replacing: boolean,
+): void {
   const doc = el.ownerDocument;
-  if (doc.activeElement !== el && !(el as HTMLElement).isContentEditable) (el as HTMLElement).focus({ preventScroll: true });
+  if (doc.activeElement !== el && !(el as HTMLElement).isContentEditable)
+    (el as HTMLElement).focus({ preventScroll: true });
   if (doc.execCommand('insertText', false, text)) return;
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea')) {
     const field = el as HTMLInputElement | HTMLTextAreaElement;
@@ -253,7 +312,8 @@ export function pressEnterToSubmit(el: HTMLElement): string {
     const form = (el as HTMLInputElement).form ?? el.closest('form');
     if (form) {
       const submitter = Array.from(form.elements).find(
-        (c) => (c.localName === 'button' && (c as HTMLButtonElement).type === 'submit') ||
+        (c) =>
+          (c.localName === 'button' && (c as HTMLButtonElement).type === 'submit') ||
           (c.localName === 'input' && ['submit', 'image'].includes((c as HTMLInputElement).type)),
       ) as HTMLElement | undefined;
       if (submitter && !(submitter as HTMLButtonElement).disabled) {

@@ -9,7 +9,26 @@
 export type ShadowOf = (el: Element) => ShadowRoot | null;
 
 /** The elements attachShadow accepts (HTML spec): autonomous custom elements and these. */
-const SHADOW_HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
+const SHADOW_HOSTS = new Set([
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'div',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'main',
+  'nav',
+  'p',
+  'section',
+  'span',
+]);
 
 /**
  * Whether `el` can have a shadow root at all. Asking only these keeps walks cheap where the
@@ -38,7 +57,9 @@ export function composedParent(el: Element): Element | null {
   if (el.assignedSlot) return el.assignedSlot;
   if (el.parentElement) return el.parentElement;
   const root = el.getRootNode();
-  return root instanceof (el.ownerDocument.defaultView ?? window).ShadowRoot ? (root as ShadowRoot).host : null;
+  return root instanceof (el.ownerDocument.defaultView ?? window).ShadowRoot
+    ? (root as ShadowRoot).host
+    : null;
 }
 
 /** `outer` is `inner` or one of its composed ancestors (within one document). */
@@ -67,7 +88,11 @@ export function frameDocument(el: Element): Document | null {
  * Every element of the composed tree under `root`, in document order, entering shadow roots,
  * filled slots and same-origin iframes (their body). Skips the children of `skip`ped elements.
  */
-export function* composedElements(root: Element, shadowOf: ShadowOf, skip: (el: Element) => boolean = () => false): Generator<Element> {
+export function* composedElements(
+  root: Element,
+  shadowOf: ShadowOf,
+  skip: (el: Element) => boolean = () => false,
+): Generator<Element> {
   const stack: Node[] = [root];
   while (stack.length) {
     const node = stack.pop() as Node;
@@ -86,7 +111,12 @@ export function* composedElements(root: Element, shadowOf: ShadowOf, skip: (el: 
  * document's hit is a host when the point is over shadow content, so descend while the hit
  * has a shadow root that hits deeper.
  */
-export function deepElementFromPoint(doc: Document, x: number, y: number, shadowOf: ShadowOf): Element | null {
+export function deepElementFromPoint(
+  doc: Document,
+  x: number,
+  y: number,
+  shadowOf: ShadowOf,
+): Element | null {
   let hit = doc.elementFromPoint(x, y);
   for (let depth = 0; hit && depth < 32; depth++) {
     const shadow = shadowOf(hit);

@@ -9,7 +9,15 @@ import type { ElementState } from './state';
 import { clip, quote } from './text';
 
 /** `rowName`: a derived name for an unnamed control (dom/row-name.ts), marked as such. */
-export function controlLine(el: Element, role: string, name: string, ref: string, state: ElementState, href?: string, rowName?: string): string {
+export function controlLine(
+  el: Element,
+  role: string,
+  name: string,
+  ref: string,
+  state: ElementState,
+  href?: string,
+  rowName?: string,
+): string {
   const shown = name ? ` ${quote(name)}` : rowName ? ` (unlabelled, in row ${quote(rowName)})` : '';
   let line = `- ${role}${shown} [ref=${ref}]`;
   const type = inputTypeHint(el);

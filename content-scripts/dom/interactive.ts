@@ -3,7 +3,13 @@
  * ARIA widgets are obvious; framework "div buttons" are found by what makes them clickable for
  * a user: an inline onclick, a tabindex, or the pointer cursor starting on them.
  */
-import { implicitRole, INTERACTIVE_ROLES, isContentEditableRoot, isNativelyFocusable, SECTION_ROLES } from './roles';
+import {
+  implicitRole,
+  INTERACTIVE_ROLES,
+  isContentEditableRoot,
+  isNativelyFocusable,
+  SECTION_ROLES,
+} from './roles';
 
 /** Roles that are structure, even when focusable or under a pointer cursor. */
 const STRUCTURAL_ROLES = new Set([
@@ -28,7 +34,8 @@ const STRUCTURAL_ROLES = new Set([
   'iframe',
 ]);
 
-const NATIVE_INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,[contenteditable],[role=button],[role=link]';
+const NATIVE_INTERACTIVE =
+  'a[href],button,input:not([type=hidden]),select,textarea,[contenteditable],[role=button],[role=link]';
 
 export interface Actionable {
   role: string;

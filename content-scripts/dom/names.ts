@@ -42,7 +42,12 @@ export class LabelIndex {
   }
 }
 
-export function accessibleName(el: Element, styles: StyleCache, max = MAX_NAME_CHARS, labels?: LabelIndex): string {
+export function accessibleName(
+  el: Element,
+  styles: StyleCache,
+  max = MAX_NAME_CHARS,
+  labels?: LabelIndex,
+): string {
   let name = '';
   const known = labels && LABELABLE.has(el.localName) ? labels.labelsOf(el) : undefined;
   try {
@@ -50,7 +55,10 @@ export function accessibleName(el: Element, styles: StyleCache, max = MAX_NAME_C
     // Pseudo-element text (::before/::after) is skipped: it is mostly icon-font glyphs, and
     // reading two extra computed styles per node doubled the cost of names on large pages.
     name = normalizeSpace(
-      computeAccessibleName(el, { getComputedStyle: styles.computed, computedStyleSupportsPseudoElements: false }),
+      computeAccessibleName(el, {
+        getComputedStyle: styles.computed,
+        computedStyleSupportsPseudoElements: false,
+      }),
     );
   } catch {
     // A page can break the walk (exotic custom elements, detached ids); fall back to text.

@@ -11,7 +11,8 @@ import { rowNameOf } from './row-name';
 import { looksLikeCardNumber, stateOf } from './state';
 import type { StyleCache } from './visibility';
 
-const DOWNLOAD_EXT = /\.(zip|rar|7z|tar|gz|tgz|bz2|xz|exe|msi|dmg|pkg|deb|rpm|apk|iso|bin|jar|torrent)(\?|#|$)/i;
+const DOWNLOAD_EXT =
+  /\.(zip|rar|7z|tar|gz|tgz|bz2|xz|exe|msi|dmg|pkg|deb|rpm|apk|iso|bin|jar|torrent)(\?|#|$)/i;
 
 export function reportElement(
   el: Element,
@@ -23,7 +24,15 @@ export function reportElement(
   const name = accessibleName(el, styles);
   const state = stateOf(el, role);
   const ref = registry.refFor(el);
-  const line = controlLine(el, role, name, refPrefix + ref, state, undefined, rowNameOf(el, role, name));
+  const line = controlLine(
+    el,
+    role,
+    name,
+    refPrefix + ref,
+    state,
+    undefined,
+    rowNameOf(el, role, name),
+  );
   const r = el.getBoundingClientRect();
   const report: ElementReport = {
     ref,
@@ -38,10 +47,12 @@ export function reportElement(
   const link = el.closest('a[href], area[href]') as HTMLAnchorElement | null;
   if (link) {
     report.href = link.href;
-    report.download = link.hasAttribute('download') || DOWNLOAD_EXT.test(new URL(link.href, link.baseURI).pathname);
+    report.download =
+      link.hasAttribute('download') || DOWNLOAD_EXT.test(new URL(link.href, link.baseURI).pathname);
     report.opensNewTab = link.target === '_blank';
   }
-  if (el.localName === 'input' && (el as HTMLInputElement).type === 'file') report.isFileInput = true;
+  if (el.localName === 'input' && (el as HTMLInputElement).type === 'file')
+    report.isFileInput = true;
 
   const submit = submittedForm(el);
   if (submit) {
@@ -54,7 +65,9 @@ export function reportElement(
 }
 
 /** The form this element would submit, and how: clicking it, or pressing Enter in it. */
-export function submittedForm(el: Element): { form: HTMLFormElement; by: 'click' | 'enter' } | null {
+export function submittedForm(
+  el: Element,
+): { form: HTMLFormElement; by: 'click' | 'enter' } | null {
   const of = (form: HTMLFormElement | null, by: 'click' | 'enter') => (form ? { form, by } : null);
   if (el.localName === 'button') {
     const b = el as HTMLButtonElement;
@@ -64,7 +77,10 @@ export function submittedForm(el: Element): { form: HTMLFormElement; by: 'click'
     const i = el as HTMLInputElement;
     if (i.type === 'submit' || i.type === 'image') return of(i.form, 'click');
     // Implicit submission: Enter in a text field submits its form.
-    if (!['checkbox', 'radio', 'file', 'button', 'reset', 'hidden', 'range', 'color'].includes(i.type)) return of(i.form, 'enter');
+    if (
+      !['checkbox', 'radio', 'file', 'button', 'reset', 'hidden', 'range', 'color'].includes(i.type)
+    )
+      return of(i.form, 'enter');
   }
   return null;
 }
@@ -73,14 +89,19 @@ export function submittedForm(el: Element): { form: HTMLFormElement; by: 'click'
 function defaultButton(form: HTMLFormElement): Element | null {
   for (const c of Array.from(form.elements)) {
     const type = (c as HTMLButtonElement | HTMLInputElement).type;
-    if ((c.localName === 'button' || c.localName === 'input') && (type === 'submit' || type === 'image')) return c;
+    if (
+      (c.localName === 'button' || c.localName === 'input') &&
+      (type === 'submit' || type === 'image')
+    )
+      return c;
   }
   return null;
 }
 
 /** Where a submission goes: the submitter's `formaction` overrides the form's `action`. */
 function submissionUrl(form: HTMLFormElement, submitter: Element | null): string {
-  if (submitter?.hasAttribute('formaction')) return (submitter as HTMLButtonElement | HTMLInputElement).formAction;
+  if (submitter?.hasAttribute('formaction'))
+    return (submitter as HTMLButtonElement | HTMLInputElement).formAction;
   return form.action;
 }
 
@@ -92,7 +113,8 @@ export function hasPaymentFields(form: HTMLFormElement): boolean {
     const ac = (input.getAttribute('autocomplete') ?? '').toLowerCase();
     if (/\bcc-(number|csc|exp)/.test(ac)) return true;
     if (looksLikeCardNumber(input)) return true;
-    const hint = `${input.name} ${input.id} ${input.getAttribute('aria-label') ?? ''} ${input.placeholder}`.toLowerCase();
+    const hint =
+      `${input.name} ${input.id} ${input.getAttribute('aria-label') ?? ''} ${input.placeholder}`.toLowerCase();
     if (/\b(cvc|cvv|csc|security.?code)\b/.test(hint)) return true;
   }
   return false;

@@ -155,10 +155,16 @@ export function implicitRole(el: Element): string | null {
     case 'header':
     case 'footer':
       // Only a landmark when not scoped to a sectioning element (HTML-AAM).
-      return el.closest('article, aside, main, nav, section') ? null : tag === 'header' ? 'banner' : 'contentinfo';
+      return el.closest('article, aside, main, nav, section')
+        ? null
+        : tag === 'header'
+          ? 'banner'
+          : 'contentinfo';
     case 'form':
     case 'section':
-      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('title')
+      return el.hasAttribute('aria-label') ||
+        el.hasAttribute('aria-labelledby') ||
+        el.hasAttribute('title')
         ? tag === 'form'
           ? 'form'
           : 'region'
@@ -172,7 +178,8 @@ export function implicitRole(el: Element): string | null {
 function inputRole(input: HTMLInputElement): string | null {
   const type = (input.getAttribute('type') ?? '').toLowerCase();
   if (type === 'hidden') return null;
-  if (input.hasAttribute('list') && (TEXT_INPUT_TYPES.has(type) || type === 'search')) return 'combobox';
+  if (input.hasAttribute('list') && (TEXT_INPUT_TYPES.has(type) || type === 'search'))
+    return 'combobox';
   switch (type) {
     case 'button':
     case 'submit':

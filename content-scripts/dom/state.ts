@@ -31,7 +31,10 @@ export function stateOf(el: Element, role: string): ElementState {
     flags.push((el.parentElement as HTMLDetailsElement).open ? 'expanded' : 'collapsed');
   }
 
-  if (aria('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected)) {
+  if (
+    aria('aria-selected') === 'true' ||
+    (el.localName === 'option' && (el as HTMLOptionElement).selected)
+  ) {
     flags.push('selected');
   }
   const pressed = aria('aria-pressed');
@@ -39,16 +42,26 @@ export function stateOf(el: Element, role: string): ElementState {
   else if (pressed === 'mixed') flags.push('pressed=mixed');
 
   const current = aria('aria-current');
-  if (current && current !== 'false') flags.push(current === 'true' ? 'current' : `current=${current}`);
+  if (current && current !== 'false')
+    flags.push(current === 'true' ? 'current' : `current=${current}`);
 
   if ((el as HTMLInputElement).required || aria('aria-required') === 'true') flags.push('required');
   if ((el as HTMLInputElement).readOnly || aria('aria-readonly') === 'true') {
-    if (role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton') {
+    if (
+      role === 'textbox' ||
+      role === 'searchbox' ||
+      role === 'combobox' ||
+      role === 'spinbutton'
+    ) {
       flags.push('readonly');
     }
   }
   if (aria('aria-invalid') === 'true') flags.push('invalid');
-  if (el.hasAttribute('aria-haspopup') && aria('aria-haspopup') !== 'false' && role !== 'combobox') {
+  if (
+    el.hasAttribute('aria-haspopup') &&
+    aria('aria-haspopup') !== 'false' &&
+    role !== 'combobox'
+  ) {
     flags.push('haspopup');
   }
 

@@ -2,7 +2,7 @@
 
 // Private-use code points are icon-font glyphs (Font Awesome, Material Icons): noise for the model.
 const PRIVATE_USE = /[\uE000-\uF8FF]/g;
-const WHITESPACE = /[\s\u00a0\u200b\u200c\u200d\ufeff]+/g;
+const WHITESPACE = /(?:[\s\u00a0\u200b\u200c\ufeff]|\u200d)+/g;
 
 export function normalizeSpace(s: string): string {
   return s.replace(PRIVATE_USE, '').replace(WHITESPACE, ' ').trim();

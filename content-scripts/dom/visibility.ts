@@ -85,7 +85,11 @@ export function clipsEverything(clipPath: string | undefined): boolean {
   if (!clipPath || clipPath === 'none') return false;
   const inset = /inset\(([^)]*)\)/.exec(clipPath);
   if (inset) {
-    const v = inset[1].split(/\s+round\s+/)[0].trim().split(/\s+/).map((x) => (x.endsWith('%') ? parseFloat(x) : parseFloat(x) === 0 ? 0 : NaN));
+    const v = inset[1]
+      .split(/\s+round\s+/)[0]
+      .trim()
+      .split(/\s+/)
+      .map((x) => (x.endsWith('%') ? parseFloat(x) : parseFloat(x) === 0 ? 0 : NaN));
     const [top, right = top, bottom = top, left = right] = v;
     if (top + bottom >= 100 || left + right >= 100) return true;
   }
@@ -93,7 +97,9 @@ export function clipsEverything(clipPath: string | undefined): boolean {
   if (/ellipse\(\s*[\d.]+(px|%)?\s+0(px|%)?(\s|\)|at)/.test(clipPath)) return true;
   const polygon = /polygon\(([^)]*)\)/.exec(clipPath);
   if (polygon) {
-    const points = new Set(polygon[1].split(',').map((p) => p.trim().replace(/^(nonzero|evenodd)\s*/, '')));
+    const points = new Set(
+      polygon[1].split(',').map((p) => p.trim().replace(/^(nonzero|evenodd)\s*/, '')),
+    );
     if (points.size <= 1) return true;
   }
   return false;
@@ -138,7 +144,9 @@ export function isOffscreen(position: string, box: Box, vp: Viewport): boolean {
   // A box without area paints nothing itself; its children are judged on their own boxes.
   if (box.width === 0 || box.height === 0) return false;
   if (position === 'fixed') {
-    return box.x + box.width <= 0 || box.y + box.height <= 0 || box.x >= vp.width || box.y >= vp.height;
+    return (
+      box.x + box.width <= 0 || box.y + box.height <= 0 || box.x >= vp.width || box.y >= vp.height
+    );
   }
   const left = box.x + vp.scrollX;
   const top = box.y + vp.scrollY;
@@ -159,7 +167,11 @@ export function hidesOwnText(style: CSSStyleDeclaration, background: Rgba | null
   // -webkit-text-fill-color paints the glyphs instead of `color` (transparent hides them), unless
   // a background is clipped to the text — that is how gradient headings are drawn.
   const fill = parseColor(style.getPropertyValue?.('-webkit-text-fill-color') ?? '');
-  const clippedBackground = /text/.test(style.getPropertyValue?.('background-clip') || style.getPropertyValue?.('-webkit-background-clip') || '');
+  const clippedBackground = /text/.test(
+    style.getPropertyValue?.('background-clip') ||
+      style.getPropertyValue?.('-webkit-background-clip') ||
+      '',
+  );
   if (fill && fill[3] < NEAR_ZERO_ALPHA && !clippedBackground) return true;
   const color = fill ?? parseColor(style.color);
   if (!color) return false;
@@ -196,7 +208,9 @@ export function parseColor(value: string): Rgba | null {
 }
 
 function parseColorUncached(value: string): Rgba | null {
-  const m = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)$/.exec(value);
+  const m = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)$/.exec(
+    value,
+  );
   if (!m) return null;
   let alpha = 1;
   if (m[4] !== undefined) alpha = m[4].endsWith('%') ? parseFloat(m[4]) / 100 : parseFloat(m[4]);

@@ -41,7 +41,12 @@ export function pageStarts(lines: readonly string[], maxTokens: number, from = 0
   return starts;
 }
 
-export function pageOf(lines: readonly string[], maxTokens: number, walkStopped: boolean, cursor: Cursor): PageOfLines {
+export function pageOf(
+  lines: readonly string[],
+  maxTokens: number,
+  walkStopped: boolean,
+  cursor: Cursor,
+): PageOfLines {
   let from = 0;
   let refMissing = false;
   if (cursor.afterRef) {
@@ -58,11 +63,21 @@ export function pageOf(lines: readonly string[], maxTokens: number, walkStopped:
   const shown = lines.slice(start, end);
   const more = end < lines.length || walkStopped;
   const notes: string[] = [];
-  if (refMissing) notes.push(`[ref ${cursor.afterRef} is not on the page now: showing from the top.]`);
-  if (start > 0 && shown.length) notes.unshift(`[continued: lines ${start + 1}–${end} of ${lines.length}${walkStopped ? '+' : ''}]`);
-  if (page > starts.length) notes.push(`[no page ${page}: the snapshot has ${starts.length} page${starts.length === 1 ? '' : 's'} at this budget.]`);
+  if (refMissing)
+    notes.push(`[ref ${cursor.afterRef} is not on the page now: showing from the top.]`);
+  if (start > 0 && shown.length)
+    notes.unshift(
+      `[continued: lines ${start + 1}–${end} of ${lines.length}${walkStopped ? '+' : ''}]`,
+    );
+  if (page > starts.length)
+    notes.push(
+      `[no page ${page}: the snapshot has ${starts.length} page${starts.length === 1 ? '' : 's'} at this budget.]`,
+    );
   if (more) {
-    const lastRef = [...shown].reverse().map((l) => /\[ref=((?:f\d+)?e\d+)\]/.exec(l)?.[1]).find(Boolean);
+    const lastRef = [...shown]
+      .reverse()
+      .map((l) => /\[ref=((?:f\d+)?e\d+)\]/.exec(l)?.[1])
+      .find(Boolean);
     notes.push(
       `[truncated: the page is larger than the ${maxTokens}-token snapshot budget; page ${page} of ${starts.length}${walkStopped ? '+' : ''} ` +
         `(${end} of ${lines.length}${walkStopped ? '+' : ''} lines). Continue with browser_snapshot page ${page + 1}` +
@@ -73,5 +88,12 @@ export function pageOf(lines: readonly string[], maxTokens: number, walkStopped:
   const head = notes.filter((n) => n.startsWith('[continued') || n.startsWith('[ref '));
   const tail = notes.filter((n) => !head.includes(n));
   const text = [...head, ...shown, ...tail].join('\n');
-  return { text, truncated: more, estTokens: estimateTokens(text), page, pages: starts.length, ...(refMissing ? { refMissing } : {}) };
+  return {
+    text,
+    truncated: more,
+    estTokens: estimateTokens(text),
+    page,
+    pages: starts.length,
+    ...(refMissing ? { refMissing } : {}),
+  };
 }

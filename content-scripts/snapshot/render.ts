@@ -20,7 +20,11 @@ export function truncationNote(maxTokens: number, shown: number, total: number):
   );
 }
 
-export function applyBudget(rendered: readonly string[], maxTokens: number, walkStopped: boolean): Budgeted {
+export function applyBudget(
+  rendered: readonly string[],
+  maxTokens: number,
+  walkStopped: boolean,
+): Budgeted {
   // Room for the note itself, so the whole answer stays within the budget.
   const limit = maxTokens - 60;
   let used = 0;

@@ -84,7 +84,10 @@ export class Snapshotter {
       frameNonce: this.frameNonce,
       // Walking far past the budget only costs time; incremental mode and the cursor need the
       // page up to the lines asked for.
-      maxChars: p.incremental || p.afterRef ? 2_000_000 : Math.min(2_000_000, Math.max(20_000, p.maxTokens * 8 * (p.page ?? 1) + 4000)),
+      maxChars:
+        p.incremental || p.afterRef
+          ? 2_000_000
+          : Math.min(2_000_000, Math.max(20_000, p.maxTokens * 8 * (p.page ?? 1) + 4000)),
     });
     walker.walkDocument(this.env.win.document, 0);
     const rendered = renderLines(walker.lines);
@@ -104,7 +107,14 @@ export class Snapshotter {
       const diff = diffLines(prev, rendered);
       if (diff.kind === 'unchanged') {
         const text = 'No changes since the previous snapshot of this page.';
-        return { ...base, text, kind: 'unchanged', truncated: false, estTokens: estimateTokens(text), ms: this.env.now() - t0 };
+        return {
+          ...base,
+          text,
+          kind: 'unchanged',
+          truncated: false,
+          estTokens: estimateTokens(text),
+          ms: this.env.now() - t0,
+        };
       }
       // A diff bigger than most of the page helps less than the page itself.
       if (diff.added + diff.removed < rendered.length * 0.6) {
@@ -112,7 +122,18 @@ export class Snapshotter {
         return { ...base, ...budgeted, kind: 'diff', ms: this.env.now() - t0 };
       }
     }
-    const { page, pages, refMissing, ...budgeted } = pageOf(rendered, p.maxTokens, walker.stopped, { page: p.page, afterRef: p.afterRef });
-    return { ...base, ...budgeted, kind: 'full', ms: this.env.now() - t0, page, pages, ...(refMissing ? { refMissing } : {}) };
+    const { page, pages, refMissing, ...budgeted } = pageOf(rendered, p.maxTokens, walker.stopped, {
+      page: p.page,
+      afterRef: p.afterRef,
+    });
+    return {
+      ...base,
+      ...budgeted,
+      kind: 'full',
+      ms: this.env.now() - t0,
+      page,
+      pages,
+      ...(refMissing ? { refMissing } : {}),
+    };
   }
 }

@@ -16,14 +16,17 @@ export class TextEnv {
 
   get bg(): Rgba | null {
     if (this.bgMemo === undefined) {
-      this.bgMemo = this.style ? backgroundFor(this.style, this.parent ? this.parent.bg : WHITE) : WHITE;
+      this.bgMemo = this.style
+        ? backgroundFor(this.style, this.parent ? this.parent.bg : WHITE)
+        : WHITE;
     }
     return this.bgMemo;
   }
 
   /** The element's own text nodes cannot be read (invisible, tiny, indented away, background-coloured). */
   get hidden(): boolean {
-    if (this.hiddenMemo === undefined) this.hiddenMemo = this.style ? hidesOwnText(this.style, this.bg) : false;
+    if (this.hiddenMemo === undefined)
+      this.hiddenMemo = this.style ? hidesOwnText(this.style, this.bg) : false;
     return this.hiddenMemo;
   }
 }

@@ -164,7 +164,8 @@ export class SnapshotWalker {
     const display = style.display || 'inline';
     const position = style.position || 'static';
     // Table cells continue their row's line (joined with " | "); rows end it.
-    const cell = display === 'table-cell' || (style.display === '' && (tag === 'td' || tag === 'th'));
+    const cell =
+      display === 'table-cell' || (style.display === '' && (tag === 'td' || tag === 'th'));
     const inline = display.startsWith('inline') || display === 'contents' || cell;
     // A static inline element cannot be moved off-screen or clipped on its own, and its box
     // (the union of its line fragments) is only needed when it is a control: skip the layout read.
@@ -174,9 +175,19 @@ export class SnapshotWalker {
     if (!hasArea) {
       const box = this.env.boxOf(el);
       measured = true;
-      if (isCollapsedBox(style, box) || isClippedAway(style, position, box) || isOffscreen(position, box, parent.vp)) return;
+      if (
+        isCollapsedBox(style, box) ||
+        isClippedAway(style, position, box) ||
+        isOffscreen(position, box, parent.vp)
+      )
+        return;
       hasArea = box.width > 0 && box.height > 0;
-      if (this.opts.viewportOnly && hasArea && position !== 'sticky' && !intersectsViewport(box, parent.vp)) {
+      if (
+        this.opts.viewportOnly &&
+        hasArea &&
+        position !== 'sticky' &&
+        !intersectsViewport(box, parent.vp)
+      ) {
         return;
       }
     }
@@ -212,7 +223,10 @@ export class SnapshotWalker {
     }
 
     const role = roleOf(el);
-    let actionable = selfVisible && hasArea ? actionableOf(el, role, style, parent.pointer, parent.inControl) : null;
+    let actionable =
+      selfVisible && hasArea
+        ? actionableOf(el, role, style, parent.pointer, parent.inControl)
+        : null;
     if (actionable && !measured && display !== 'contents') {
       const box = this.env.boxOf(el);
       if (box.width === 0 || box.height === 0) actionable = null;
@@ -270,7 +284,11 @@ export class SnapshotWalker {
     if (!raw) return;
     const text = normalizeSpace(raw);
     if (!text || NOISE.test(text)) return;
-    this.emit({ depth: this.bufDepth, kind: 'text', text: prefix + clip(text, this.opts.textLimit) });
+    this.emit({
+      depth: this.bufDepth,
+      kind: 'text',
+      text: prefix + clip(text, this.opts.textLimit),
+    });
   }
 
   private emit(line: SnapshotLine): void {
@@ -286,14 +304,30 @@ export class SnapshotWalker {
   }
 
   /** `- role "name" [ref=…] [flags]: value` */
-  private controlText(el: Element, role: string, stateRole: string, refTarget: Element = el, knownName?: string): string {
+  private controlText(
+    el: Element,
+    role: string,
+    stateRole: string,
+    refTarget: Element = el,
+    knownName?: string,
+  ): string {
     let name = knownName || accessibleName(el, this.styles, undefined, this.labels);
     // Generic clickables have no accname from content (role none): their text is what users see.
-    if (!name && role === 'clickable') name = clip(normalizeSpace((el as HTMLElement).innerText ?? el.textContent ?? ''), 100);
+    if (!name && role === 'clickable')
+      name = clip(normalizeSpace((el as HTMLElement).innerText ?? el.textContent ?? ''), 100);
     const ref = this.opts.refPrefix + this.registry.refFor(refTarget);
     this.refs++;
-    const href = this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
-    return controlLine(el, role, name, ref, stateOf(el, stateRole), href, rowNameOf(el, role, name));
+    const href =
+      this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
+    return controlLine(
+      el,
+      role,
+      name,
+      ref,
+      stateOf(el, stateRole),
+      href,
+      rowNameOf(el, role, name),
+    );
   }
 
   /**
@@ -314,8 +348,15 @@ export class SnapshotWalker {
     // form mirror of a widget drawn elsewhere (a date field's sections), not this label's control.
     if (!role || !TOGGLE_ROLES.has(role)) return false;
     this.flush();
-    const name = clip(normalizeSpace((label as HTMLElement).innerText ?? label.textContent ?? ''), 100);
-    this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(control, role, role, label, name) });
+    const name = clip(
+      normalizeSpace((label as HTMLElement).innerText ?? label.textContent ?? ''),
+      100,
+    );
+    this.emit({
+      depth: ctx.depth,
+      kind: 'control',
+      text: this.controlText(control, role, role, label, name),
+    });
     this.walkChildren(label, { ...ctx, inControl: true });
     return true;
   }
@@ -358,7 +399,11 @@ export class SnapshotWalker {
       .join(' ');
     // Only a heading without text of its own (an image, an aria-label) is named by accname:
     // text the walk dropped as hidden must not come back through the name.
-    const title = text || (normalizeSpace(el.textContent ?? '') ? '' : accessibleName(el, this.styles, undefined, this.labels));
+    const title =
+      text ||
+      (normalizeSpace(el.textContent ?? '')
+        ? ''
+        : accessibleName(el, this.styles, undefined, this.labels));
     if (title) {
       this.out.push({
         depth: ctx.depth,
@@ -371,10 +416,18 @@ export class SnapshotWalker {
 
   private section(el: Element, role: string, ctx: Ctx): void {
     this.flush();
-    const name = role === 'dialog' || role === 'alertdialog' || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
-      ? accessibleName(el, this.styles, 60, this.labels)
-      : '';
-    const header: SnapshotLine = { depth: ctx.depth, kind: 'section', text: `- ${role}${name ? ` ${quote(name)}` : ''}:` };
+    const name =
+      role === 'dialog' ||
+      role === 'alertdialog' ||
+      el.hasAttribute('aria-label') ||
+      el.hasAttribute('aria-labelledby')
+        ? accessibleName(el, this.styles, 60, this.labels)
+        : '';
+    const header: SnapshotLine = {
+      depth: ctx.depth,
+      kind: 'section',
+      text: `- ${role}${name ? ` ${quote(name)}` : ''}:`,
+    };
     this.emit(header);
     const before = this.out.length;
     this.walkChildren(el, { ...ctx, depth: ctx.depth + 1 });
@@ -384,11 +437,22 @@ export class SnapshotWalker {
   }
 
   private media(el: Element, ctx: Ctx): void {
-    if (el.localName === 'svg' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
+    if (
+      el.localName === 'svg' &&
+      !el.hasAttribute('aria-label') &&
+      !el.hasAttribute('aria-labelledby')
+    ) {
       if (el.getAttribute('role') !== 'img') return;
     }
     const name = accessibleName(el, this.styles, 80, this.labels);
-    if (!name || (el.localName === 'img' && !el.hasAttribute('alt') && !el.hasAttribute('aria-label') && !el.hasAttribute('title'))) return;
+    if (
+      !name ||
+      (el.localName === 'img' &&
+        !el.hasAttribute('alt') &&
+        !el.hasAttribute('aria-label') &&
+        !el.hasAttribute('title'))
+    )
+      return;
     this.flush();
     this.emit({ depth: ctx.depth, kind: 'media', text: `- img ${quote(name)}` });
   }
@@ -420,8 +484,17 @@ export class SnapshotWalker {
     // placeholder in by matching this frame's URL and size against the tab's frames.
     const index = this.crossFrames.length;
     const r = el.getBoundingClientRect();
-    this.crossFrames.push({ index, src: el.src, width: Math.round(el.clientWidth || r.width), height: Math.round(el.clientHeight || r.height) });
+    this.crossFrames.push({
+      index,
+      src: el.src,
+      width: Math.round(el.clientWidth || r.width),
+      height: Math.round(el.clientHeight || r.height),
+    });
     const where = ` [frameId=#${this.opts.frameNonce}-${index}]`;
-    this.emit({ depth: ctx.depth, kind: 'frame', text: `${label}${where} (cross-origin${origin ? ` ${origin}` : ''})` });
+    this.emit({
+      depth: ctx.depth,
+      kind: 'frame',
+      text: `${label}${where} (cross-origin${origin ? ` ${origin}` : ''})`,
+    });
   }
 }

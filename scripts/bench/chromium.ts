@@ -6,7 +6,10 @@ import { EngineClient, launchExtension, type LaunchedExtension } from '../../tes
 import type { ChatServer } from '../demo/openai-server';
 import { DIST, REPO_ROOT } from '../demo/setup';
 
-export const PROBE_SOURCE = readFileSync(join(REPO_ROOT, 'scripts/bench/browser/idb-probe.js'), 'utf8');
+export const PROBE_SOURCE = readFileSync(
+  join(REPO_ROOT, 'scripts/bench/browser/idb-probe.js'),
+  'utf8',
+);
 
 export function launch(): Promise<LaunchedExtension> {
   return launchExtension({ dist: process.env.KEEL_DIST || DIST, headless: true });
@@ -16,7 +19,9 @@ export function launch(): Promise<LaunchedExtension> {
  * An extension page without the panel UI (the manifest shown as text): it can open the engine
  * Port, and no Preact app renders the events, so it does not compete with the worker for CPU.
  */
-export async function lightClient(ext: LaunchedExtension): Promise<{ page: Page; client: EngineClient }> {
+export async function lightClient(
+  ext: LaunchedExtension,
+): Promise<{ page: Page; client: EngineClient }> {
   const page = await ext.context.newPage();
   await page.goto(ext.url('manifest.json'));
   const client = await EngineClient.connect(page, { timeoutMs: 30_000 });
@@ -24,10 +29,17 @@ export async function lightClient(ext: LaunchedExtension): Promise<{ page: Page;
   return { page, client };
 }
 
-export async function useServer(client: EngineClient, server: ChatServer, model = 'bench-model'): Promise<void> {
+export async function useServer(
+  client: EngineClient,
+  server: ChatServer,
+  model = 'bench-model',
+): Promise<void> {
   await client.sendOk({
     type: 'settings.update',
-    patch: { providers: [{ id: 'bench', kind: 'openai', baseURL: server.baseURL, apiKey: 'bench-key' }], defaultModel: { providerId: 'bench', model } },
+    patch: {
+      providers: [{ id: 'bench', kind: 'openai', baseURL: server.baseURL, apiKey: 'bench-key' }],
+      defaultModel: { providerId: 'bench', model },
+    },
   });
 }
 
@@ -39,18 +51,35 @@ export function toolResultsSinceUser(messages: unknown[] | undefined): number {
   return n;
 }
 
-const TURN_CLIENT_SOURCE = readFileSync(join(REPO_ROOT, 'scripts/bench/browser/turn-client.js'), 'utf8').replace(/^\/\*[\s\S]*?\*\/\s*/, '').trim().replace(/;$/, '');
+const TURN_CLIENT_SOURCE = readFileSync(
+  join(REPO_ROOT, 'scripts/bench/browser/turn-client.js'),
+  'utf8',
+)
+  .replace(/^\/\*[\s\S]*?\*\/\s*/, '')
+  .trim()
+  .replace(/;$/, '');
 
 /** A turn on a new thread, timed inside the page (see browser/turn-client.js). */
-export async function pageTimedTurn(page: Page, text: string): Promise<{ ms: number; threadId: string }> {
-  return (await page.evaluate(`(${TURN_CLIENT_SOURCE})(${JSON.stringify(text)})`)) as { ms: number; threadId: string };
+export async function pageTimedTurn(
+  page: Page,
+  text: string,
+): Promise<{ ms: number; threadId: string }> {
+  return (await page.evaluate(`(${TURN_CLIENT_SOURCE})(${JSON.stringify(text)})`)) as {
+    ms: number;
+    threadId: string;
+  };
 }
 
-export const PANEL_HOOK_SOURCE = readFileSync(join(REPO_ROOT, 'scripts/bench/browser/panel-hook.js'), 'utf8');
+export const PANEL_HOOK_SOURCE = readFileSync(
+  join(REPO_ROOT, 'scripts/bench/browser/panel-hook.js'),
+  'utf8',
+);
 
 function panelPath(): string {
   const dist = process.env.KEEL_DIST || DIST;
-  const manifest = JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { side_panel?: { default_path?: string } };
+  const manifest = JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as {
+    side_panel?: { default_path?: string };
+  };
   return manifest.side_panel?.default_path ?? 'sidepanel/index.html';
 }
 
@@ -69,7 +98,11 @@ export async function openHookedPanel(ext: LaunchedExtension, threadId?: string)
 }
 
 /** Selects a thread in the panel by its stored selection and reloads the page. */
-export async function selectThread(page: Page, threadId: string, watchRows?: number): Promise<void> {
+export async function selectThread(
+  page: Page,
+  threadId: string,
+  watchRows?: number,
+): Promise<void> {
   await page.evaluate(
     ([id, rows]) => {
       sessionStorage.setItem('keel.selectedThread', id as string);
@@ -79,14 +112,20 @@ export async function selectThread(page: Page, threadId: string, watchRows?: num
     [threadId, watchRows ?? 0] as const,
   );
   await page.reload();
-  await page.waitForSelector(`.messages[data-thread-id="${threadId}"]`, { state: 'attached', timeout: 60_000 });
+  await page.waitForSelector(`.messages[data-thread-id="${threadId}"]`, {
+    state: 'attached',
+    timeout: 60_000,
+  });
 }
 
 /**
  * Offset of the page's clock from Node's (page − node, ms), from the round trip with the smallest
  * delay; `uncertaintyMs` is half that round trip.
  */
-export async function clockOffset(page: Page, samples = 15): Promise<{ offsetMs: number; uncertaintyMs: number }> {
+export async function clockOffset(
+  page: Page,
+  samples = 15,
+): Promise<{ offsetMs: number; uncertaintyMs: number }> {
   const wall = () => performance.timeOrigin + performance.now();
   let best = { offsetMs: 0, uncertaintyMs: Infinity };
   for (let i = 0; i < samples; i++) {

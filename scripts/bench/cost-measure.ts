@@ -66,18 +66,25 @@ const MIN_CACHED_TOKENS = 1024;
  * breakpoints (the marked blocks), and writes up to its own last breakpoint (the API's look-back
  * finds an earlier write within 20 blocks of a breakpoint; a step adds two).
  */
-function anthropicCache(bodies: readonly string[]): { read: number; write: number; input: number }[] {
+function anthropicCache(
+  bodies: readonly string[],
+): { read: number; write: number; input: number }[] {
   const written: string[] = [];
   return bodies.map((body) => {
     let read = 0;
-    for (const prefix of written) if (prefix.length > read && body.startsWith(prefix)) read = prefix.length;
+    for (const prefix of written)
+      if (prefix.length > read && body.startsWith(prefix)) read = prefix.length;
     let last = 0;
     for (let at = body.indexOf(MARKER); at >= 0; at = body.indexOf(MARKER, at + 1)) {
       written.push(body.slice(0, at));
       last = at;
     }
     if (tokens(read) < MIN_CACHED_TOKENS) read = 0;
-    return { read: tokens(read), write: tokens(Math.max(0, last - read)), input: tokens(body.length) };
+    return {
+      read: tokens(read),
+      write: tokens(Math.max(0, last - read)),
+      input: tokens(body.length),
+    };
   });
 }
 
@@ -85,7 +92,8 @@ function anthropicCache(bodies: readonly string[]): { read: number; write: numbe
 function openaiCache(bodies: readonly string[]): { read: number; write: number; input: number }[] {
   return bodies.map((body, i) => {
     let best = 0;
-    for (let j = Math.max(0, i - 3); j < i; j++) best = Math.max(best, commonPrefix(bodies[j], body));
+    for (let j = Math.max(0, i - 3); j < i; j++)
+      best = Math.max(best, commonPrefix(bodies[j], body));
     let read = Math.floor(tokens(best) / 128) * 128;
     if (read < MIN_CACHED_TOKENS) read = 0;
     return { read, write: 0, input: tokens(body.length) };
@@ -93,7 +101,12 @@ function openaiCache(bodies: readonly string[]): { read: number; write: number; 
 }
 
 /** Input, cached share and $ of the requests, with `outputTokens` per request at the output price. */
-export function cacheCost(bodies: readonly string[], kind: 'anthropic' | 'openai', pricing: Pricing, outputTokens: number): CostFigures {
+export function cacheCost(
+  bodies: readonly string[],
+  kind: 'anthropic' | 'openai',
+  pricing: Pricing,
+  outputTokens: number,
+): CostFigures {
   const per = kind === 'anthropic' ? anthropicCache(bodies) : openaiCache(bodies);
   let input = 0;
   let read = 0;
@@ -104,7 +117,17 @@ export function cacheCost(bodies: readonly string[], kind: 'anthropic' | 'openai
     read += r.read;
     write += r.write;
     const uncached = Math.max(0, r.input - r.read - r.write);
-    micros += uncached * pricing.input + r.read * (pricing.cacheRead ?? pricing.input) + r.write * (pricing.cacheWrite ?? pricing.input) + outputTokens * pricing.output;
+    micros +=
+      uncached * pricing.input +
+      r.read * (pricing.cacheRead ?? pricing.input) +
+      r.write * (pricing.cacheWrite ?? pricing.input) +
+      outputTokens * pricing.output;
   }
-  return { inputTokens: input, cacheReadTokens: read, cacheWriteTokens: write, cachedShare: input ? read / input : 0, usd: micros / 1_000_000 };
+  return {
+    inputTokens: input,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+    cachedShare: input ? read / input : 0,
+    usd: micros / 1_000_000,
+  };
 }

@@ -30,7 +30,28 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['cable', 'USB-C', 'price', 'cart', 'shipping', 'review', 'stars', 'add', 'compare', 'brand', 'length', 'color', 'black', 'white', 'in stock', 'deal', 'menu', 'search', 'filter', 'sort'];
+const WORDS = [
+  'cable',
+  'USB-C',
+  'price',
+  'cart',
+  'shipping',
+  'review',
+  'stars',
+  'add',
+  'compare',
+  'brand',
+  'length',
+  'color',
+  'black',
+  'white',
+  'in stock',
+  'deal',
+  'menu',
+  'search',
+  'filter',
+  'sort',
+];
 const ROLES = ['link', 'button', 'heading', 'text', 'listitem', 'img', 'textbox', 'checkbox'];
 
 function words(r: () => number, n: number): string {
@@ -75,26 +96,58 @@ function taskSteps(shape: TaskShape): Step[] {
     switch (i % 6) {
       case 0:
       case 3:
-        out.push({ name: 'browser_snapshot', args: { tabId: 7 }, result: snapshotText(r, lo + Math.floor(r() * (hi - lo)), page) });
+        out.push({
+          name: 'browser_snapshot',
+          args: { tabId: 7 },
+          result: snapshotText(r, lo + Math.floor(r() * (hi - lo)), page),
+        });
         break;
       case 1:
-        out.push({ name: 'browser_click', args: { tabId: 7, ref: `e${page * 1000 + 12}` }, result: `Clicked link "${words(r, 3)}". The page navigated to https://shop${page}.example/item/${i}.` });
+        out.push({
+          name: 'browser_click',
+          args: { tabId: 7, ref: `e${page * 1000 + 12}` },
+          result: `Clicked link "${words(r, 3)}". The page navigated to https://shop${page}.example/item/${i}.`,
+        });
         break;
       case 2:
-        out.push({ name: 'browser_type', args: { tabId: 7, ref: `e${page * 1000 + 3}`, text: words(r, 40 + Math.floor(r() * 200)) }, result: 'Typed into textbox "Search". The value is now set.' });
+        out.push({
+          name: 'browser_type',
+          args: {
+            tabId: 7,
+            ref: `e${page * 1000 + 3}`,
+            text: words(r, 40 + Math.floor(r() * 200)),
+          },
+          result: 'Typed into textbox "Search". The value is now set.',
+        });
         break;
       case 4:
-        out.push({ name: 'browser_find', args: { tabId: 7, query: words(r, 3) }, result: snapshotText(r, 600 + Math.floor(r() * 1800), page) });
+        out.push({
+          name: 'browser_find',
+          args: { tabId: 7, query: words(r, 3) },
+          result: snapshotText(r, 600 + Math.floor(r() * 1800), page),
+        });
         break;
       default:
-        out.push({ name: 'browser_get_text', args: { tabId: 7 }, result: words(r, 300 + Math.floor(r() * 600)) });
+        out.push({
+          name: 'browser_get_text',
+          args: { tabId: 7 },
+          result: words(r, 300 + Math.floor(r() * 600)),
+        });
     }
   }
   return out;
 }
 
 function nodeOf(id: string, seq: number, item: NodeRecord['item']): NodeRecord {
-  return { v: 1, id, threadId: 'th_bench', parentId: null, seq, createdAt: 0, item } as unknown as NodeRecord;
+  return {
+    v: 1,
+    id,
+    threadId: 'th_bench',
+    parentId: null,
+    seq,
+    createdAt: 0,
+    item,
+  } as unknown as NodeRecord;
 }
 
 /**
@@ -103,13 +156,40 @@ function nodeOf(id: string, seq: number, item: NodeRecord['item']): NodeRecord {
  */
 export function taskPaths(shape: TaskShape): NodeRecord[][] {
   const steps = taskSteps(shape);
-  const path: NodeRecord[] = [nodeOf('n_user', 0, { kind: 'user_message', id: 'n_user', createdAt: 0, text: 'Find the cheapest 2 m USB-C cable across these shops and put it in my cart.' })];
+  const path: NodeRecord[] = [
+    nodeOf('n_user', 0, {
+      kind: 'user_message',
+      id: 'n_user',
+      createdAt: 0,
+      text: 'Find the cheapest 2 m USB-C cable across these shops and put it in my cart.',
+    }),
+  ];
   const out: NodeRecord[][] = [[...path]];
   steps.forEach((s, i) => {
     const callId = `toolu_${i}`;
-    path.push(nodeOf(`n_a${i}`, path.length, { kind: 'assistant_message', id: `n_a${i}`, createdAt: 0, text: i % 4 === 0 ? `Step ${i + 1}: ${words(rng(i), 8)}.` : '', providerStopReason: 'tool_use', toolCalls: [{ id: callId, name: s.name, args: s.args }] }));
+    path.push(
+      nodeOf(`n_a${i}`, path.length, {
+        kind: 'assistant_message',
+        id: `n_a${i}`,
+        createdAt: 0,
+        text: i % 4 === 0 ? `Step ${i + 1}: ${words(rng(i), 8)}.` : '',
+        providerStopReason: 'tool_use',
+        toolCalls: [{ id: callId, name: s.name, args: s.args }],
+      }),
+    );
     const content: ContentBlock[] = [{ type: 'text', text: s.result }];
-    path.push(nodeOf(`n_r${i}`, path.length, { kind: 'tool_result', id: `n_r${i}`, createdAt: 0, toolCallId: callId, name: s.name, ok: true, content, untrusted: true }));
+    path.push(
+      nodeOf(`n_r${i}`, path.length, {
+        kind: 'tool_result',
+        id: `n_r${i}`,
+        createdAt: 0,
+        toolCallId: callId,
+        name: s.name,
+        ok: true,
+        content,
+        untrusted: true,
+      }),
+    );
     out.push([...path]);
   });
   return out;
@@ -129,7 +209,12 @@ async function buildRealPrompt(): Promise<{ system: string; tools: ToolSpec[] }>
   const inert = new Proxy({}, { get: () => () => undefined }) as BrowserHost;
   for (const tool of createBrowserTools(inert).tools) registry.register(tool);
   const catalog = await catalogOf(registry.list());
-  const system = buildSystemPrompt({ now: Date.UTC(2026, 11, 1), locale: 'en', toolNames: catalog.map((t) => t.name), skills: [] });
+  const system = buildSystemPrompt({
+    now: Date.UTC(2026, 11, 1),
+    locale: 'en',
+    toolNames: catalog.map((t) => t.name),
+    skills: [],
+  });
   return { system, tools: toolSpecs(catalog) };
 }
 
@@ -142,16 +227,32 @@ export const SHAPE_MODELS: Record<RequestShape, string> = {
 };
 
 /** The serialized request bodies of every model call of the turn, as the SDK sends them. */
-export function requestBodies(paths: NodeRecord[][], shape: RequestShape, context: ContextOptions, prompt: { system: string; tools: ToolSpec[] }): string[] {
+export function requestBodies(
+  paths: NodeRecord[][],
+  shape: RequestShape,
+  context: ContextOptions,
+  prompt: { system: string; tools: ToolSpec[] },
+): string[] {
   const model = SHAPE_MODELS[shape];
   const info = lookupModel(model);
   return paths.map((path) => {
-    const input: RequestInput = { model, system: prompt.system, messages: buildContext(path, context), tools: prompt.tools, maxOutputTokens: 32_000, cacheKey: 'th_bench' };
+    const input: RequestInput = {
+      model,
+      system: prompt.system,
+      messages: buildContext(path, context),
+      tools: prompt.tools,
+      maxOutputTokens: 32_000,
+      cacheKey: 'th_bench',
+    };
     const body =
       shape === 'anthropic'
         ? buildAnthropicRequest(input, info)
         : shape === 'openai'
-          ? buildChatRequest(input, info, { maxTokensField: 'max_completion_tokens', replayReasoningContent: false, promptCacheKey: true })
+          ? buildChatRequest(input, info, {
+              maxTokensField: 'max_completion_tokens',
+              replayReasoningContent: false,
+              promptCacheKey: true,
+            })
           : buildResponsesRequest(input, info, { promptCacheKey: true });
     return JSON.stringify(body);
   });

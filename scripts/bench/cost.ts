@@ -7,11 +7,23 @@
  * rules (cost-measure.ts). A sweep of the batch size shows where the threshold comes from.
  * Pure computation: no browser, no network; deterministic.
  */
-import { clipPolicyFor, DEFAULT_CLIP_POLICY, type ClipPolicy } from '../../src/engine/context-clipping';
+import {
+  clipPolicyFor,
+  DEFAULT_CLIP_POLICY,
+  type ClipPolicy,
+} from '../../src/engine/context-clipping';
 import type { ContextOptions } from '../../src/engine/context-builder';
 import { lookupModel } from '../../src/providers/catalog';
 import { cacheCost, prefixReuse, type CostFigures, type ReuseFigures } from './cost-measure';
-import { BENCH_TASK, realPrompt, requestBodies, SHAPE_MODELS, taskPaths, type RequestShape, type TaskShape } from './cost-task';
+import {
+  BENCH_TASK,
+  realPrompt,
+  requestBodies,
+  SHAPE_MODELS,
+  taskPaths,
+  type RequestShape,
+  type TaskShape,
+} from './cost-task';
 import { round, type BenchResult, type SummaryRow } from './stats';
 
 /** Output tokens of each step's assistant message (the same under every policy). */
@@ -32,11 +44,23 @@ export const POLICIES = (window: number): Record<string, ClipPolicy | undefined>
   'clip every step': { ...DEFAULT_CLIP_POLICY, batchTokens: 0 },
 });
 
-export async function measureTask(task: TaskShape, shape: RequestShape, policy: ClipPolicy | undefined): Promise<PolicyFigures> {
+export async function measureTask(
+  task: TaskShape,
+  shape: RequestShape,
+  policy: ClipPolicy | undefined,
+): Promise<PolicyFigures> {
   const prompt = await realPrompt();
   const bodies = requestBodies(taskPaths(task), shape, contextFor(shape, policy), prompt);
   const info = lookupModel(SHAPE_MODELS[shape]);
-  return { reuse: prefixReuse(bodies), cost: cacheCost(bodies, shape === 'anthropic' ? 'anthropic' : 'openai', info.pricing!, OUTPUT_TOKENS) };
+  return {
+    reuse: prefixReuse(bodies),
+    cost: cacheCost(
+      bodies,
+      shape === 'anthropic' ? 'anthropic' : 'openai',
+      info.pricing!,
+      OUTPUT_TOKENS,
+    ),
+  };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
@@ -47,7 +71,12 @@ const LENGTHS = [BENCH_TASK.steps, 2 * BENCH_TASK.steps, 3 * BENCH_TASK.steps];
 
 export async function benchCost(): Promise<BenchResult> {
   const shapes: RequestShape[] = ['anthropic', 'openai', 'openai-responses'];
-  const data: Record<string, unknown> = { task: BENCH_TASK, lengths: LENGTHS, outputTokensPerStep: OUTPUT_TOKENS, models: SHAPE_MODELS };
+  const data: Record<string, unknown> = {
+    task: BENCH_TASK,
+    lengths: LENGTHS,
+    outputTokensPerStep: OUTPUT_TOKENS,
+    models: SHAPE_MODELS,
+  };
   const rows: SummaryRow[] = [];
   const results: Record<string, Record<string, PolicyFigures>> = {};
   for (const steps of LENGTHS) {
@@ -55,7 +84,8 @@ export async function benchCost(): Promise<BenchResult> {
       const key = `${shape}, ${steps} steps`;
       const window = lookupModel(SHAPE_MODELS[shape]).contextWindow;
       results[key] = {};
-      for (const [name, policy] of Object.entries(POLICIES(window))) results[key][name] = await measureTask({ ...BENCH_TASK, steps }, shape, policy);
+      for (const [name, policy] of Object.entries(POLICIES(window)))
+        results[key][name] = await measureTask({ ...BENCH_TASK, steps }, shape, policy);
       // The Responses shape measures like Chat Completions: its figures are in the JSON only.
       if (shape === 'openai-responses') continue;
       const keel = results[key].keel;
@@ -68,7 +98,9 @@ export async function benchCost(): Promise<BenchResult> {
         ok: keel.reuse.mean >= 0.98,
       });
       // Past 30 steps the summary keeps the comparison that changes: against no clipping.
-      for (const base of steps > BENCH_TASK.steps ? ['no clipping'] : ['no clipping', 'clip every step']) {
+      for (const base of steps > BENCH_TASK.steps
+        ? ['no clipping']
+        : ['no clipping', 'clip every step']) {
         const b = results[key][base];
         // Within 30 steps no batch is due yet: Keel sends what no clipping sends, at the same cost.
         const strict = base === 'clip every step' || steps > BENCH_TASK.steps;
@@ -89,7 +121,14 @@ export async function benchCost(): Promise<BenchResult> {
       Object.fromEntries(
         Object.entries(byPolicy).map(([name, f]) => [
           name,
-          { prefixReuseMean: round(f.reuse.mean, 4), prefixReuseWorst: round(f.reuse.worst, 4), edits: f.reuse.edits, ...f.cost, usd: round(f.cost.usd, 4), cachedShare: round(f.cost.cachedShare, 4) },
+          {
+            prefixReuseMean: round(f.reuse.mean, 4),
+            prefixReuseWorst: round(f.reuse.worst, 4),
+            edits: f.reuse.edits,
+            ...f.cost,
+            usd: round(f.cost.usd, 4),
+            cachedShare: round(f.cost.cachedShare, 4),
+          },
         ]),
       ),
     ]),
@@ -109,9 +148,18 @@ async function sweep(): Promise<Record<string, unknown>[]> {
   for (const steps of SWEEP_STEPS) {
     for (const shape of ['anthropic', 'openai'] as const) {
       for (const batch of SWEEP_BATCHES) {
-        const policy = batch === Infinity ? undefined : { ...DEFAULT_CLIP_POLICY, batchTokens: batch };
+        const policy =
+          batch === Infinity ? undefined : { ...DEFAULT_CLIP_POLICY, batchTokens: batch };
         const f = await measureTask({ ...BENCH_TASK, steps }, shape, policy);
-        out.push({ steps, shape, batchTokens: batch === Infinity ? 'none' : batch, usd: round(f.cost.usd, 4), reuseMean: round(f.reuse.mean, 4), edits: f.reuse.edits, inputTokens: f.cost.inputTokens });
+        out.push({
+          steps,
+          shape,
+          batchTokens: batch === Infinity ? 'none' : batch,
+          usd: round(f.cost.usd, 4),
+          reuseMean: round(f.reuse.mean, 4),
+          edits: f.reuse.edits,
+          inputTokens: f.cost.inputTokens,
+        });
       }
     }
   }
@@ -120,8 +168,9 @@ async function sweep(): Promise<Record<string, unknown>[]> {
 
 // `npx tsx scripts/bench/cost.ts`: this benchmark alone, with its tables.
 if (process.argv[1]?.endsWith('cost.ts')) {
-  benchCost().then((r) => {
-    for (const row of r.rows) console.log(`${row.metric}: ${row.value} | baseline ${row.baseline} | ${row.ratio}`);
+  void benchCost().then((r) => {
+    for (const row of r.rows)
+      console.log(`${row.metric}: ${row.value} | baseline ${row.baseline} | ${row.ratio}`);
     console.log(JSON.stringify(r.data.results, null, 1));
     console.table(r.data.sweep as Record<string, unknown>[]);
   });

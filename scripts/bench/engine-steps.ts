@@ -21,7 +21,14 @@
  */
 import { runInThisContext } from 'node:vm';
 import { startChatServer } from '../demo/openai-server';
-import { launch, lightClient, pageTimedTurn, PROBE_SOURCE, toolResultsSinceUser, useServer } from './chromium';
+import {
+  launch,
+  lightClient,
+  pageTimedTurn,
+  PROBE_SOURCE,
+  toolResultsSinceUser,
+  useServer,
+} from './chromium';
 import { InstantProvider, makeNodeRig, noopTool } from './node-engine';
 import { fmtMs, fmtRatio, median, round, type BenchResult, type SummaryRow } from './stats';
 
@@ -78,7 +85,14 @@ function figures(where: string, steps: number, s: Samples, shape: ProbeSummary) 
       readsInReadonly: per(shape.readsInReadonly),
       cursorSteps: per(shape.cursorSteps),
       byStore: Object.fromEntries(
-        Object.entries(shape.byStore).map(([k, v]) => [k, { reads: per(v.reads), writes: per(v.writes), writeBytes: Math.round(v.writeBytes / steps) }]),
+        Object.entries(shape.byStore).map(([k, v]) => [
+          k,
+          {
+            reads: per(v.reads),
+            writes: per(v.writes),
+            writeBytes: Math.round(v.writeBytes / steps),
+          },
+        ]),
       ),
     },
   };
@@ -87,12 +101,19 @@ function figures(where: string, steps: number, s: Samples, shape: ProbeSummary) 
 async function nodeBench(steps: number, runs: number) {
   runInThisContext(PROBE_SOURCE);
   const probe = (globalThis as unknown as { __keelIdbProbe: Probe }).__keelIdbProbe;
-  const rig = await makeNodeRig(new InstantProvider(() => steps, { name: 'noop', args: (i) => ({ i }) }), [noopTool]);
+  const rig = await makeNodeRig(
+    new InstantProvider(() => steps, { name: 'noop', args: (i) => ({ i }) }),
+    [noopTool],
+  );
   try {
     await rig.turn(); // warm-up (JIT, Dexie table setup)
     const { threadId } = await rig.client.ok<{ threadId: string }>({ type: 'thread.create' });
     probe.start(rig.dbName);
-    const { runId } = await rig.client.ok<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'go' } });
+    const { runId } = await rig.client.ok<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'go' },
+    });
     await rig.client.waitFor((e) => e.type === 'turn.complete' && e.runId === runId);
     await probe.stop();
     const shape = probe.summary();
@@ -114,7 +135,13 @@ async function chromiumBench(steps: number, runs: number) {
       if (req.isTitle) return { text: 'Bench' };
       const done = toolResultsSinceUser(req.body.messages);
       if (done >= steps) return { text: 'Done.', usage: { inputTokens: 10, outputTokens: 2 } };
-      return { text: `Step ${done + 1}.`, toolCalls: [{ name: 'todo', args: { todos: [{ text: 'benchmark step', status: 'in_progress' }] } }], usage: { inputTokens: 10, outputTokens: 5 } };
+      return {
+        text: `Step ${done + 1}.`,
+        toolCalls: [
+          { name: 'todo', args: { todos: [{ text: 'benchmark step', status: 'in_progress' }] } },
+        ],
+        usage: { inputTokens: 10, outputTokens: 5 },
+      };
     },
   });
   const ext = await launch();
@@ -125,7 +152,8 @@ async function chromiumBench(steps: number, runs: number) {
     // turns run from inside the page.
     await client.sendOk({ type: 'initialize', subscribe: [] });
     await ext.worker.evaluate(PROBE_SOURCE);
-    const probe = <T>(fn: string) => ext.worker.evaluate(`globalThis.__keelIdbProbe.${fn}`) as Promise<T>;
+    const probe = <T>(fn: string) =>
+      ext.worker.evaluate(`globalThis.__keelIdbProbe.${fn}`) as Promise<T>;
     await pageTimedTurn(page, 'go'); // warm-up
     await probe<void>(`start('keel')`);
     await pageTimedTurn(page, 'go');
@@ -139,7 +167,14 @@ async function chromiumBench(steps: number, runs: number) {
       s.engine.push((await pageTimedTurn(page, 'go')).ms);
       s.full.push(await probe<number>(`replay('full')`));
       s.commits.push(await probe<number>(`replay('commits')`));
-      fetchMs.push(await bareFetches(ext.worker, `${server.baseURL}/chat/completions`, JSON.stringify(sample.body), steps));
+      fetchMs.push(
+        await bareFetches(
+          ext.worker,
+          `${server.baseURL}/chat/completions`,
+          JSON.stringify(sample.body),
+          steps,
+        ),
+      );
     }
     const f = figures('Chromium (extension service worker)', steps, s, shape);
     const fetchPerStep = median(fetchMs) / steps;
@@ -159,7 +194,12 @@ async function chromiumBench(steps: number, runs: number) {
  * `n` sequential fetches of the same streamed reply from the worker, each read to the end: the
  * model round trip a step pays in Chromium before the engine does anything (informational).
  */
-async function bareFetches(worker: { evaluate(expr: string): Promise<unknown> }, url: string, body: string, n: number): Promise<number> {
+async function bareFetches(
+  worker: { evaluate(expr: string): Promise<unknown> },
+  url: string,
+  body: string,
+  n: number,
+): Promise<number> {
   const expr = `(async () => {
     const t0 = performance.now();
     for (let i = 0; i < ${n}; i++) {
@@ -172,17 +212,24 @@ async function bareFetches(worker: { evaluate(expr: string): Promise<unknown> },
   return (await worker.evaluate(expr)) as number;
 }
 
-export async function benchEngineSteps(opts: { steps?: number; runs?: number } = {}): Promise<BenchResult> {
+export async function benchEngineSteps(
+  opts: { steps?: number; runs?: number } = {},
+): Promise<BenchResult> {
   const steps = opts.steps ?? 50;
   const runs = opts.runs ?? 5;
   const node = await nodeBench(steps, runs);
   const chromium = await chromiumBench(steps, runs);
-  const row = (label: string, f: typeof node & { bareModelFetchPerStepMs?: number }): SummaryRow => ({
+  const row = (
+    label: string,
+    f: typeof node & { bareModelFetchPerStepMs?: number },
+  ): SummaryRow => ({
     metric: `engine step overhead, ${label} (${steps}-step turn)`,
     value: `${fmtMs(f.perStepMs)}/step`,
     baseline:
       `${fmtMs(f.baselinePerStepMs)}/step same IDB txns (commits only ${fmtMs(f.commitsOnlyPerStepMs)}: ${fmtRatio(f.ratioToCommitsOnly)})` +
-      (f.bareModelFetchPerStepMs !== undefined ? `; model fetch ${fmtMs(f.bareModelFetchPerStepMs)}` : ''),
+      (f.bareModelFetchPerStepMs !== undefined
+        ? `; model fetch ${fmtMs(f.bareModelFetchPerStepMs)}`
+        : ''),
     ratio: fmtRatio(f.ratio),
     target: `≤ ${TARGET}×`,
     ok: f.ratio <= TARGET,

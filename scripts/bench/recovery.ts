@@ -35,7 +35,11 @@ export async function benchRecovery(opts: { trials?: number } = {}): Promise<Ben
     // First turn: title generation and warm caches happen here, untimed.
     {
       const mark = client.mark();
-      const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'warm up' } });
+      const { runId } = await client.sendOk<{ runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: 'warm up' },
+      });
       await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, mark);
     }
     const recoveredMs: number[] = [];
@@ -60,7 +64,11 @@ export async function benchRecovery(opts: { trials?: number } = {}): Promise<Ben
       hangNext = true;
       const before = server.requests.filter((r) => !r.isTitle).length;
       const mark = client.mark();
-      const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: `trial ${i + 1}` } });
+      const { runId } = await client.sendOk<{ runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: `trial ${i + 1}` },
+      });
       await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 30_000, mark);
       const stopCommand = wallClock();
       await ext.stopServiceWorker();
@@ -73,7 +81,12 @@ export async function benchRecovery(opts: { trials?: number } = {}): Promise<Ben
       await client.sendOk({ type: 'initialize', subscribe: ['*'] }, 30_000);
       await waitRunEnded(client, threadId, runId);
     }
-    const stat = (xs: number[]) => ({ p50: round(median(xs), 1), p90: round(percentile(xs, 90), 1), min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1) });
+    const stat = (xs: number[]) => ({
+      p50: round(median(xs), 1),
+      p90: round(percentile(xs, 90), 1),
+      min: round(Math.min(...xs), 1),
+      max: round(Math.max(...xs), 1),
+    });
     const rec = stat(recoveredMs);
     const base = stat(baselineMs);
     const ratio = rec.p50 / base.p50;
@@ -107,25 +120,42 @@ export async function benchRecovery(opts: { trials?: number } = {}): Promise<Ben
   }
 }
 
-async function waitForMainRequest(server: Awaited<ReturnType<typeof startChatServer>>, n: number, timeoutMs: number) {
+async function waitForMainRequest(
+  server: Awaited<ReturnType<typeof startChatServer>>,
+  n: number,
+  timeoutMs: number,
+) {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const main = server.requests.filter((r) => !r.isTitle);
     if (main.length >= n) return main[n - 1];
-    if (Date.now() > end) throw new Error(`recovery: request ${n} did not arrive within ${timeoutMs} ms (got ${main.length})`);
+    if (Date.now() > end)
+      throw new Error(
+        `recovery: request ${n} did not arrive within ${timeoutMs} ms (got ${main.length})`,
+      );
     await new Promise((r) => setTimeout(r, 2));
   }
 }
 
 /** The recovered turn ends on its own; wait for the run to settle before the next trial. */
-async function waitRunEnded(client: Awaited<ReturnType<typeof lightClient>>['client'], threadId: string, runId: string): Promise<void> {
+async function waitRunEnded(
+  client: Awaited<ReturnType<typeof lightClient>>['client'],
+  threadId: string,
+  runId: string,
+): Promise<void> {
   const end = Date.now() + 30_000;
   for (;;) {
     const from = client.mark();
     await client.sendOk({ type: 'thread.subscribe', threadId });
-    const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 10_000, from);
+    const ev = await client.waitForEvent(
+      'thread.snapshot',
+      (e) => e.snapshot.thread.threadId === threadId,
+      10_000,
+      from,
+    );
     const run = ev.snapshot.run;
-    if (!run || run.runId !== runId || ['completed', 'failed', 'interrupted'].includes(run.state)) return;
+    if (!run || run.runId !== runId || ['completed', 'failed', 'interrupted'].includes(run.state))
+      return;
     if (Date.now() > end) throw new Error(`recovery: run ${runId} still ${run.state}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -16,46 +16,72 @@ interface SetSummary {
   source?: string;
   median?: { tokenRatio?: number; ms?: number };
   p90?: { ms?: number; msUpTo500KB?: number };
-  totals?: { pages?: number; errors?: number; playwrightFailures?: number; ourTokens?: number; playwrightTokens?: number; medianRatioVsDefaultAriaSnapshot?: number; refCoverage?: number; interactive?: number; interactiveWithRef?: number };
+  totals?: {
+    pages?: number;
+    errors?: number;
+    playwrightFailures?: number;
+    ourTokens?: number;
+    playwrightTokens?: number;
+    medianRatioVsDefaultAriaSnapshot?: number;
+    refCoverage?: number;
+    interactive?: number;
+    interactiveWithRef?: number;
+  };
 }
 
 interface SnapshotSummary extends SetSummary {
   sets?: SetSummary[];
 }
 
-export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<BenchResult | null> {
+export async function benchSnapshot(
+  opts: { timeoutMs?: number } = {},
+): Promise<BenchResult | null> {
   const script = join(REPO_ROOT, 'scripts/bench-snapshot.ts');
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
   if (!existsSync(script) || !pkg.scripts?.['bench:snapshot']) return null;
   const out = join(REPO_ROOT, 'bench-results/snapshot.json');
   const before = existsSync(out) ? statSync(out).mtimeMs : 0;
   const started = Date.now();
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn('npm', ['run', '--silent', 'bench:snapshot'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npm', ['run', '--silent', 'bench:snapshot'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     // Its per-page lines ("name  123KB  ours …  pw …") stay out of the log; its summary lines show.
     let pending = '';
     const prefix = (chunk: Buffer) => {
       const lines = (pending + chunk.toString()).split('\n');
       pending = lines.pop() ?? '';
-      for (const l of lines) if (l.trim() && !/\bours\s+\d+\s+pw\s+\d+/.test(l)) process.stdout.write(`  [snapshot] ${l}\n`);
+      for (const l of lines)
+        if (l.trim() && !/\bours\s+\d+\s+pw\s+\d+/.test(l))
+          process.stdout.write(`  [snapshot] ${l}\n`);
     };
     child.stdout.on('data', prefix);
     child.stderr.on('data', prefix);
-    const timer = setTimeout(() => {
-      // The whole process group: npm, tsx and the Chromium it started.
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-    }, opts.timeoutMs ?? 5 * 60_000);
+    const timer = setTimeout(
+      () => {
+        // The whole process group: npm, tsx and the Chromium it started.
+        try {
+          process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
+      },
+      opts.timeoutMs ?? 5 * 60_000,
+    );
     child.on('exit', (c) => {
       clearTimeout(timer);
       resolve(c);
     });
   });
   const fresh = existsSync(out) && statSync(out).mtimeMs > before;
-  if (code !== 0 || !fresh) throw new Error(`npm run bench:snapshot ${code === null ? 'was stopped (timeout)' : `exited ${code}`}${fresh ? '' : ' and wrote no new bench-results/snapshot.json'}`);
+  if (code !== 0 || !fresh)
+    throw new Error(
+      `npm run bench:snapshot ${code === null ? 'was stopped (timeout)' : `exited ${code}`}${fresh ? '' : ' and wrote no new bench-results/snapshot.json'}`,
+    );
   const s = JSON.parse(readFileSync(out, 'utf8')) as SnapshotSummary;
   const sets = s.sets ?? [s];
   return {
@@ -65,7 +91,13 @@ export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<
     data: {
       ranForMs: Date.now() - started,
       summaryOf: 'bench-results/snapshot.json',
-      sets: sets.map(({ set, source, median, p90, totals }) => ({ set, source, median, p90, totals })),
+      sets: sets.map(({ set, source, median, p90, totals }) => ({
+        set,
+        source,
+        median,
+        p90,
+        totals,
+      })),
     },
     rows: sets.flatMap((one) => setRows(one)),
   };
@@ -74,7 +106,12 @@ export async function benchSnapshot(opts: { timeoutMs?: number } = {}): Promise<
 function setRows(s: SetSummary): BenchResult['rows'] {
   const t = s.totals ?? {};
   const ratio = s.median?.tokenRatio ?? NaN;
-  const label = s.set === 'corpus' ? 'corpus pages' : s.set === 'generated' ? 'generated pages' : `pages of ${s.set}`;
+  const label =
+    s.set === 'corpus'
+      ? 'corpus pages'
+      : s.set === 'generated'
+        ? 'generated pages'
+        : `pages of ${s.set}`;
   const failed = t.playwrightFailures ? `; Playwright failed on ${t.playwrightFailures}` : '';
   return [
     {

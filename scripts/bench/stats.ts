@@ -39,7 +39,11 @@ export interface SummaryRow {
 
 export function fmtMs(ms: number): string {
   if (!Number.isFinite(ms)) return 'n/a';
-  return ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`;
+  return ms >= 100
+    ? `${ms.toFixed(0)} ms`
+    : ms >= 10
+      ? `${ms.toFixed(1)} ms`
+      : `${ms.toFixed(2)} ms`;
 }
 
 export function fmtRatio(r: number): string {

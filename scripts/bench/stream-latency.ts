@@ -14,7 +14,9 @@ import { fmtMs, fmtRatio, median, percentile, round, type BenchResult } from './
 
 const TARGET_P50 = 16;
 
-export async function benchStreamLatency(opts: { turns?: number; deltas?: number; intervalMs?: number } = {}): Promise<BenchResult> {
+export async function benchStreamLatency(
+  opts: { turns?: number; deltas?: number; intervalMs?: number } = {},
+): Promise<BenchResult> {
   const turns = opts.turns ?? 4;
   const deltas = opts.deltas ?? 60;
   const intervalMs = opts.intervalMs ?? 25;
@@ -24,8 +26,15 @@ export async function benchStreamLatency(opts: { turns?: number; deltas?: number
     respond(req) {
       if (req.isTitle) return { text: 'Stream latency' };
       const k = ++turn;
-      const chunks = Array.from({ length: deltas }, (_, i) => `k${k}w${String(i).padStart(3, '0')} `);
-      return { chunks, deltaDelayMs: intervalMs, onDeltaSent: (i, at) => sent.set(chunks[i].trim(), at) };
+      const chunks = Array.from(
+        { length: deltas },
+        (_, i) => `k${k}w${String(i).padStart(3, '0')} `,
+      );
+      return {
+        chunks,
+        deltaDelayMs: intervalMs,
+        onDeltaSent: (i, at) => sent.set(chunks[i].trim(), at),
+      };
     },
   });
   const ext = await launch();
@@ -43,10 +52,17 @@ export async function benchStreamLatency(opts: { turns?: number; deltas?: number
     for (let t = 0; t < turns + 1; t++) {
       await panel.bringToFront();
       const mark = client.mark();
-      const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: `stream ${t}` } });
+      const { runId } = await client.sendOk<{ runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: `stream ${t}` },
+      });
       await client.waitForEvent('turn.complete', (e) => e.runId === runId, 60_000, mark);
       await panel.waitForTimeout(100);
-      const got = (await panel.evaluate(() => (globalThis as any).__keelBench.take())) as Record<'port' | 'dom' | 'frame', Record<string, number>>;
+      const got = (await panel.evaluate(() => (globalThis as any).__keelBench.take())) as Record<
+        'port' | 'dom' | 'frame',
+        Record<string, number>
+      >;
       const off = await clockOffset(panel);
       offsets.push(off);
       if (t === 0) continue; // warm-up turn
@@ -65,7 +81,12 @@ export async function benchStreamLatency(opts: { turns?: number; deltas?: number
         renderMs.push(d - p);
       }
     }
-    const stat = (xs: number[]) => ({ p50: round(median(xs), 2), p90: round(percentile(xs, 90), 2), p99: round(percentile(xs, 99), 2), max: round(Math.max(...xs), 2) });
+    const stat = (xs: number[]) => ({
+      p50: round(median(xs), 2),
+      p90: round(percentile(xs, 90), 2),
+      p99: round(percentile(xs, 99), 2),
+      max: round(Math.max(...xs), 2),
+    });
     const dom = stat(domMs);
     const port = stat(portMs);
     const ratio = dom.p50 / port.p50;

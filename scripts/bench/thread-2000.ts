@@ -35,7 +35,14 @@ const lookupTool: AgentTool<{ query: string; page: number }> = {
   level: 'builtin',
   effects: 'read',
   async execute(_id, p) {
-    return { content: [{ type: 'text', text: `Result for "${p.query}" (page ${p.page}): ${'lorem ipsum dolor sit amet '.repeat(6)}` }] };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Result for "${p.query}" (page ${p.page}): ${'lorem ipsum dolor sit amet '.repeat(6)}`,
+        },
+      ],
+    };
   },
 };
 
@@ -45,19 +52,35 @@ class ThreadProvider implements Provider {
   readonly kind = 'scripted' as const;
   stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
     let results = 0;
-    for (let i = req.messages.length - 1; i >= 0 && req.messages[i].role !== 'user'; i--) if (req.messages[i].role === 'tool') results++;
+    for (let i = req.messages.length - 1; i >= 0 && req.messages[i].role !== 'user'; i--)
+      if (req.messages[i].role === 'tool') results++;
     const step = results / PARALLEL;
     return (async function* (): AsyncGenerator<StreamEvent> {
       if (step >= STEPS) {
-        yield { type: 'text_delta', text: `## Summary\n\nAll **${STEPS}** steps are done. The results agree; see the list above for details.` };
+        yield {
+          type: 'text_delta',
+          text: `## Summary\n\nAll **${STEPS}** steps are done. The results agree; see the list above for details.`,
+        };
         yield { type: 'usage', usage: { inputTokens: 1200, outputTokens: 40 } };
         yield { type: 'stop', reason: 'end' };
         return;
       }
-      yield { type: 'text_delta', text: `Step ${step + 1}: checking **four** sources in parallel — \`lookup\` with pages ${step * PARALLEL + 1}–${step * PARALLEL + PARALLEL}, then I compare them.` };
+      yield {
+        type: 'text_delta',
+        text: `Step ${step + 1}: checking **four** sources in parallel — \`lookup\` with pages ${step * PARALLEL + 1}–${step * PARALLEL + PARALLEL}, then I compare them.`,
+      };
       for (let k = 0; k < PARALLEL; k++) {
-        yield { type: 'tool_call_start', index: k, id: `c${step}_${k}_${Math.random().toString(36).slice(2, 8)}`, name: 'lookup' };
-        yield { type: 'tool_call_delta', index: k, argsFragment: JSON.stringify({ query: `topic ${step}`, page: step * PARALLEL + k + 1 }) };
+        yield {
+          type: 'tool_call_start',
+          index: k,
+          id: `c${step}_${k}_${Math.random().toString(36).slice(2, 8)}`,
+          name: 'lookup',
+        };
+        yield {
+          type: 'tool_call_delta',
+          index: k,
+          argsFragment: JSON.stringify({ query: `topic ${step}`, page: step * PARALLEL + k + 1 }),
+        };
         yield { type: 'tool_call_end', index: k };
       }
       yield { type: 'usage', usage: { inputTokens: 1000, outputTokens: 60 } };
@@ -66,14 +89,33 @@ class ThreadProvider implements Provider {
   }
 }
 
-async function makeThread(): Promise<{ thread: ThreadRecord; nodes: NodeRecord[]; path: NodeRecord[]; contextMs: number[]; copyMs: number[]; pathReadMs: number[]; messages: number }> {
+async function makeThread(): Promise<{
+  thread: ThreadRecord;
+  nodes: NodeRecord[];
+  path: NodeRecord[];
+  contextMs: number[];
+  copyMs: number[];
+  pathReadMs: number[];
+  messages: number;
+}> {
   const rig = await makeNodeRig(new ThreadProvider(), [lookupTool]);
   try {
-    const { threadId } = await rig.client.ok<{ threadId: string }>({ type: 'thread.create', title: 'A long research thread' });
+    const { threadId } = await rig.client.ok<{ threadId: string }>({
+      type: 'thread.create',
+      title: 'A long research thread',
+    });
     for (let t = 0; t < TURNS; t++) {
-      const { runId } = await rig.client.ok<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: `Question ${t + 1}: compare the sources on topic ${t + 1} and summarize.` } });
-      const done = await rig.client.waitFor((e) => e.type === 'turn.complete' && e.runId === runId, 300_000);
-      if (done.type === 'turn.complete' && done.stopReason !== 'end') throw new Error(`thread-2000: turn ended ${done.stopReason}`);
+      const { runId } = await rig.client.ok<{ runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: `Question ${t + 1}: compare the sources on topic ${t + 1} and summarize.` },
+      });
+      const done = await rig.client.waitFor(
+        (e) => e.type === 'turn.complete' && e.runId === runId,
+        300_000,
+      );
+      if (done.type === 'turn.complete' && done.stopReason !== 'end')
+        throw new Error(`thread-2000: turn ended ${done.stopReason}`);
     }
     const thread = (await rig.store.db.threads.get(threadId))!;
     const nodes = await rig.store.db.nodes.where('threadId').equals(threadId).toArray();
@@ -97,7 +139,15 @@ async function makeThread(): Promise<{ thread: ThreadRecord; nodes: NodeRecord[]
       await rig.store.threads.path(threadId, thread.leafId);
       pathReadMs.push(performance.now() - t0);
     }
-    return { thread, nodes, path, contextMs: contextMs.slice(5), copyMs: copyMs.slice(5), pathReadMs: pathReadMs.slice(2), messages };
+    return {
+      thread,
+      nodes,
+      path,
+      contextMs: contextMs.slice(5),
+      copyMs: copyMs.slice(5),
+      pathReadMs: pathReadMs.slice(2),
+      messages,
+    };
   } finally {
     rig.close();
   }
@@ -131,21 +181,39 @@ interface Timing {
   renderedFrameAt: number | null;
 }
 
-async function openAndTime(panel: Page, threadId: string, rows: number): Promise<{ domMs: number; frameMs: number; loadMs: number }> {
+async function openAndTime(
+  panel: Page,
+  threadId: string,
+  rows: number,
+): Promise<{ domMs: number; frameMs: number; loadMs: number }> {
   await selectThread(panel, threadId, rows);
-  await panel.waitForFunction(() => (globalThis as any).__keelBench.renderedFrameAt !== null, undefined, { timeout: 60_000 });
+  await panel.waitForFunction(
+    () => (globalThis as any).__keelBench.renderedFrameAt !== null,
+    undefined,
+    { timeout: 60_000 },
+  );
   const t = (await panel.evaluate(() => {
     const b = (globalThis as any).__keelBench;
-    return { snapshotAt: b.snapshotAt, renderedAt: b.renderedAt, renderedFrameAt: b.renderedFrameAt, origin: performance.timeOrigin };
+    return {
+      snapshotAt: b.snapshotAt,
+      renderedAt: b.renderedAt,
+      renderedFrameAt: b.renderedFrameAt,
+      origin: performance.timeOrigin,
+    };
   })) as Timing & { origin: number };
-  return { domMs: t.renderedAt! - t.snapshotAt!, frameMs: t.renderedFrameAt! - t.snapshotAt!, loadMs: t.renderedFrameAt! - t.origin };
+  return {
+    domMs: t.renderedAt! - t.snapshotAt!,
+    frameMs: t.renderedFrameAt! - t.snapshotAt!,
+    loadMs: t.renderedFrameAt! - t.origin,
+  };
 }
 
 /** The same items as bare DOM in the same page: one element per item with its text. */
 async function bareDom(panel: Page, texts: string[]): Promise<number> {
   return panel.evaluate(async (texts) => {
     const host = document.createElement('div');
-    host.style.cssText = 'position:fixed;inset:0;overflow:auto;background:#fff;z-index:99999;font:14px system-ui';
+    host.style.cssText =
+      'position:fixed;inset:0;overflow:auto;background:#fff;z-index:99999;font:14px system-ui';
     const t0 = performance.now();
     for (const text of texts) {
       const el = document.createElement('div');
@@ -172,7 +240,10 @@ function itemText(n: NodeRecord): string {
   const it = n.item as unknown as Record<string, unknown>;
   if (typeof it.text === 'string') return it.text;
   if (it.kind === 'tool_call') return `${String(it.label)} ${JSON.stringify(it.params)}`;
-  if (it.kind === 'tool_result') return ((it.content as { type: string; text?: string }[]) ?? []).map((c) => c.text ?? '').join(' ');
+  if (it.kind === 'tool_result')
+    return ((it.content as { type: string; text?: string }[]) ?? [])
+      .map((c) => c.text ?? '')
+      .join(' ');
   return String(it.kind);
 }
 
@@ -182,7 +253,10 @@ export async function benchThread2000(opts: { trials?: number } = {}): Promise<B
   const made = await makeThread();
   const buildMs = performance.now() - t0;
   const items = made.path.length;
-  const context = { p50: round(median(made.contextMs), 2), max: round(Math.max(...made.contextMs), 2) };
+  const context = {
+    p50: round(median(made.contextMs), 2),
+    max: round(Math.max(...made.contextMs), 2),
+  };
   const copy = { p50: round(median(made.copyMs), 2) };
 
   const ext = await launch();
@@ -195,7 +269,11 @@ export async function benchThread2000(opts: { trials?: number } = {}): Promise<B
     let rows = 0;
     for (let stable = 0; stable < 5; ) {
       await sleep(200);
-      const n = await panel.evaluate((id) => document.querySelectorAll(`.messages[data-thread-id="${id}"] [data-item-id]`).length, made.thread.threadId);
+      const n = await panel.evaluate(
+        (id) =>
+          document.querySelectorAll(`.messages[data-thread-id="${id}"] [data-item-id]`).length,
+        made.thread.threadId,
+      );
       stable = n === rows && n > 0 ? stable + 1 : 0;
       rows = n;
     }
@@ -211,7 +289,11 @@ export async function benchThread2000(opts: { trials?: number } = {}): Promise<B
       load.push(r.loadMs);
       bare.push(await bareDom(panel, texts));
     }
-    const render = { p50: round(median(frame), 1), domP50: round(median(dom), 1), max: round(Math.max(...frame), 1) };
+    const render = {
+      p50: round(median(frame), 1),
+      domP50: round(median(dom), 1),
+      max: round(Math.max(...frame), 1),
+    };
     const bareP50 = round(median(bare), 1);
     return {
       name: '2,000-item thread',
@@ -221,7 +303,11 @@ export async function benchThread2000(opts: { trials?: number } = {}): Promise<B
         nodes: made.nodes.length,
         shape: `${TURNS} turns × (user + ${STEPS} steps × (assistant + ${PARALLEL} calls + ${PARALLEL} results) + final answer)`,
         threadBuiltInNodeMs: round(buildMs, 0),
-        buildContext: { ...context, messages: made.messages, samplesMs: made.contextMs.map((x) => round(x, 2)) },
+        buildContext: {
+          ...context,
+          messages: made.messages,
+          samplesMs: made.contextMs.map((x) => round(x, 2)),
+        },
         buildContextBaselineJsonCopyMs: copy,
         buildContextRatio: round(context.p50 / copy.p50, 2),
         // Informational: reading the 2,000 nodes and walking the path (fake-indexeddb), which a

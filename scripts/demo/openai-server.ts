@@ -12,7 +12,13 @@ import { performance } from 'node:perf_hooks';
 export interface ChatRequest {
   /** 1-based, in arrival order. */
   index: number;
-  body: { model?: string; messages?: unknown[]; stream?: boolean; stream_options?: { include_usage?: boolean }; tools?: unknown[] };
+  body: {
+    model?: string;
+    messages?: unknown[];
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+    tools?: unknown[];
+  };
   /** Wall-clock arrival time in ms (performance.timeOrigin + performance.now()). */
   receivedAt: number;
   /** A title request from the engine (its own small task), not a step of the conversation. */
@@ -65,7 +71,8 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
   const waiters: { n: number; resolve: (r: ChatRequest) => void }[] = [];
   const server = createServer({ noDelay: true }, (req, res) => {
     handle(req, res).catch((err) => {
-      if (!res.headersSent) json(res, 500, { error: { message: String(err), type: 'server_error' } });
+      if (!res.headersSent)
+        json(res, 500, { error: { message: String(err), type: 'server_error' } });
       else res.destroy();
     });
   });
@@ -77,19 +84,30 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
       return void res.end();
     }
     if (req.method === 'GET' && path === '/v1/models') {
-      return json(res, 200, { object: 'list', data: [{ id: 'keel-demo-model', object: 'model', created: 0, owned_by: 'keel' }] });
+      return json(res, 200, {
+        object: 'list',
+        data: [{ id: 'keel-demo-model', object: 'model', created: 0, owned_by: 'keel' }],
+      });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-      return json(res, 404, { error: { message: `unknown endpoint ${req.method} ${path}`, type: 'invalid_request_error' } });
+      return json(res, 404, {
+        error: { message: `unknown endpoint ${req.method} ${path}`, type: 'invalid_request_error' },
+      });
     }
     const receivedAt = wallClock();
     const body = JSON.parse(await readBody(req)) as ChatRequest['body'];
     const system = JSON.stringify((body.messages ?? [])[0] ?? '');
-    const request: ChatRequest = { index: requests.length + 1, body, receivedAt, isTitle: system.includes('You write titles') };
+    const request: ChatRequest = {
+      index: requests.length + 1,
+      body,
+      receivedAt,
+      isTitle: system.includes('You write titles'),
+    };
     requests.push(request);
     for (const w of [...waiters]) if (requests.length >= w.n) w.resolve(requests[w.n - 1]);
     const reply = await options.respond(request);
-    if (body.stream === false) return json(res, 200, completion(reply, body.model ?? 'model', request.index));
+    if (body.stream === false)
+      return json(res, 200, completion(reply, body.model ?? 'model', request.index));
     await stream(req, res, reply, body, request.index);
   }
 
@@ -106,7 +124,11 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
         const w = { n, resolve: (r: ChatRequest) => (clearTimeout(t), resolve(r)) };
         const t = setTimeout(() => {
           waiters.splice(waiters.indexOf(w), 1);
-          reject(new Error(`model server: request ${n} did not arrive within ${timeoutMs} ms (got ${requests.length})`));
+          reject(
+            new Error(
+              `model server: request ${n} did not arrive within ${timeoutMs} ms (got ${requests.length})`,
+            ),
+          );
         }, timeoutMs);
         waiters.push(w);
       });
@@ -122,13 +144,30 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
 function usageOf(reply: Reply, body: ChatRequest['body']) {
   const u = reply.usage ?? {
     inputTokens: Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
-    outputTokens: Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolCalls ?? []).length) / 4),
+    outputTokens: Math.ceil(
+      ((reply.text ?? '').length + JSON.stringify(reply.toolCalls ?? []).length) / 4,
+    ),
   };
-  return { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens };
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
 }
 
-async function stream(req: IncomingMessage, res: ServerResponse, reply: Reply, body: ChatRequest['body'], seq: number): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...CORS });
+async function stream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: Reply,
+  body: ChatRequest['body'],
+  seq: number,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...CORS,
+  });
   res.flushHeaders();
   let gone = false;
   res.on('close', () => (gone = true));
@@ -141,7 +180,7 @@ async function stream(req: IncomingMessage, res: ServerResponse, reply: Reply, b
   const write = (s: string) => (gone ? false : res.write(s));
 
   write(frame({ role: 'assistant', content: '' }));
-  const chunks = reply.chunks ?? (reply.text ? reply.text.match(/\S+\s*|\s+/g) ?? [] : []);
+  const chunks = reply.chunks ?? (reply.text ? (reply.text.match(/\S+\s*|\s+/g) ?? []) : []);
   for (let i = 0; i < chunks.length; i++) {
     if (reply.hangAfterDeltas !== undefined && i >= reply.hangAfterDeltas) return hang(req, res);
     if (reply.deltaDelayMs) await sleep(reply.deltaDelayMs);
@@ -149,18 +188,28 @@ async function stream(req: IncomingMessage, res: ServerResponse, reply: Reply, b
     write(frame({ content: chunks[i] }));
     reply.onDeltaSent?.(i, wallClock());
   }
-  if (reply.hangAfterDeltas !== undefined && chunks.length <= reply.hangAfterDeltas) return hang(req, res);
+  if (reply.hangAfterDeltas !== undefined && chunks.length <= reply.hangAfterDeltas)
+    return hang(req, res);
   const calls = reply.toolCalls ?? [];
   calls.forEach((c, index) => {
     const callId = `call_demo${seq}_${index}`;
     const args = JSON.stringify(c.args);
-    write(frame({ tool_calls: [{ index, id: callId, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    write(
+      frame({
+        tool_calls: [
+          { index, id: callId, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
+      }),
+    );
     // Arguments arrive in fragments, as real models send them.
-    for (let at = 0; at < args.length; at += 24) write(frame({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 24) } }] }));
+    for (let at = 0; at < args.length; at += 24)
+      write(frame({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 24) } }] }));
   });
   write(frame({}, calls.length ? 'tool_calls' : 'stop'));
   if (includeUsage) {
-    write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(reply, body) })}\n\n`);
+    write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(reply, body) })}\n\n`,
+    );
   }
   write('data: [DONE]\n\n');
   res.end();
@@ -188,7 +237,13 @@ function completion(reply: Reply, model: string, seq: number) {
           role: 'assistant',
           content: reply.text ?? null,
           ...(calls.length
-            ? { tool_calls: calls.map((c, i) => ({ id: `call_demo${seq}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) }
+            ? {
+                tool_calls: calls.map((c, i) => ({
+                  id: `call_demo${seq}_${i}`,
+                  type: 'function',
+                  function: { name: c.name, arguments: JSON.stringify(c.args) },
+                })),
+              }
             : {}),
         },
         logprobs: null,

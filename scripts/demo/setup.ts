@@ -11,7 +11,17 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 export const DIST = join(REPO_ROOT, 'dist');
 
 /** Everything the build reads. */
-const SOURCES = ['src', 'sidepanel', 'content-scripts', 'public', '_locales', 'manifest.json', 'vite.config.ts', 'package.json', 'scripts/build-content-script.mjs'];
+const SOURCES = [
+  'src',
+  'sidepanel',
+  'content-scripts',
+  'public',
+  '_locales',
+  'manifest.json',
+  'vite.config.ts',
+  'package.json',
+  'scripts/build-content-script.mjs',
+];
 
 function newestMtime(path: string): { ms: number; file: string } {
   if (!existsSync(path)) return { ms: 0, file: path };
@@ -33,7 +43,8 @@ export function staleReason(dist = DIST): string | null {
   const built = statSync(manifest).mtimeMs;
   for (const s of SOURCES) {
     const newest = newestMtime(join(REPO_ROOT, s));
-    if (newest.ms > built) return `${newest.file.slice(REPO_ROOT.length + 1)} is newer than the build`;
+    if (newest.ms > built)
+      return `${newest.file.slice(REPO_ROOT.length + 1)} is newer than the build`;
   }
   return null;
 }
@@ -46,7 +57,10 @@ export function ensureBuilt(log: (s: string) => void, dist = DIST): void {
     return;
   }
   log(`building the extension (${why}): npm run build`);
-  const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const r = spawnSync('npm', ['run', '--silent', 'build'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (r.status === 0) return;
   if (existsSync(join(dist, 'manifest.json'))) {
     log(`warning: the build failed (exit ${r.status}); using the existing dist/`);
@@ -57,8 +71,12 @@ export function ensureBuilt(log: (s: string) => void, dist = DIST): void {
 
 /** Runs scripts/ensure-chromium.mjs (installs Debian's chromium as root when missing) and returns the path. */
 export function ensureChromium(): string {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/ensure-chromium.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error('Chromium is not available (see the ensure-chromium message above)');
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/ensure-chromium.mjs')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.status !== 0)
+    throw new Error('Chromium is not available (see the ensure-chromium message above)');
   return process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 }
 

@@ -4,7 +4,10 @@
  */
 import type { AgentEvent } from '../../src/protocol';
 
-type ItemOf<K extends string> = Extract<Extract<AgentEvent, { type: 'item.complete' }>['item'], { kind: K }>;
+type ItemOf<K extends string> = Extract<
+  Extract<AgentEvent, { type: 'item.complete' }>['item'],
+  { kind: K }
+>;
 
 export class Transcript {
   readonly lines: string[] = [];
@@ -36,7 +39,10 @@ export class Transcript {
       case 'approval.resolved':
         return this.print('approval', `resolved: ${e.decision}`);
       case 'token.usage': {
-        const cost = e.costUsd === undefined ? 'cost n/a (no price for this model)' : `cost $${e.costUsd.toFixed(4)}`;
+        const cost =
+          e.costUsd === undefined
+            ? 'cost n/a (no price for this model)'
+            : `cost $${e.costUsd.toFixed(4)}`;
         return this.print(
           'usage',
           `this call ${fmt(e.usage.inputTokens)} in / ${fmt(e.usage.outputTokens)} out tokens; turn ${fmt(e.turnUsage.inputTokens)} in / ${fmt(e.turnUsage.outputTokens)} out; ${cost}`,
@@ -44,10 +50,18 @@ export class Transcript {
       }
       case 'run.updated':
         // streaming_model / executing_tool alternate every step: the items already show that.
-        if (e.state === 'streaming_model' || e.state === 'executing_tool' || e.state === 'completed') return;
+        if (
+          e.state === 'streaming_model' ||
+          e.state === 'executing_tool' ||
+          e.state === 'completed'
+        )
+          return;
         return this.print('engine', `run ${e.state.replace(/_/g, ' ')}`);
       case 'turn.complete':
-        return this.print('engine', `turn complete: ${e.stopReason}${e.error ? ` (${e.error.code}: ${e.error.message})` : ''}`);
+        return this.print(
+          'engine',
+          `turn complete: ${e.stopReason}${e.error ? ` (${e.error.code}: ${e.error.message})` : ''}`,
+        );
       case 'interaction.request':
         return this.print('question', compact(e.payload));
       default:
@@ -74,7 +88,12 @@ export class Transcript {
           this.seenCalls.add(c.toolCallId);
           this.print('tool call', `${c.name} ${compact(c.params)}`);
         }
-        if (c.state !== 'start' && c.state !== 'result' && c.state !== 'executing' && this.shownStates.get(c.toolCallId) !== c.state) {
+        if (
+          c.state !== 'start' &&
+          c.state !== 'result' &&
+          c.state !== 'executing' &&
+          this.shownStates.get(c.toolCallId) !== c.state
+        ) {
           this.shownStates.set(c.toolCallId, c.state);
           this.print('tool call', `${c.name}: ${c.state.replace(/_/g, ' ')}`);
         }
@@ -83,7 +102,9 @@ export class Transcript {
       case 'tool_result': {
         const r = item as unknown as ItemOf<'tool_result'>;
         if (r.visibility === 'internal' || !this.once(r.id)) return;
-        const text = r.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+        const text = r.content
+          .map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`))
+          .join('\n');
         const first = text.split('\n').find((l) => l.trim()) ?? '';
         const size = text.length > first.length ? ` (${fmt(text.length)} chars)` : '';
         this.print(r.ok ? 'result' : 'result ✗', `${r.name ?? ''} ${first.trim()}${size}`.trim());

@@ -18,9 +18,24 @@ const ORDER: Decision[] = ['allow_once', 'allow_site', 'deny', 'deny_stop'];
 
 function Favicon({ url }: { url?: string }) {
   const [broken, setBroken] = useState(false);
-  const src = url && !broken ? (url.startsWith('data:') ? safeImageSrc(url) : safeImageSrc(url.replace(/^http:/, 'https:'))) : null;
+  const src =
+    url && !broken
+      ? url.startsWith('data:')
+        ? safeImageSrc(url)
+        : safeImageSrc(url.replace(/^http:/, 'https:'))
+      : null;
   if (!src) return <Icon name="globe" class="favicon" />;
-  return <img class="favicon" src={src} alt="" width={16} height={16} referrerpolicy="no-referrer" onError={() => setBroken(true)} />;
+  return (
+    <img
+      class="favicon"
+      src={src}
+      alt=""
+      width={16}
+      height={16}
+      referrerpolicy="no-referrer"
+      onError={() => setBroken(true)}
+    />
+  );
 }
 
 /**
@@ -89,11 +104,17 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <div class="approval-target-text">
           {target.title && <div class="approval-page-title">{target.title}</div>}
           <div class="approval-origin">{place}</div>
-          {target.url && target.url !== place && <div class="approval-url" title={target.url}>{target.url}</div>}
+          {target.url && target.url !== place && (
+            <div class="approval-url" title={target.url}>
+              {target.url}
+            </div>
+          )}
         </div>
       </div>
       <div class="approval-meta">
-        <span class={`badge effects-${tool.effects}`}>{tool.effects === 'write' ? t('effectsWrite') : t('effectsRead')}</span>
+        <span class={`badge effects-${tool.effects}`}>
+          {tool.effects === 'write' ? t('effectsWrite') : t('effectsRead')}
+        </span>
         <span class="badge">{tool.level}</span>
         <code class="approval-tool-name">{tool.name}</code>
       </div>
@@ -119,7 +140,9 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       </div>
       {options.includes('allow_site') && (
         <p class="approval-hint" id={siteHintId}>
-          {target.serverId ? t('approveAllowServerHint', target.serverId) : t('approveAllowSiteHint', target.origin ?? place)}
+          {target.serverId
+            ? t('approveAllowServerHint', target.serverId)
+            : t('approveAllowSiteHint', target.origin ?? place)}
         </p>
       )}
       <p class="approval-keys">{t('approvalKeys')}</p>
@@ -132,7 +155,13 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
  * substitutions are page text: rendered as text, never as markup.
  */
 function SentenceText({ summaryKey, subs }: { summaryKey: MessageKey; subs: string[] }) {
-  return <>{messageParts(summaryKey, subs).map((p, i) => (typeof p === 'string' ? p : p.sub ? <em key={i}>{p.sub}</em> : null))}</>;
+  return (
+    <>
+      {messageParts(summaryKey, subs).map((p, i) =>
+        typeof p === 'string' ? p : p.sub ? <em key={i}>{p.sub}</em> : null,
+      )}
+    </>
+  );
 }
 
 /** Known engine reasons get a sentence; anything else is shown as sent. */

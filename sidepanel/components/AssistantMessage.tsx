@@ -17,7 +17,10 @@ const WARNINGS: Partial<Record<ProviderStopReason, MessageKey>> = {
  * `stopReason` field on newer builds: either one counts.
  */
 export function isInterrupted(item: AssistantMessageItem): boolean {
-  return item.providerStopReason === 'interrupted' || (item as { stopReason?: unknown }).stopReason === 'interrupted';
+  return (
+    item.providerStopReason === 'interrupted' ||
+    (item as { stopReason?: unknown }).stopReason === 'interrupted'
+  );
 }
 
 export function StopWarning({ reason }: { reason: ProviderStopReason }) {

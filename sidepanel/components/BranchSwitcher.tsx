@@ -17,11 +17,23 @@ export function BranchSwitcher({ threadId, branch }: { threadId: string; branch:
   };
   return (
     <nav class="branch-switcher" aria-label={t('branchNav')}>
-      <button type="button" class="icon-btn" disabled={index === 0} aria-label={t('branchPrev')} onClick={() => go(index - 1)}>
+      <button
+        type="button"
+        class="icon-btn"
+        disabled={index === 0}
+        aria-label={t('branchPrev')}
+        onClick={() => go(index - 1)}
+      >
         <Icon name="chevron-left" />
       </button>
       <span class="branch-pos">{t('branchPosition', index + 1, count)}</span>
-      <button type="button" class="icon-btn" disabled={index >= count - 1} aria-label={t('branchNext')} onClick={() => go(index + 1)}>
+      <button
+        type="button"
+        class="icon-btn"
+        disabled={index >= count - 1}
+        aria-label={t('branchNext')}
+        onClick={() => go(index + 1)}
+      >
         <Icon name="chevron-right" />
       </button>
     </nav>

@@ -18,7 +18,11 @@ const STICK_PX = 48;
  * Keep the newest content in view while the user is at the bottom; leave the scroll alone once they
  * scroll up to read. A ResizeObserver sees streaming growth without any per-delta code here.
  */
-function useStickToBottom(scroller: { current: HTMLElement | null }, content: { current: HTMLElement | null }, threadId: string | null) {
+function useStickToBottom(
+  scroller: { current: HTMLElement | null },
+  content: { current: HTMLElement | null },
+  threadId: string | null,
+) {
   const stuck = useRef(true);
   useLayoutEffect(() => {
     stuck.current = true;
@@ -74,7 +78,13 @@ export function ChatView({ threadId }: { threadId: string | null }) {
   if (threadId) firstRun.current = false;
   return (
     <main class="chat" aria-label={t('chatLabel')}>
-      <div class="scroller" ref={scroller} tabIndex={0} aria-label={t('conversationLabel')}>
+      <div
+        class="scroller"
+        ref={scroller}
+        tabIndex={0}
+        role="region"
+        aria-label={t('conversationLabel')}
+      >
         <div ref={content}>
           {threadId && (loaded || hasItems) ? (
             <MessageList threadId={threadId} />

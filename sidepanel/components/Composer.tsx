@@ -55,13 +55,18 @@ export function Composer({ threadId }: { threadId: string | null }) {
     const sentImages = images;
     panel.drafts.set(threadId, '');
     setImages([]);
-    const result = await panel.sendMessage(threadId, { text: body, images: sentImages.length ? sentImages : undefined }, mode);
+    const result = await panel.sendMessage(
+      threadId,
+      { text: body, images: sentImages.length ? sentImages : undefined },
+      mode,
+    );
     if (!result.ok) {
       // Put the text back where the user will look for it, keeping anything typed since.
       const target = result.threadId ?? threadId;
       const current = panel.drafts.get(target);
       panel.drafts.set(target, current ? `${body}\n${current}` : body);
-      if (draftKey(target) === draftKey(threadId)) setImages((now) => (now.length ? now : sentImages));
+      if (draftKey(target) === draftKey(threadId))
+        setImages((now) => (now.length ? now : sentImages));
     }
   };
 
@@ -69,7 +74,8 @@ export function Composer({ threadId }: { threadId: string | null }) {
     if (!threadId || !active) return;
     setInterrupting(true);
     void panel.interrupt(threadId).then((out) => {
-      if (out.ok && (out.result as { wasActive?: boolean } | undefined)?.wasActive === false) setInterrupting(false);
+      if (out.ok && (out.result as { wasActive?: boolean } | undefined)?.wasActive === false)
+        setInterrupting(false);
     });
   };
 
@@ -139,7 +145,10 @@ export function Composer({ threadId }: { threadId: string | null }) {
         <ul class="composer-images" aria-label={t('attachedImages')}>
           {images.map((img, i) => (
             <li key={i}>
-              <img src={`data:${img.mimeType};base64,${img.dataBase64}`} alt={t('imageAttachment', i + 1)} />
+              <img
+                src={`data:${img.mimeType};base64,${img.dataBase64}`}
+                alt={t('imageAttachment', i + 1)}
+              />
               <button
                 type="button"
                 class="icon-btn remove-image"
@@ -187,7 +196,13 @@ export function Composer({ threadId }: { threadId: string | null }) {
                 input.value = '';
               }}
             />
-            <button type="button" class="icon-btn" aria-label={t('attachImage')} title={t('attachImage')} onClick={() => fileInput.current?.click()}>
+            <button
+              type="button"
+              class="icon-btn"
+              aria-label={t('attachImage')}
+              title={t('attachImage')}
+              onClick={() => fileInput.current?.click()}
+            >
               <Icon name="image" />
             </button>
           </>
@@ -204,7 +219,12 @@ export function Composer({ threadId }: { threadId: string | null }) {
             >
               <Icon name="queue" />
             </button>
-            <button type="button" class="btn danger stop-btn" disabled={interrupting} onClick={interrupt}>
+            <button
+              type="button"
+              class="btn danger stop-btn"
+              disabled={interrupting}
+              onClick={interrupt}
+            >
               <Icon name={interrupting ? 'spinner' : 'stop'} />
               <span>{interrupting ? t('stopping') : t('stop')}</span>
             </button>

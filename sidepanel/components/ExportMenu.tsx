@@ -34,7 +34,8 @@ export function ExportMenu({ threadId }: { threadId: string }) {
     setBusy(false);
     if (!exported) return;
     const name = exportFileName(exported, format);
-    if (format === 'md') downloadText(name, threadMarkdown(exported), 'text/markdown;charset=utf-8');
+    if (format === 'md')
+      downloadText(name, threadMarkdown(exported), 'text/markdown;charset=utf-8');
     else downloadText(name, `${JSON.stringify(exported, null, 2)}\n`, 'application/json');
     setSaved(name);
   };
@@ -53,16 +54,35 @@ export function ExportMenu({ threadId }: { threadId: string }) {
         }
       }}
     >
-      <summary class="icon-btn" aria-label={t('exportTitle')} title={t('exportTitle')} data-action="export">
+      <summary
+        class="icon-btn"
+        aria-label={t('exportTitle')}
+        title={t('exportTitle')}
+        data-action="export"
+      >
         <Icon name="download" />
       </summary>
       <div class="export-pop" role="group" aria-label={t('exportTitle')}>
         <p class="field-help">{t('exportHelp')}</p>
         <div class="export-actions">
-          <button type="button" class="btn small" data-export="md" disabled={busy} aria-label={t('exportMarkdownLabel')} onClick={() => void run('md')}>
+          <button
+            type="button"
+            class="btn small"
+            data-export="md"
+            disabled={busy}
+            aria-label={t('exportMarkdownLabel')}
+            onClick={() => void run('md')}
+          >
             {t('exportMarkdown')}
           </button>
-          <button type="button" class="btn small" data-export="json" disabled={busy} aria-label={t('exportJsonLabel')} onClick={() => void run('json')}>
+          <button
+            type="button"
+            class="btn small"
+            data-export="json"
+            disabled={busy}
+            aria-label={t('exportJsonLabel')}
+            onClick={() => void run('json')}
+          >
             {t('exportJson')}
           </button>
         </div>

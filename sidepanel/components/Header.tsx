@@ -9,9 +9,18 @@ export function Header() {
   const panel = usePanel();
   const view = useUi((u) => u.view);
   const threadId = useUi((u) => u.selectedThreadId);
-  const meta = useEngine((s) => (threadId ? s.threads.find((m) => m.threadId === threadId) : undefined));
+  const meta = useEngine((s) =>
+    threadId ? s.threads.find((m) => m.threadId === threadId) : undefined,
+  );
   const threadUsage = useThread(threadId, (th) => th?.threadUsage ?? null);
-  const title = view === 'threads' ? t('threadsTitle') : view === 'settings' ? t('settingsTitle') : view === 'workflows' ? t('workflowsTitle') : (meta?.title || (threadId ? t('untitled') : t('newChat')));
+  const title =
+    view === 'threads'
+      ? t('threadsTitle')
+      : view === 'settings'
+        ? t('settingsTitle')
+        : view === 'workflows'
+          ? t('workflowsTitle')
+          : meta?.title || (threadId ? t('untitled') : t('newChat'));
   return (
     <header class="app-header">
       {view === 'chat' ? (
@@ -26,20 +35,35 @@ export function Header() {
           <Icon name="menu" />
         </button>
       ) : (
-        <button type="button" class="icon-btn" aria-label={t('backToChat')} title={t('backToChat')} onClick={() => panel.setView('chat')}>
+        <button
+          type="button"
+          class="icon-btn"
+          aria-label={t('backToChat')}
+          title={t('backToChat')}
+          onClick={() => panel.setView('chat')}
+        >
           <Icon name="back" />
         </button>
       )}
       <div class="header-title">
         <h1>{title}</h1>
-        {view === 'chat' && threadUsage && threadUsage.usage.inputTokens + threadUsage.usage.outputTokens > 0 && (
-          <p class="thread-usage" aria-label={t('threadUsageLabel')}>
-            {formatUsage(threadUsage.usage, threadUsage.costUsd)}
-          </p>
-        )}
+        {view === 'chat' &&
+          threadUsage &&
+          threadUsage.usage.inputTokens + threadUsage.usage.outputTokens > 0 && (
+            <p class="thread-usage" role="note" aria-label={t('threadUsageLabel')}>
+              {formatUsage(threadUsage.usage, threadUsage.costUsd)}
+            </p>
+          )}
       </div>
       {view === 'chat' && threadId && meta && <ExportMenu threadId={threadId} />}
-      <button type="button" class="icon-btn" aria-label={t('newChat')} title={t('newChat')} data-action="new-thread" onClick={() => void panel.newThread()}>
+      <button
+        type="button"
+        class="icon-btn"
+        aria-label={t('newChat')}
+        title={t('newChat')}
+        data-action="new-thread"
+        onClick={() => void panel.newThread()}
+      >
         <Icon name="plus" />
       </button>
       <button

@@ -8,7 +8,11 @@ export function HintBar() {
   const hint = useUi((u) => u.hint);
   if (!hint) return null;
   return (
-    <div class={`hint ${hint.tone}`} role={hint.tone === 'error' ? 'alert' : 'status'} key={hint.id}>
+    <div
+      class={`hint ${hint.tone}`}
+      role={hint.tone === 'error' ? 'alert' : 'status'}
+      key={hint.id}
+    >
       <Icon name={hint.tone === 'error' ? 'alert' : 'info'} />
       <span class="hint-text">{hint.text}</span>
       {hint.action === 'openSettings' && (
@@ -16,7 +20,12 @@ export function HintBar() {
           {t('openSettings')}
         </button>
       )}
-      <button type="button" class="icon-btn" aria-label={t('dismiss')} onClick={() => panel.clearHint()}>
+      <button
+        type="button"
+        class="icon-btn"
+        aria-label={t('dismiss')}
+        onClick={() => panel.clearHint()}
+      >
         <Icon name="x" />
       </button>
     </div>

@@ -30,7 +30,12 @@ function FieldInput({
   if (field.type === 'confirm') {
     return (
       <label class="field check" for={id}>
-        <input id={id} type="checkbox" checked={value === true} onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={value === true}
+          onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+        />
         <span>{label}</span>
       </label>
     );
@@ -40,7 +45,12 @@ function FieldInput({
       <fieldset class="field choice" aria-invalid={invalid ? 'true' : undefined}>
         <legend>
           {label}
-          {field.required && <span class="req" aria-hidden="true"> *</span>}
+          {field.required && (
+            <span class="req" aria-hidden="true">
+              {' '}
+              *
+            </span>
+          )}
         </legend>
         {field.options.map((opt, i) => (
           <label key={i} class="choice-option">
@@ -62,7 +72,12 @@ function FieldInput({
     <div class="field">
       <label for={id}>
         {label}
-        {field.required && <span class="req" aria-hidden="true"> *</span>}
+        {field.required && (
+          <span class="req" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
       </label>
       <textarea
         id={id}
@@ -97,7 +112,10 @@ export function InteractionCard({ request }: { request: InteractionRequest }) {
   const send = async (values: Record<string, AnswerValue> | null) => {
     if (sending) return;
     setSending(true);
-    const ok = await panel.respondInteraction(request.interactionId, interactionResponse(request.kind, form, values));
+    const ok = await panel.respondInteraction(
+      request.interactionId,
+      interactionResponse(request.kind, form, values),
+    );
     if (!ok) setSending(false);
   };
 
@@ -110,7 +128,13 @@ export function InteractionCard({ request }: { request: InteractionRequest }) {
 
   const onKeyDown = (e: KeyboardEvent) => {
     // Enter submits from a single-line answer; Shift+Enter still makes a newline.
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && (e.target as HTMLElement).tagName === 'TEXTAREA' && form.fields.length === 1) {
+    if (
+      e.key === 'Enter' &&
+      !e.shiftKey &&
+      !e.isComposing &&
+      (e.target as HTMLElement).tagName === 'TEXTAREA' &&
+      form.fields.length === 1
+    ) {
       onSubmit(e);
     }
   };
@@ -119,17 +143,34 @@ export function InteractionCard({ request }: { request: InteractionRequest }) {
   // noValidate: required fields are checked above, so the message is ours (translated, announced)
   // instead of the browser's bubble.
   return (
-    <form ref={ref} class="interaction-card" noValidate aria-labelledby={`${idPrefix}-q`} onSubmit={onSubmit} onKeyDown={onKeyDown}>
+    <form
+      ref={ref}
+      class="interaction-card"
+      noValidate
+      aria-labelledby={`${idPrefix}-q`}
+      onSubmit={onSubmit}
+      onKeyDown={onKeyDown}
+    >
       <h2 class="interaction-question" id={`${idPrefix}-q`}>
         <Icon name="info" />
         <span>{form.question || t('interactionDefaultQuestion')}</span>
       </h2>
       {single?.type === 'confirm' ? (
         <div class="approval-actions">
-          <button type="button" class="btn primary" disabled={sending} onClick={() => void send({ [single.id]: true })}>
+          <button
+            type="button"
+            class="btn primary"
+            disabled={sending}
+            onClick={() => void send({ [single.id]: true })}
+          >
             {t('yes')}
           </button>
-          <button type="button" class="btn" disabled={sending} onClick={() => void send({ [single.id]: false })}>
+          <button
+            type="button"
+            class="btn"
+            disabled={sending}
+            onClick={() => void send({ [single.id]: false })}
+          >
             {t('no')}
           </button>
         </div>

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { BranchPoint, Item, ToolResultItem } from '../../src/protocol';
 import { formatUsage } from '../format';
 import { t } from '../i18n';
@@ -24,8 +25,18 @@ export interface ItemRowProps {
   usageCost?: number;
 }
 
-function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageOut, usageCached, usageCost }: ItemRowProps) {
-  let body;
+function ItemRowImpl({
+  threadId,
+  item,
+  parentId,
+  result,
+  branch,
+  usageIn,
+  usageOut,
+  usageCached,
+  usageCost,
+}: ItemRowProps) {
+  let body: ComponentChildren;
   switch (item.kind) {
     case 'user_message':
       body = <UserMessageRow threadId={threadId} item={item} parentId={parentId} />;
@@ -34,7 +45,12 @@ function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageO
       body = <AssistantMessage item={item} />;
       break;
     case 'tool_call':
-      body = item.visibility === 'skill' ? <SkillCard item={item} result={result} /> : <ToolCard item={item} result={result} />;
+      body =
+        item.visibility === 'skill' ? (
+          <SkillCard item={item} result={result} />
+        ) : (
+          <ToolCard item={item} result={result} />
+        );
       break;
     case 'tool_result':
       // A result whose call is not on the path (should not happen): show it as a bare card.
@@ -58,8 +74,15 @@ function ItemRowImpl({ threadId, item, parentId, result, branch, usageIn, usageO
       {body}
       {item.kind === 'assistant_message' && <MessageActions threadId={threadId} item={item} />}
       {usageIn !== undefined && usageOut !== undefined && (
-        <p class="turn-usage" aria-label={t('turnUsageLabel')}>
-          {formatUsage({ inputTokens: usageIn, outputTokens: usageOut, ...(usageCached ? { cacheReadTokens: usageCached } : {}) }, usageCost)}
+        <p class="turn-usage" role="note" aria-label={t('turnUsageLabel')}>
+          {formatUsage(
+            {
+              inputTokens: usageIn,
+              outputTokens: usageOut,
+              ...(usageCached ? { cacheReadTokens: usageCached } : {}),
+            },
+            usageCost,
+          )}
         </p>
       )}
     </div>

@@ -37,6 +37,7 @@ function MarkdownImpl({ text, streaming = false }: { text: string; streaming?: b
     () => (streaming ? renderMarkdownUncached(text, label) : renderMarkdown(text, label)),
     [text, streaming, label],
   );
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: `html` is DOMPurify's output (renderMarkdown), never raw model text.
   return <div class="markdown" onClick={onCopyClick} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 

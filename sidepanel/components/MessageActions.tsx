@@ -5,7 +5,15 @@ import { Icon } from './icons';
 import { usePanel } from './panel-context';
 
 /** Per-message actions: copy, edit & resend (user messages), fork a thread ending at this message. */
-export function MessageActions({ threadId, item, onEdit }: { threadId: string; item: Item; onEdit?: () => void }) {
+export function MessageActions({
+  threadId,
+  item,
+  onEdit,
+}: {
+  threadId: string;
+  item: Item;
+  onEdit?: () => void;
+}) {
   const panel = usePanel();
   const [copied, setCopied] = useState(false);
   const text = item.kind === 'user_message' || item.kind === 'assistant_message' ? item.text : '';
@@ -18,12 +26,25 @@ export function MessageActions({ threadId, item, onEdit }: { threadId: string; i
   return (
     <div class="msg-actions">
       {text && (
-        <button type="button" class="icon-btn" aria-label={copied ? t('copied') : t('copyMessage')} title={t('copyMessage')} onClick={copy}>
+        <button
+          type="button"
+          class="icon-btn"
+          aria-label={copied ? t('copied') : t('copyMessage')}
+          title={t('copyMessage')}
+          onClick={copy}
+        >
           <Icon name={copied ? 'check' : 'copy'} />
         </button>
       )}
       {onEdit && (
-        <button type="button" class="icon-btn" aria-label={t('editMessage')} title={t('editMessage')} data-action="edit" onClick={onEdit}>
+        <button
+          type="button"
+          class="icon-btn"
+          aria-label={t('editMessage')}
+          title={t('editMessage')}
+          data-action="edit"
+          onClick={onEdit}
+        >
           <Icon name="edit" />
         </button>
       )}

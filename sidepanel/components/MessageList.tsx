@@ -43,12 +43,18 @@ export function MessageList({ threadId }: { threadId: string }) {
   const compact = useUi((u) => u.compactReads);
   const shown = rows.slice(first.start);
   // The last row stays unfolded: it carries the running turn's live usage.
-  const display = compact && shown.length > 1 ? [...foldReads(shown.slice(0, -1)), { kind: 'row' as const, row: shown[shown.length - 1] }] : shown.map((row) => ({ kind: 'row' as const, row }));
+  const display =
+    compact && shown.length > 1
+      ? [...foldReads(shown.slice(0, -1)), { kind: 'row' as const, row: shown[shown.length - 1] }]
+      : shown.map((row) => ({ kind: 'row' as const, row }));
   const last = rows[rows.length - 1];
 
   const renderRow = (row: Row) => {
     // The running turn's usage comes live from token.usage, ahead of the committed items.
-    const usage = row === last && liveUsage ? { usage: liveUsage.turnUsage, costUsd: liveUsage.turnCostUsd } : row.turnUsage;
+    const usage =
+      row === last && liveUsage
+        ? { usage: liveUsage.turnUsage, costUsd: liveUsage.turnCostUsd }
+        : row.turnUsage;
     return (
       <ItemRow
         key={row.item.id}
@@ -69,7 +75,16 @@ export function MessageList({ threadId }: { threadId: string }) {
     <div class="messages" data-thread-id={threadId}>
       {first.start > 0 && <EarlierLoader count={first.start} onLoad={first.loadEarlier} />}
       {display.map((d) =>
-        d.kind === 'row' ? renderRow(d.row) : <ReadsFold key={`fold-${d.rows[0].item.id}`} rows={d.rows} count={d.count} render={renderRow} />,
+        d.kind === 'row' ? (
+          renderRow(d.row)
+        ) : (
+          <ReadsFold
+            key={`fold-${d.rows[0].item.id}`}
+            rows={d.rows}
+            count={d.count}
+            render={renderRow}
+          />
+        ),
       )}
       <TurnError threadId={threadId} />
       {approval && <ApprovalCard key={approval.approvalId} request={approval} />}
@@ -79,11 +94,23 @@ export function MessageList({ threadId }: { threadId: string }) {
 }
 
 /** A folded run of page reads: one line, each read's card one click away. */
-function ReadsFold({ rows, count, render }: { rows: Row[]; count: number; render: (row: Row) => JSX.Element }) {
+function ReadsFold({
+  rows,
+  count,
+  render,
+}: {
+  rows: Row[];
+  count: number;
+  render: (row: Row) => JSX.Element;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <div class="row row-reads">
-      <details class="reads-fold" open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <details
+        class="reads-fold"
+        open={open}
+        onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+      >
         <summary class="tool-summary" title={t('foldReadsHint')}>
           <Icon name="check" class="tool-state-icon" />
           <span class="tool-line">{t('foldReads', String(count))}</span>
@@ -99,7 +126,10 @@ function ReadsFold({ rows, count, render }: { rows: Row[]; count: number; render
  * 2,000-item thread must stay fast); the start is fixed while new rows arrive, and moves up in
  * steps when the user reaches the top. Scrolling position is kept when rows are added above.
  */
-function useWindowStart(threadId: string, total: number): { start: number; loadEarlier: () => void } {
+function useWindowStart(
+  threadId: string,
+  total: number,
+): { start: number; loadEarlier: () => void } {
   const [start, setStart] = useState(() => Math.max(0, total - INITIAL_ROWS));
   const anchor = useRef<{ el: HTMLElement; fromBottom: number } | null>(null);
   useEffect(() => setStart(Math.max(0, total - INITIAL_ROWS)), [threadId]);
@@ -113,7 +143,9 @@ function useWindowStart(threadId: string, total: number): { start: number; loadE
   return {
     start: clamped,
     loadEarlier: () => {
-      const el = document.querySelector<HTMLElement>(`.messages[data-thread-id="${CSS.escape(threadId)}"]`)?.closest<HTMLElement>('.scroller');
+      const el = document
+        .querySelector<HTMLElement>(`.messages[data-thread-id="${CSS.escape(threadId)}"]`)
+        ?.closest<HTMLElement>('.scroller');
       if (el) anchor.current = { el, fromBottom: el.scrollHeight - el.scrollTop };
       setStart(Math.max(0, clamped - MORE_ROWS));
     },
@@ -126,7 +158,10 @@ function EarlierLoader({ count, onLoad }: { count: number; onLoad: () => void })
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof IntersectionObserver === 'undefined') return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && onLoad(), { rootMargin: '200px 0px 0px 0px' });
+    const io = new IntersectionObserver(
+      (entries) => entries.some((e) => e.isIntersecting) && onLoad(),
+      { rootMargin: '200px 0px 0px 0px' },
+    );
     io.observe(el);
     return () => io.disconnect();
   }, [count]);

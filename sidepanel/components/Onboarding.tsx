@@ -8,9 +8,19 @@ import { ANTHROPIC_MODELS, OPENAI_MODELS } from '../../src/providers/catalog';
 
 /** The four ways in, each with the presets it offers (presets.ts holds their endpoints). */
 const FAMILIES: Array<{ id: string; label: MessageKey; help: MessageKey; presets: string[] }> = [
-  { id: 'anthropic', label: 'onboardAnthropic', help: 'onboardAnthropicHelp', presets: ['anthropic'] },
+  {
+    id: 'anthropic',
+    label: 'onboardAnthropic',
+    help: 'onboardAnthropicHelp',
+    presets: ['anthropic'],
+  },
   { id: 'openai', label: 'onboardOpenAI', help: 'onboardOpenAIHelp', presets: ['openai'] },
-  { id: 'compatible', label: 'onboardCompatible', help: 'onboardCompatibleHelp', presets: ['openrouter', 'custom'] },
+  {
+    id: 'compatible',
+    label: 'onboardCompatible',
+    help: 'onboardCompatibleHelp',
+    presets: ['openrouter', 'custom'],
+  },
   { id: 'local', label: 'onboardLocal', help: 'onboardLocalHelp', presets: ['ollama', 'lmstudio'] },
 ];
 
@@ -30,7 +40,8 @@ const STEPS: Array<{ id: Step; label: MessageKey }> = [
   { id: 'test', label: 'onboardStepTest' },
 ];
 
-const presetById = (id: string): ProviderPreset => PROVIDER_PRESETS.find((p) => p.id === id) ?? PROVIDER_PRESETS[0];
+const presetById = (id: string): ProviderPreset =>
+  PROVIDER_PRESETS.find((p) => p.id === id) ?? PROVIDER_PRESETS[0];
 
 function modelChoices(preset: ProviderPreset): string[] {
   if (preset.kind === 'anthropic') return Object.keys(ANTHROPIC_MODELS);
@@ -40,7 +51,9 @@ function modelChoices(preset: ProviderPreset): string[] {
 /** This extension's origin, as OLLAMA_ORIGINS must list it. */
 function extensionOrigin(): string {
   try {
-    return globalThis.chrome?.runtime?.id ? `chrome-extension://${chrome.runtime.id}` : 'chrome-extension://*';
+    return globalThis.chrome?.runtime?.id
+      ? `chrome-extension://${chrome.runtime.id}`
+      : 'chrome-extension://*';
   } catch {
     return 'chrome-extension://*';
   }
@@ -114,7 +127,11 @@ export function Onboarding() {
       <p class="field-help">{t('onboardIntro')}</p>
       <ol class="onboard-steps">
         {STEPS.map((s, i) => (
-          <li key={s.id} class={i < at ? 'done' : i === at ? 'current' : ''} aria-current={i === at ? 'step' : undefined}>
+          <li
+            key={s.id}
+            class={i < at ? 'done' : i === at ? 'current' : ''}
+            aria-current={i === at ? 'step' : undefined}
+          >
             {t(s.label)}
           </li>
         ))}
@@ -134,7 +151,13 @@ export function Onboarding() {
             <legend>{t('onboardStepProvider')}</legend>
             {FAMILIES.map((f) => (
               <label key={f.id} class={`choice${f.id === family ? ' selected' : ''}`}>
-                <input type="radio" name="onboard-family" value={f.id} checked={f.id === family} onChange={() => chooseFamily(f.id)} />
+                <input
+                  type="radio"
+                  name="onboard-family"
+                  value={f.id}
+                  checked={f.id === family}
+                  onChange={() => chooseFamily(f.id)}
+                />
                 <span class="choice-text">
                   <strong>{t(f.label)}</strong>
                   <span class="choice-help">{t(f.help)}</span>
@@ -148,7 +171,11 @@ export function Onboarding() {
             {fam.presets.length > 1 && (
               <div class="field">
                 <label for="onboard-preset">{t('onboardPreset')}</label>
-                <select id="onboard-preset" value={presetId} onChange={(e) => choosePreset((e.currentTarget as HTMLSelectElement).value)}>
+                <select
+                  id="onboard-preset"
+                  value={presetId}
+                  onChange={(e) => choosePreset((e.currentTarget as HTMLSelectElement).value)}
+                >
                   {fam.presets.map((id) => (
                     <option key={id} value={id}>
                       {presetById(id).label}
@@ -171,9 +198,20 @@ export function Onboarding() {
               </div>
             )}
             <div class="field">
-              <label for="onboard-key">{preset.keyOptional ? t('apiKeyOptional') : t('apiKey')}</label>
-              <input id="onboard-key" type="password" autocomplete="off" spellcheck={false} value={key} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
-              <p class="field-help">{preset.keyOptional ? t('onboardLocalKeyHelp') : t('apiKeyHelp')}</p>
+              <label for="onboard-key">
+                {preset.keyOptional ? t('apiKeyOptional') : t('apiKey')}
+              </label>
+              <input
+                id="onboard-key"
+                type="password"
+                autocomplete="off"
+                spellcheck={false}
+                value={key}
+                onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+              />
+              <p class="field-help">
+                {preset.keyOptional ? t('onboardLocalKeyHelp') : t('apiKeyHelp')}
+              </p>
             </div>
             {preset.id === 'ollama' && (
               <div class="onboard-note" role="note">
@@ -188,7 +226,11 @@ export function Onboarding() {
           <div class="field">
             <label for="onboard-model">{t('onboardModel')}</label>
             {choices.length > 0 ? (
-              <select id="onboard-model" value={model} onChange={(e) => setModel((e.currentTarget as HTMLSelectElement).value)}>
+              <select
+                id="onboard-model"
+                value={model}
+                onChange={(e) => setModel((e.currentTarget as HTMLSelectElement).value)}
+              >
                 {choices.map((m) => (
                   <option key={m} value={m}>
                     {m}
@@ -196,9 +238,16 @@ export function Onboarding() {
                 ))}
               </select>
             ) : (
-              <input id="onboard-model" value={model} placeholder={MODEL_HINTS[preset.id] ?? ''} onInput={(e) => setModel((e.currentTarget as HTMLInputElement).value)} />
+              <input
+                id="onboard-model"
+                value={model}
+                placeholder={MODEL_HINTS[preset.id] ?? ''}
+                onInput={(e) => setModel((e.currentTarget as HTMLInputElement).value)}
+              />
             )}
-            <p class="field-help">{choices.length > 0 ? t('onboardModelHelp') : t('onboardModelFreeHelp')}</p>
+            <p class="field-help">
+              {choices.length > 0 ? t('onboardModelHelp') : t('onboardModelFreeHelp')}
+            </p>
           </div>
         )}
         {step === 'test' && (
@@ -209,12 +258,22 @@ export function Onboarding() {
         )}
         <div class="row-actions">
           {step !== 'provider' && step !== 'test' && (
-            <button type="button" class="btn small" onClick={() => setStep(STEPS[Math.max(0, at - 1)].id)}>
+            <button
+              type="button"
+              class="btn small"
+              onClick={() => setStep(STEPS[Math.max(0, at - 1)].id)}
+            >
               {t('onboardBack')}
             </button>
           )}
           {step === 'test' ? (
-            <button type="button" class="btn primary small" data-action="onboard-test" disabled={sending} onClick={() => void sendTest()}>
+            <button
+              type="button"
+              class="btn primary small"
+              data-action="onboard-test"
+              disabled={sending}
+              onClick={() => void sendTest()}
+            >
               {t('onboardSendTest')}
             </button>
           ) : (
@@ -222,7 +281,10 @@ export function Onboarding() {
               type="submit"
               class="btn primary small"
               data-action="onboard-next"
-              disabled={(step === 'connect' && (!urlOk || (!key && !preset.keyOptional))) || (step === 'model' && !model.trim())}
+              disabled={
+                (step === 'connect' && (!urlOk || (!key && !preset.keyOptional))) ||
+                (step === 'model' && !model.trim())
+              }
             >
               {step === 'model' ? t('onboardSave') : t('onboardNext')}
             </button>

@@ -6,7 +6,15 @@ import { usePanel, useThread } from './panel-context';
 
 const NO_QUEUE: QueueItem[] = [];
 
-function QueueEntry({ threadId, entry, index }: { threadId: string; entry: QueueItem; index: number }) {
+function QueueEntry({
+  threadId,
+  entry,
+  index,
+}: {
+  threadId: string;
+  entry: QueueItem;
+  index: number;
+}) {
   const panel = usePanel();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(entry.input.text);
@@ -14,7 +22,10 @@ function QueueEntry({ threadId, entry, index }: { threadId: string; entry: Queue
 
   const save = async () => {
     setBusy(true);
-    const ok = await panel.updateQueueItem(threadId, entry.queueItemId, { ...entry.input, text: draft });
+    const ok = await panel.updateQueueItem(threadId, entry.queueItemId, {
+      ...entry.input,
+      text: draft,
+    });
     setBusy(false);
     if (ok) setEditing(false);
   };
@@ -43,7 +54,12 @@ function QueueEntry({ threadId, entry, index }: { threadId: string; entry: Queue
           }}
         />
         <div class="queue-actions">
-          <button type="button" class="btn primary small" disabled={busy || !draft.trim()} onClick={() => void save()}>
+          <button
+            type="button"
+            class="btn primary small"
+            disabled={busy || !draft.trim()}
+            onClick={() => void save()}
+          >
             {t('save')}
           </button>
           <button type="button" class="btn small" onClick={() => setEditing(false)}>

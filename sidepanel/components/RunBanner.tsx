@@ -18,7 +18,12 @@ export function RunBanner({ threadId }: { threadId: string }) {
     setBusy(false);
   };
   let text: string;
-  let actions: Array<{ label: string; primary?: boolean; danger?: boolean; run: () => Promise<boolean> }>;
+  let actions: Array<{
+    label: string;
+    primary?: boolean;
+    danger?: boolean;
+    run: () => Promise<boolean>;
+  }>;
   switch (run.state) {
     case 'interrupted':
       text = t('runInterrupted');
@@ -31,7 +36,11 @@ export function RunBanner({ threadId }: { threadId: string }) {
     case 'paused_uncertain':
       text = t('runUncertain');
       actions = [
-        { label: t('runRetry'), primary: true, run: () => panel.resolveUncertain(run.runId, 'retry') },
+        {
+          label: t('runRetry'),
+          primary: true,
+          run: () => panel.resolveUncertain(run.runId, 'retry'),
+        },
         { label: t('runMarkDone'), run: () => panel.resolveUncertain(run.runId, 'mark_done') },
         { label: t('runFail'), danger: true, run: () => panel.resolveUncertain(run.runId, 'fail') },
       ];

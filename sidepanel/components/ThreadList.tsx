@@ -10,20 +10,43 @@ import { useEngine, usePanel, useUi } from './panel-context';
 /** How long typing must pause before the engine searches message text. */
 const SEARCH_DEBOUNCE_MS = 250;
 
-function ThreadRow({ meta, selected, snippet }: { meta: ThreadMeta; selected: boolean; snippet?: string }) {
+function ThreadRow({
+  meta,
+  selected,
+  snippet,
+}: {
+  meta: ThreadMeta;
+  selected: boolean;
+  snippet?: string;
+}) {
   const panel = usePanel();
   const [confirming, setConfirming] = useState(false);
   const title = meta.title || t('untitled');
-  const status = isActiveRun(meta.runState) ? t('threadRunning') : isPausedRun(meta.runState) ? t('threadPaused') : null;
+  const status = isActiveRun(meta.runState)
+    ? t('threadRunning')
+    : isPausedRun(meta.runState)
+      ? t('threadPaused')
+      : null;
   return (
     <li class={`thread-row${selected ? ' selected' : ''}`} data-thread-id={meta.threadId}>
-      <button type="button" class="thread-open" aria-current={selected ? 'true' : undefined} onClick={() => panel.selectThread(meta.threadId)}>
+      <button
+        type="button"
+        class="thread-open"
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => panel.selectThread(meta.threadId)}
+      >
         <span class="thread-title">{title}</span>
         {snippet && <span class="thread-snippet">{snippet}</span>}
         <span class="thread-meta">
-          {status && <span class={`badge ${isActiveRun(meta.runState) ? 'running' : 'paused'}`}>{status}</span>}
+          {status && (
+            <span class={`badge ${isActiveRun(meta.runState) ? 'running' : 'paused'}`}>
+              {status}
+            </span>
+          )}
           {meta.parentThreadId && <span class="badge">{t('threadForked')}</span>}
-          <time dateTime={new Date(meta.updatedAt).toISOString()}>{formatTime(meta.updatedAt)}</time>
+          <time dateTime={new Date(meta.updatedAt).toISOString()}>
+            {formatTime(meta.updatedAt)}
+          </time>
           {meta.costUsd !== undefined && meta.costUsd > 0 && (
             <span class="thread-cost">
               <span class="sr-only">{t('threadCostLabel', formatCost(meta.costUsd))}</span>
@@ -51,7 +74,13 @@ function ThreadRow({ meta, selected, snippet }: { meta: ThreadMeta; selected: bo
           </button>
         </span>
       ) : (
-        <button type="button" class="icon-btn" aria-label={t('deleteThread', title)} data-action="delete" onClick={() => setConfirming(true)}>
+        <button
+          type="button"
+          class="icon-btn"
+          aria-label={t('deleteThread', title)}
+          data-action="delete"
+          onClick={() => setConfirming(true)}
+        >
           <Icon name="trash" />
         </button>
       )}
@@ -65,14 +94,18 @@ function ThreadRow({ meta, selected, snippet }: { meta: ThreadMeta; selected: bo
  */
 function useTextMatches(query: string): Map<string, string | undefined> | null {
   const panel = usePanel();
-  const [found, setFound] = useState<{ query: string; matches: Map<string, string | undefined> } | null>(null);
+  const [found, setFound] = useState<{
+    query: string;
+    matches: Map<string, string | undefined>;
+  } | null>(null);
   useEffect(() => {
     const q = query.trim();
     if (!q) return;
     let live = true;
     const timer = setTimeout(() => {
       void panel.searchThreads(q).then((matches) => {
-        if (live && matches) setFound({ query: q, matches: new Map(matches.map((m) => [m.threadId, m.snippet])) });
+        if (live && matches)
+          setFound({ query: q, matches: new Map(matches.map((m) => [m.threadId, m.snippet])) });
       });
     }, SEARCH_DEBOUNCE_MS);
     return () => {
@@ -96,7 +129,8 @@ export function ThreadList() {
   const shown = useMemo(() => {
     const words = query.trim().toLocaleLowerCase().split(/\s+/).filter(Boolean);
     if (words.length === 0) return threads;
-    const byTitle = (m: ThreadMeta) => words.every((w) => (m.title || '').toLocaleLowerCase().includes(w));
+    const byTitle = (m: ThreadMeta) =>
+      words.every((w) => (m.title || '').toLocaleLowerCase().includes(w));
     return threads.filter((m) => byTitle(m) || text?.has(m.threadId));
   }, [threads, query, text]);
   return (
@@ -127,7 +161,12 @@ export function ThreadList() {
       ) : (
         <ul class="thread-list" aria-label={t('threadsTitle')}>
           {shown.map((m) => (
-            <ThreadRow key={m.threadId} meta={m} selected={m.threadId === selected} snippet={text?.get(m.threadId)} />
+            <ThreadRow
+              key={m.threadId}
+              meta={m}
+              selected={m.threadId === selected}
+              snippet={text?.get(m.threadId)}
+            />
           ))}
         </ul>
       )}

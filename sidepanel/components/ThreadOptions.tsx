@@ -19,12 +19,25 @@ export function ThreadOptions({ threadId }: { threadId: string }) {
     <details class="thread-options">
       <summary>{t('threadOptions')}</summary>
       <label class="check-row" title={t('planFirstHelp')}>
-        <input type="checkbox" checked={planFirst} onChange={(e) => void panel.setThreadOptions(threadId, { planFirst: (e.currentTarget as HTMLInputElement).checked })} />
+        <input
+          type="checkbox"
+          checked={planFirst}
+          onChange={(e) =>
+            void panel.setThreadOptions(threadId, {
+              planFirst: (e.currentTarget as HTMLInputElement).checked,
+            })
+          }
+        />
         <span>{t('planFirst')}</span>
       </label>
       <p class="field-help">{t('planFirstHelp')}</p>
       <label class="check-row">
-        <input type="checkbox" checked={compact} data-option="compact-reads" onChange={(e) => panel.setCompactReads((e.currentTarget as HTMLInputElement).checked)} />
+        <input
+          type="checkbox"
+          checked={compact}
+          data-option="compact-reads"
+          onChange={(e) => panel.setCompactReads((e.currentTarget as HTMLInputElement).checked)}
+        />
         <span>{t('compactReads')}</span>
       </label>
       {skills.length > 0 && (
@@ -32,7 +45,11 @@ export function ThreadOptions({ threadId }: { threadId: string }) {
           <legend>{t('enabledSkills')}</legend>
           {skills.map((s) => (
             <label key={s.name} class="check-row">
-              <input type="checkbox" checked={enabled.includes(s.name)} onChange={(e) => toggleSkill(s.name, (e.currentTarget as HTMLInputElement).checked)} />
+              <input
+                type="checkbox"
+                checked={enabled.includes(s.name)}
+                onChange={(e) => toggleSkill(s.name, (e.currentTarget as HTMLInputElement).checked)}
+              />
               <span>{s.name}</span>
             </label>
           ))}

@@ -19,10 +19,22 @@ export function TodoCard({ threadId }: { threadId: string }) {
       <ul>
         {todos.map((todo) => (
           <li key={todo.id} class={`todo ${todo.status}`}>
-            <Icon name={todo.status === 'done' ? 'check' : todo.status === 'in_progress' ? 'spinner' : 'chevron-right'} />
+            <Icon
+              name={
+                todo.status === 'done'
+                  ? 'check'
+                  : todo.status === 'in_progress'
+                    ? 'spinner'
+                    : 'chevron-right'
+              }
+            />
             <span>{todo.text}</span>
             <span class="sr-only">
-              {todo.status === 'done' ? t('todoDone') : todo.status === 'in_progress' ? t('todoInProgress') : t('todoPending')}
+              {todo.status === 'done'
+                ? t('todoDone')
+                : todo.status === 'in_progress'
+                  ? t('todoInProgress')
+                  : t('todoPending')}
             </span>
           </li>
         ))}

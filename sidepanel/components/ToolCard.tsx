@@ -37,9 +37,9 @@ function ResultContent({ result }: { result: ToolResultItem }) {
     <>
       {box && (
         <p class="tool-highlight">
-          <span class="tool-section-label">{t('toolHighlight')}</span>{' '}
-          {box.label}
-          {box.width !== undefined && ` (${Math.round(box.x ?? 0)}, ${Math.round(box.y ?? 0)} · ${Math.round(box.width)}×${Math.round(box.height ?? 0)})`}
+          <span class="tool-section-label">{t('toolHighlight')}</span> {box.label}
+          {box.width !== undefined &&
+            ` (${Math.round(box.x ?? 0)}, ${Math.round(box.y ?? 0)} · ${Math.round(box.width)}×${Math.round(box.height ?? 0)})`}
         </p>
       )}
       {details.screenshot && (
@@ -54,7 +54,12 @@ function ResultContent({ result }: { result: ToolResultItem }) {
         .filter((b) => b.type === 'image')
         .map((b, i) =>
           b.type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(b.mimeType) ? (
-            <img key={i} class="tool-image" src={`data:${b.mimeType};base64,${b.dataBase64}`} alt={t('toolImageAlt', i + 1)} />
+            <img
+              key={i}
+              class="tool-image"
+              src={`data:${b.mimeType};base64,${b.dataBase64}`}
+              alt={t('toolImageAlt', i + 1)}
+            />
           ) : null,
         )}
       {text && (
@@ -94,9 +99,19 @@ export function ToolCard({ item, result }: { item: ToolCallItem; result?: ToolRe
   const stateKey: MessageKey = failed ? 'toolFailed' : STATE_LABEL[item.state];
   const busy = item.state === 'start' || item.state === 'executing';
   // Arguments are complete from approval_required on; a card interrupted at start has none.
-  const hasParams = item.rawArgs !== undefined || (item.state !== 'start' && item.params !== undefined && item.params !== null);
+  const hasParams =
+    item.rawArgs !== undefined ||
+    (item.state !== 'start' && item.params !== undefined && item.params !== null);
   const expandable = hasParams || !!result;
-  const icon = busy ? 'spinner' : item.state === 'result' && !failed ? 'check' : item.state === 'approval_required' ? 'shield' : item.state === 'result' ? 'alert' : 'x';
+  const icon = busy
+    ? 'spinner'
+    : item.state === 'result' && !failed
+      ? 'check'
+      : item.state === 'approval_required'
+        ? 'shield'
+        : item.state === 'result'
+          ? 'alert'
+          : 'x';
   const summary = item.state === 'result' ? toolSummary(item, result) : null;
   // A finished call reads as one sentence naming its target; the state word stays for screen readers.
   const headParts = summary ? (
@@ -115,9 +130,16 @@ export function ToolCard({ item, result }: { item: ToolCallItem; result?: ToolRe
     </>
   );
   return (
-    <div class={`tool-card state-${item.state}${failed ? ' failed' : ''}`} data-item-id={item.id} data-state={item.state}>
+    <div
+      class={`tool-card state-${item.state}${failed ? ' failed' : ''}`}
+      data-item-id={item.id}
+      data-state={item.state}
+    >
       {expandable ? (
-        <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+        <details
+          open={open}
+          onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+        >
           <summary class="tool-summary" aria-busy={busy ? 'true' : undefined}>
             {headParts}
           </summary>
@@ -133,7 +155,9 @@ export function ToolCard({ item, result }: { item: ToolCallItem; result?: ToolRe
           {live.toolProgress}
         </p>
       )}
-      {item.state === 'start' && live?.toolArgs && <p class="tool-progress args">{live.toolArgs.slice(-160)}</p>}
+      {item.state === 'start' && live?.toolArgs && (
+        <p class="tool-progress args">{live.toolArgs.slice(-160)}</p>
+      )}
     </div>
   );
 }

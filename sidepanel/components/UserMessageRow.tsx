@@ -10,7 +10,15 @@ import { UserMessage } from './UserMessage';
  * same parent, which forks the history (the branch switcher then shows both versions). The first
  * message has no parent node to branch from, so it offers fork/copy only.
  */
-export function UserMessageRow({ threadId, item, parentId }: { threadId: string; item: UserMessageItem; parentId: string | null }) {
+export function UserMessageRow({
+  threadId,
+  item,
+  parentId,
+}: {
+  threadId: string;
+  item: UserMessageItem;
+  parentId: string | null;
+}) {
   const panel = usePanel();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(item.text);
@@ -20,7 +28,10 @@ export function UserMessageRow({ threadId, item, parentId }: { threadId: string;
   const resend = async () => {
     if (!parentId || !text.trim()) return;
     setBusy(true);
-    const ok = await panel.editAndResend(threadId, parentId, { text: text.trim(), images: item.images });
+    const ok = await panel.editAndResend(threadId, parentId, {
+      text: text.trim(),
+      images: item.images,
+    });
     setBusy(false);
     if (ok) setEditing(false);
   };

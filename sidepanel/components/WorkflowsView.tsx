@@ -20,14 +20,22 @@ function outcomeText(outcome: string): string {
 /** One workflow: its steps, inputs (edited before a run), run now, schedule, last run, delete. */
 function WorkflowCard({ w }: { w: WorkflowMeta }) {
   const panel = usePanel();
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(w.inputs.map((i) => [i.name, i.default ?? ''])));
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(w.inputs.map((i) => [i.name, i.default ?? ''])),
+  );
   const [kind, setKind] = useState<ScheduleKind>(kindOf(w.schedule));
-  const [minutes, setMinutes] = useState(w.schedule && 'everyMinutes' in w.schedule ? String(w.schedule.everyMinutes) : '60');
-  const [dailyAt, setDailyAt] = useState(w.schedule && 'dailyAt' in w.schedule ? w.schedule.dailyAt : '08:00');
+  const [minutes, setMinutes] = useState(
+    w.schedule && 'everyMinutes' in w.schedule ? String(w.schedule.everyMinutes) : '60',
+  );
+  const [dailyAt, setDailyAt] = useState(
+    w.schedule && 'dailyAt' in w.schedule ? w.schedule.dailyAt : '08:00',
+  );
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const show = (out: { ok: boolean; message?: string }) => setError(out.ok ? null : (out.message ?? null));
-  const schedule = (): WorkflowSchedule => (kind === 'none' ? null : kind === 'every' ? { everyMinutes: Number(minutes) } : { dailyAt });
+  const show = (out: { ok: boolean; message?: string }) =>
+    setError(out.ok ? null : (out.message ?? null));
+  const schedule = (): WorkflowSchedule =>
+    kind === 'none' ? null : kind === 'every' ? { everyMinutes: Number(minutes) } : { dailyAt };
   const last = w.lastRun;
   return (
     <li class="workflow-card" data-workflow-id={w.workflowId}>
@@ -46,44 +54,90 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
           {w.inputs.map((i) => (
             <label key={i.name}>
               <span>{i.name}</span>
-              <input type="text" value={values[i.name] ?? ''} onInput={(e) => setValues({ ...values, [i.name]: (e.target as HTMLInputElement).value })} />
+              <input
+                type="text"
+                value={values[i.name] ?? ''}
+                onInput={(e) =>
+                  setValues({ ...values, [i.name]: (e.target as HTMLInputElement).value })
+                }
+              />
             </label>
           ))}
         </fieldset>
       )}
       <div class="workflow-actions">
-        <button type="button" class="btn primary" data-action="run-workflow" onClick={() => void panel.runWorkflow(w.workflowId, values).then(show)}>
+        <button
+          type="button"
+          class="btn primary"
+          data-action="run-workflow"
+          onClick={() => void panel.runWorkflow(w.workflowId, values).then(show)}
+        >
           {t('workflowRunNow')}
         </button>
         {confirming ? (
-          <button type="button" class="btn danger" data-action="confirm-delete-workflow" onClick={() => void panel.deleteWorkflow(w.workflowId).then(show)}>
+          <button
+            type="button"
+            class="btn danger"
+            data-action="confirm-delete-workflow"
+            onClick={() => void panel.deleteWorkflow(w.workflowId).then(show)}
+          >
             {t('workflowDeleteConfirm', w.name)}
           </button>
         ) : (
-          <button type="button" class="icon-btn" aria-label={t('workflowDelete')} title={t('workflowDelete')} onClick={() => setConfirming(true)}>
+          <button
+            type="button"
+            class="icon-btn"
+            aria-label={t('workflowDelete')}
+            title={t('workflowDelete')}
+            onClick={() => setConfirming(true)}
+          >
             <Icon name="trash" />
           </button>
         )}
       </div>
       <fieldset class="workflow-schedule">
         <legend>{t('workflowScheduleLabel')}</legend>
-        <select value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as ScheduleKind)}>
+        <select
+          value={kind}
+          onChange={(e) => setKind((e.target as HTMLSelectElement).value as ScheduleKind)}
+        >
           <option value="none">{t('workflowScheduleNone')}</option>
           <option value="every">{t('workflowScheduleEvery')}</option>
           <option value="daily">{t('workflowScheduleDaily')}</option>
         </select>
         {kind === 'every' && (
-          <input type="number" min={15} aria-label={t('workflowScheduleMinutes')} value={minutes} onInput={(e) => setMinutes((e.target as HTMLInputElement).value)} />
+          <input
+            type="number"
+            min={15}
+            aria-label={t('workflowScheduleMinutes')}
+            value={minutes}
+            onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
+          />
         )}
-        {kind === 'daily' && <input type="time" aria-label={t('workflowScheduleDaily')} value={dailyAt} onInput={(e) => setDailyAt((e.target as HTMLInputElement).value)} />}
-        <button type="button" class="btn small" data-action="save-schedule" onClick={() => void panel.updateWorkflow(w.workflowId, { schedule: schedule() }).then(show)}>
+        {kind === 'daily' && (
+          <input
+            type="time"
+            aria-label={t('workflowScheduleDaily')}
+            value={dailyAt}
+            onInput={(e) => setDailyAt((e.target as HTMLInputElement).value)}
+          />
+        )}
+        <button
+          type="button"
+          class="btn small"
+          data-action="save-schedule"
+          onClick={() =>
+            void panel.updateWorkflow(w.workflowId, { schedule: schedule() }).then(show)
+          }
+        >
           {t('workflowScheduleSave')}
         </button>
       </fieldset>
       {last && (
         <p class="workflow-last-run">
           {t('workflowLastRun', `${outcomeText(last.outcome)} · ${formatTime(last.at)}`)}
-          {last.report && ` · ${t('workflowReplayed', last.report.replayed, last.report.steps, last.report.modelRequests)}`}
+          {last.report &&
+            ` · ${t('workflowReplayed', last.report.replayed, last.report.steps, last.report.modelRequests)}`}
         </p>
       )}
       {error && (

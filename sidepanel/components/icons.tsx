@@ -2,9 +2,31 @@ import type { JSX } from 'preact';
 
 /** Small stroke icons drawn inline (no icon font, nothing fetched). Decorative: aria-hidden. */
 type IconName =
-  | 'menu' | 'plus' | 'gear' | 'send' | 'stop' | 'queue' | 'trash' | 'edit' | 'copy' | 'fork'
-  | 'check' | 'x' | 'alert' | 'globe' | 'tool' | 'spinner' | 'chevron-left' | 'chevron-right'
-  | 'back' | 'image' | 'info' | 'shield' | 'book' | 'download' | 'search';
+  | 'menu'
+  | 'plus'
+  | 'gear'
+  | 'send'
+  | 'stop'
+  | 'queue'
+  | 'trash'
+  | 'edit'
+  | 'copy'
+  | 'fork'
+  | 'check'
+  | 'x'
+  | 'alert'
+  | 'globe'
+  | 'tool'
+  | 'spinner'
+  | 'chevron-left'
+  | 'chevron-right'
+  | 'back'
+  | 'image'
+  | 'info'
+  | 'shield'
+  | 'book'
+  | 'download'
+  | 'search';
 
 const PATHS: Record<IconName, string> = {
   menu: 'M3 6h18M3 12h18M3 18h18',
@@ -19,8 +41,10 @@ const PATHS: Record<IconName, string> = {
   fork: 'M6 3v12M18 9a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 21a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 9a9 9 0 0 1-9 9',
   check: 'M20 6 9 17l-5-5',
   x: 'M18 6 6 18M6 6l12 12',
-  alert: 'M12 9v4M12 17h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z',
-  globe: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM2 12h20M12 2a15 15 0 0 1 0 20M12 2a15 15 0 0 0 0 20',
+  alert:
+    'M12 9v4M12 17h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z',
+  globe:
+    'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM2 12h20M12 2a15 15 0 0 1 0 20M12 2a15 15 0 0 0 0 20',
   tool: 'M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.4-.6-.6-2.4z',
   spinner: 'M12 2a10 10 0 0 1 10 10',
   'chevron-left': 'M15 18l-6-6 6-6',

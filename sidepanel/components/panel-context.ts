@@ -23,7 +23,10 @@ export function useUi<S>(select: (s: UiState) => S): S {
   return useStore(usePanel().ui, select);
 }
 
-export function useThread<S>(threadId: string | null, select: (t: ThreadState | undefined) => S): S {
+export function useThread<S>(
+  threadId: string | null,
+  select: (t: ThreadState | undefined) => S,
+): S {
   return useEngine((s) => select(threadId ? s.byId[threadId] : undefined));
 }
 

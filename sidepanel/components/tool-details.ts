@@ -20,14 +20,22 @@ export interface ToolDetailsView {
   viewport: { width: number; height: number } | null;
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
 function readBox(v: unknown): HighlightBox | null {
   if (!v || typeof v !== 'object') return null;
   const o = v as Record<string, unknown>;
-  const rect = (o.rect && typeof o.rect === 'object' ? o.rect : o.box && typeof o.box === 'object' ? o.box : o) as Record<string, unknown>;
-  const label = [str(o.role), str(o.name) && `“${str(o.name)}”`, str(o.ref) && `[${str(o.ref)}]`, str(o.label)]
+  const rect = (
+    o.rect && typeof o.rect === 'object' ? o.rect : o.box && typeof o.box === 'object' ? o.box : o
+  ) as Record<string, unknown>;
+  const label = [
+    str(o.role),
+    str(o.name) && `“${str(o.name)}”`,
+    str(o.ref) && `[${str(o.ref)}]`,
+    str(o.label),
+  ]
     .filter(Boolean)
     .join(' ');
   const box: HighlightBox = {
@@ -46,7 +54,9 @@ function capturedImage(v: unknown): string | undefined {
   const o = v as Record<string, unknown>;
   const mime = str(o.mimeType);
   const data = str(o.dataBase64);
-  return mime && data && /^image\/(png|jpeg)$/.test(mime) && /^[A-Za-z0-9+/=]+$/.test(data) ? `data:${mime};base64,${data}` : undefined;
+  return mime && data && /^image\/(png|jpeg)$/.test(mime) && /^[A-Za-z0-9+/=]+$/.test(data)
+    ? `data:${mime};base64,${data}`
+    : undefined;
 }
 
 export function readToolDetails(details: unknown): ToolDetailsView {
@@ -54,14 +64,20 @@ export function readToolDetails(details: unknown): ToolDetailsView {
   const shot =
     typeof o.screenshot === 'string'
       ? o.screenshot
-      : (str((o.screenshot as Record<string, unknown> | undefined)?.dataUrl) ?? capturedImage(o.image) ?? capturedImage(o.thumbnail));
+      : (str((o.screenshot as Record<string, unknown> | undefined)?.dataUrl) ??
+        capturedImage(o.image) ??
+        capturedImage(o.thumbnail));
   const vp = (o.viewport ?? o.screenshotSize) as Record<string, unknown> | undefined;
   const vw = num(vp?.width);
   const vh = num(vp?.height);
   return {
     screenshot: shot && shot.startsWith('data:image/') ? safeImageSrc(shot) : null,
     // The element's name sits beside the box in browser tools' details (`target`).
-    highlight: readBox(o.highlight && typeof o.highlight === 'object' && o.target && typeof o.target === 'object' ? { ...(o.target as object), ...(o.highlight as object) } : o.highlight),
+    highlight: readBox(
+      o.highlight && typeof o.highlight === 'object' && o.target && typeof o.target === 'object'
+        ? { ...(o.target as object), ...(o.highlight as object) }
+        : o.highlight,
+    ),
     viewport: vw && vh ? { width: vw, height: vh } : null,
   };
 }

@@ -23,7 +23,11 @@ const DECISION: Record<string, MessageKey> = {
   deny_stop: 'approveDenyStop',
 };
 
-const WHO: Record<string, MessageKey> = { user: 'exportByUser', engine: 'exportByEngine', policy: 'exportByPolicy' };
+const WHO: Record<string, MessageKey> = {
+  user: 'exportByUser',
+  engine: 'exportByEngine',
+  policy: 'exportByPolicy',
+};
 
 /** Seconds with one decimal: step times are for people, not benchmarks. */
 export function formatDuration(ms: number): string {
@@ -47,13 +51,16 @@ function currentPath(nodes: ExportNode[], leafId: string | null | undefined): Ex
   return out.reverse();
 }
 
-const timeOf = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+const timeOf = (ms: number | undefined) =>
+  ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
 export function threadMarkdown(exported: unknown): string {
   const root = rec(exported);
   const thread = rec(root.thread);
   const nodes = (Array.isArray(root.nodes) ? root.nodes : []) as ExportNode[];
-  const steps = new Map((Array.isArray(root.steps) ? root.steps : []).map((s) => [str(rec(s).nodeId) ?? '', rec(s)]));
+  const steps = new Map(
+    (Array.isArray(root.steps) ? root.steps : []).map((s) => [str(rec(s).nodeId) ?? '', rec(s)]),
+  );
   const approvals = (Array.isArray(root.approvals) ? root.approvals : []).map(rec);
   const path = currentPath(nodes, str(thread.leafId));
   const results = new Map<string, Extract<Item, { kind: 'tool_result' }>>();
@@ -61,7 +68,10 @@ export function threadMarkdown(exported: unknown): string {
 
   const lines: string[] = [`# ${str(thread.title) ?? t('untitled')}`, ''];
   const cost = num(thread.costUsd);
-  lines.push(t('exportMeta', timeOf(num(root.exportedAt) ?? Date.now()), String(path.length)) + (cost ? ` · $${cost.toFixed(4)}` : ''));
+  lines.push(
+    t('exportMeta', timeOf(num(root.exportedAt) ?? Date.now()), String(path.length)) +
+      (cost ? ` · $${cost.toFixed(4)}` : ''),
+  );
   const redacted = num(root.redactedSecrets) ?? 0;
   if (redacted > 0) lines.push('', `> ${t('exportRedacted', String(redacted))}`);
   lines.push('', `## ${t('exportConversation')}`, '');
@@ -74,10 +84,14 @@ export function threadMarkdown(exported: unknown): string {
     if (item.kind === 'user_message') {
       lines.push(`**${t('exportYou')}** · ${timeOf(item.createdAt)}`, '', item.text, '');
     } else if (item.kind === 'assistant_message') {
-      const interrupted = item.providerStopReason === 'interrupted' || (item as { stopReason?: unknown }).stopReason === 'interrupted';
+      const interrupted =
+        item.providerStopReason === 'interrupted' ||
+        (item as { stopReason?: unknown }).stopReason === 'interrupted';
       // A round that only requested the next tool call says nothing: its step line is enough.
       if (!item.text.trim() && !interrupted) continue;
-      const meta = [timeOf(item.createdAt), item.model, took ? formatDuration(took) : ''].filter(Boolean).join(' · ');
+      const meta = [timeOf(item.createdAt), item.model, took ? formatDuration(took) : '']
+        .filter(Boolean)
+        .join(' · ');
       lines.push(`**${t('exportAgent')}** · ${meta}`, '');
       if (item.text) lines.push(item.text, '');
       if (interrupted) lines.push(`> ${t('stopInterrupted')}`, '');
@@ -86,7 +100,11 @@ export function threadMarkdown(exported: unknown): string {
       const summary = toolSummary(item, result);
       const what = summary ? t(summary.key, ...summary.subs) : item.label || item.name;
       const who = WHO[str(step?.decidedBy) ?? ''];
-      const parts = [str(step?.outcome) ?? item.state, took !== undefined ? formatDuration(took) : '', who ? t(who) : ''].filter(Boolean);
+      const parts = [
+        str(step?.outcome) ?? item.state,
+        took !== undefined ? formatDuration(took) : '',
+        who ? t(who) : '',
+      ].filter(Boolean);
       lines.push(`- ${cell(what)} (\`${item.name}\`) — ${parts.join(' · ')}`, '');
     } else if (item.kind === 'notice') {
       lines.push(`> ${cell(item.text)}`, '');
@@ -107,7 +125,11 @@ export function threadMarkdown(exported: unknown): string {
         timeOf(num(a.askedAt)),
         `\`${str(a.tool) ?? ''}\``,
         str(a.origin) ?? str(a.url) ?? '',
-        decision ? t(decision) : str(a.status) === 'pending' ? t('exportPending') : t('exportWithdrawn'),
+        decision
+          ? t(decision)
+          : str(a.status) === 'pending'
+            ? t('exportPending')
+            : t('exportWithdrawn'),
         who ? t(who) : '',
         num(a.waitedMs) !== undefined ? formatDuration(num(a.waitedMs)!) : '',
       ];
@@ -121,6 +143,12 @@ export function threadMarkdown(exported: unknown): string {
 /** A safe file name for the export: the title's letters and digits, else the thread id. */
 export function exportFileName(exported: unknown, ext: 'md' | 'json'): string {
   const thread = rec(rec(exported).thread);
-  const base = (str(thread.title) ?? '').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || str(thread.threadId) || 'thread';
+  const base =
+    (str(thread.title) ?? '')
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) ||
+    str(thread.threadId) ||
+    'thread';
   return `keel-${base}.${ext}`;
 }

@@ -58,7 +58,11 @@ function upsertMeta(list: ThreadMeta[], meta: ThreadMeta): ThreadMeta[] {
  * The engine sends thread.updated when a turn starts, not when its run ends: the list's Running /
  * Paused badge follows the run events instead of keeping the state from the turn's start.
  */
-function withRunState(list: ThreadMeta[], threadId: string, runState: ThreadMeta['runState']): ThreadMeta[] {
+function withRunState(
+  list: ThreadMeta[],
+  threadId: string,
+  runState: ThreadMeta['runState'],
+): ThreadMeta[] {
   const i = list.findIndex((m) => m.threadId === threadId);
   if (i < 0 || list[i].runState === runState) return list;
   const next = list.slice();
@@ -80,8 +84,16 @@ export function reduceEngine(s: EngineState, ev: AgentEvent): EngineState {
       for (const meta of ev.threads) byId[meta.threadId] = emptyThread(meta.threadId, meta);
       for (const snap of ev.snapshots) byId[snap.thread.threadId] = threadFromSnapshot(snap);
       const metas = new Map(ev.threads.map((m) => [m.threadId, m]));
-      for (const snap of ev.snapshots) if (!metas.has(snap.thread.threadId)) metas.set(snap.thread.threadId, snap.thread);
-      return { ...s, ready: true, threads: sortThreads([...metas.values()]), byId, settings: ev.settings, workflows: ev.workflows ?? [] };
+      for (const snap of ev.snapshots)
+        if (!metas.has(snap.thread.threadId)) metas.set(snap.thread.threadId, snap.thread);
+      return {
+        ...s,
+        ready: true,
+        threads: sortThreads([...metas.values()]),
+        byId,
+        settings: ev.settings,
+        workflows: ev.workflows ?? [],
+      };
     }
     case 'settings.updated':
       return { ...s, settings: ev.settings };
@@ -102,11 +114,20 @@ export function reduceEngine(s: EngineState, ev: AgentEvent): EngineState {
       const id = threadIdOf(ev as ThreadEvent);
       const prev = s.byId[id] ?? emptyThread(id);
       const next = reduceThread(prev, ev as ThreadEvent);
-      const meta = ev.type === 'thread.updated' ? ev.thread : ev.type === 'thread.snapshot' ? ev.snapshot.thread : null;
+      const meta =
+        ev.type === 'thread.updated'
+          ? ev.thread
+          : ev.type === 'thread.snapshot'
+            ? ev.snapshot.thread
+            : null;
       return {
         ...s,
         byId: next === prev ? s.byId : { ...s.byId, [id]: next },
-        threads: meta ? upsertMeta(s.threads, meta) : next.run && next.run !== prev.run ? withRunState(s.threads, id, next.run.state) : s.threads,
+        threads: meta
+          ? upsertMeta(s.threads, meta)
+          : next.run && next.run !== prev.run
+            ? withRunState(s.threads, id, next.run.state)
+            : s.threads,
       };
     }
   }

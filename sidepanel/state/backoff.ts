@@ -12,7 +12,11 @@ export interface BackoffOptions {
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 200, maxMs: 5_000, jitter: 0.2 };
 
-export function backoffDelay(attempt: number, opts: BackoffOptions = DEFAULT_BACKOFF, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  opts: BackoffOptions = DEFAULT_BACKOFF,
+  random = Math.random,
+): number {
   const exp = Math.min(opts.maxMs, opts.baseMs * 2 ** Math.max(0, attempt));
   const spread = exp * opts.jitter;
   return Math.round(exp - spread + random() * spread);

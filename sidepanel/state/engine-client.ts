@@ -3,7 +3,9 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 import { newId } from './ids';
 
 /** What one op came to: exactly one of these per submission (PROTOCOL.md). */
-export type OpOutcome = { ok: true; result?: unknown } | { ok: false; code: RejectCode; message: string };
+export type OpOutcome =
+  | { ok: true; result?: unknown }
+  | { ok: false; code: RejectCode; message: string };
 
 export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting';
 
@@ -125,7 +127,10 @@ export class EngineClient {
       return;
     }
     this.transport = transport;
-    this.detach = [transport.onEvent((ev) => this.handleEvent(ev)), transport.onClose(() => this.handleClose(transport))];
+    this.detach = [
+      transport.onEvent((ev) => this.handleEvent(ev)),
+      transport.onClose(() => this.handleClose(transport)),
+    ];
     this.initializeId = this.opts.newSubmissionId();
     this.early = [];
     transport.send({
@@ -143,7 +148,11 @@ export class EngineClient {
       const entry = this.pending.get(ev.submissionId);
       if (!entry) return; // a replayed answer we already took, or another panel's
       this.pending.delete(ev.submissionId);
-      entry.resolve(ev.type === 'command.ack' ? { ok: true, result: ev.result } : { ok: false, code: ev.code, message: ev.message });
+      entry.resolve(
+        ev.type === 'command.ack'
+          ? { ok: true, result: ev.result }
+          : { ok: false, code: ev.code, message: ev.message },
+      );
       return;
     }
     if (ev.type !== 'initialized' && this.early) {

@@ -17,7 +17,10 @@ type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 const TERMINAL_TOOL_STATES = ['result', 'rejected', 'invalid'];
 
 function isStreamable(item: Item): boolean {
-  return item.kind === 'assistant_message' || (item.kind === 'tool_call' && !TERMINAL_TOOL_STATES.includes(item.state));
+  return (
+    item.kind === 'assistant_message' ||
+    (item.kind === 'tool_call' && !TERMINAL_TOOL_STATES.includes(item.state))
+  );
 }
 
 /**
@@ -39,12 +42,14 @@ export function routeEvent(ev: AgentEvent, ctx: RouteContext): void {
       reduce(ev);
       return;
     case 'item.delta':
-      if (!ctx.live.isStreaming(ev.itemId) && (ev.delta.text || ev.delta.thinking)) adoptUnknownStream(ev, ctx);
+      if (!ctx.live.isStreaming(ev.itemId) && (ev.delta.text || ev.delta.thinking))
+        adoptUnknownStream(ev, ctx);
       ctx.live.applyDelta(ev.itemId, ev.delta);
       return;
     case 'item.updated':
       reduce(ev);
-      if (ev.item.kind === 'tool_call' && TERMINAL_TOOL_STATES.includes(ev.item.state)) ctx.live.end(ev.item.id);
+      if (ev.item.kind === 'tool_call' && TERMINAL_TOOL_STATES.includes(ev.item.state))
+        ctx.live.end(ev.item.id);
       return;
     case 'item.complete':
       reduce(ev);
@@ -81,9 +86,17 @@ function adoptUnknownStream(ev: EventOf<'item.delta'>, ctx: RouteContext): void 
     ctx.live.begin(known);
     return;
   }
-  const item: Item = { id: ev.itemId, kind: 'assistant_message', createdAt: Date.now(), text: '', providerStopReason: 'end' };
+  const item: Item = {
+    id: ev.itemId,
+    kind: 'assistant_message',
+    createdAt: Date.now(),
+    text: '',
+    providerStopReason: 'end',
+  };
   ctx.live.begin(item);
-  ctx.engine.update((s) => reduceEngine(s, { type: 'item.start', threadId: ev.threadId, turnId: '', item }));
+  ctx.engine.update((s) =>
+    reduceEngine(s, { type: 'item.start', threadId: ev.threadId, turnId: '', item }),
+  );
 }
 
 /** A snapshot never holds a message still streaming: keep those at the end until they complete. */

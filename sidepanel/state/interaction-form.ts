@@ -29,7 +29,9 @@ const asString = (v: unknown): string => (typeof v === 'string' ? v : '');
 function field(raw: unknown, index: number): FormField | null {
   if (!raw || typeof raw !== 'object') return null;
   const o = raw as Record<string, unknown>;
-  const options = Array.isArray(o.options) ? o.options.filter((x): x is string => typeof x === 'string') : [];
+  const options = Array.isArray(o.options)
+    ? o.options.filter((x): x is string => typeof x === 'string')
+    : [];
   let type: FieldType = o.type === 'choice' || o.type === 'confirm' ? o.type : 'text';
   if (type === 'choice' && options.length === 0) type = 'text';
   return {
@@ -45,22 +47,46 @@ function field(raw: unknown, index: number): FormField | null {
 function fromSchema(schema: unknown): FormField[] {
   const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!props || typeof props !== 'object') return [];
-  const required = new Set(((schema as { required?: unknown }).required as string[] | undefined) ?? []);
+  const required = new Set(
+    ((schema as { required?: unknown }).required as string[] | undefined) ?? [],
+  );
   return Object.entries(props).map(([id, p]) => {
     const o = (p ?? {}) as Record<string, unknown>;
     const options = Array.isArray(o.enum) ? o.enum.map(String) : [];
-    const type: FieldType = o.type === 'boolean' ? 'confirm' : options.length > 0 ? 'choice' : 'text';
-    return { id, label: asString(o.title) || asString(o.description) || id, type, options, required: required.has(id) };
+    const type: FieldType =
+      o.type === 'boolean' ? 'confirm' : options.length > 0 ? 'choice' : 'text';
+    return {
+      id,
+      label: asString(o.title) || asString(o.description) || id,
+      type,
+      options,
+      required: required.has(id),
+    };
   });
 }
 
-const SINGLE_ANSWER: FormField = { id: 'answer', label: '', type: 'text', options: [], required: true };
+const SINGLE_ANSWER: FormField = {
+  id: 'answer',
+  label: '',
+  type: 'text',
+  options: [],
+  required: true,
+};
 
-export function interactionForm(req: Pick<InteractionRequest, 'kind' | 'payload'>): InteractionForm {
-  const p = (req.payload && typeof req.payload === 'object' ? req.payload : {}) as Record<string, unknown>;
-  const question = asString(p.question) || asString(p.message) || (typeof req.payload === 'string' ? req.payload : '');
+export function interactionForm(
+  req: Pick<InteractionRequest, 'kind' | 'payload'>,
+): InteractionForm {
+  const p = (req.payload && typeof req.payload === 'object' ? req.payload : {}) as Record<
+    string,
+    unknown
+  >;
+  const question =
+    asString(p.question) ||
+    asString(p.message) ||
+    (typeof req.payload === 'string' ? req.payload : '');
   let fields: FormField[] = [];
-  if (Array.isArray(p.fields)) fields = p.fields.map(field).filter((f): f is FormField => f !== null);
+  if (Array.isArray(p.fields))
+    fields = p.fields.map(field).filter((f): f is FormField => f !== null);
   else if (req.kind === 'elicitation') fields = fromSchema(p.requestedSchema);
   // Ids must be unique for the answers object; later duplicates get a suffix.
   const seen = new Set<string>();
@@ -70,7 +96,9 @@ export function interactionForm(req: Pick<InteractionRequest, 'kind' | 'payload'
     seen.add(id);
     return { ...f, id };
   });
-  return fields.length > 0 ? { question, fields, freeText: false } : { question, fields: [SINGLE_ANSWER], freeText: true };
+  return fields.length > 0
+    ? { question, fields, freeText: false }
+    : { question, fields: [SINGLE_ANSWER], freeText: true };
 }
 
 export function initialAnswers(form: InteractionForm): Record<string, AnswerValue> {
@@ -79,8 +107,13 @@ export function initialAnswers(form: InteractionForm): Record<string, AnswerValu
   return out;
 }
 
-export function missingRequired(form: InteractionForm, answers: Record<string, AnswerValue>): string[] {
-  return form.fields.filter((f) => f.required && f.type !== 'confirm' && !String(answers[f.id] ?? '').trim()).map((f) => f.id);
+export function missingRequired(
+  form: InteractionForm,
+  answers: Record<string, AnswerValue>,
+): string[] {
+  return form.fields
+    .filter((f) => f.required && f.type !== 'confirm' && !String(answers[f.id] ?? '').trim())
+    .map((f) => f.id);
 }
 
 /**
@@ -94,7 +127,8 @@ export function interactionResponse(
   form: InteractionForm,
   answers: Record<string, AnswerValue> | null,
 ): Record<string, unknown> {
-  if (kind === 'elicitation') return answers ? { action: 'accept', content: answers } : { action: 'decline' };
+  if (kind === 'elicitation')
+    return answers ? { action: 'accept', content: answers } : { action: 'decline' };
   if (!answers) return { cancelled: true };
   if (form.freeText) return { answer: String(answers[SINGLE_ANSWER.id] ?? '') };
   return { answers };

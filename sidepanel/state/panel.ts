@@ -1,4 +1,11 @@
-import type { AgentEvent, Decision, OpInput, SettingsPatch, SiteRule, UserInput } from '../../src/protocol';
+import type {
+  AgentEvent,
+  Decision,
+  OpInput,
+  SettingsPatch,
+  SiteRule,
+  UserInput,
+} from '../../src/protocol';
 import { t } from '../i18n';
 import { initialEngineState, type EngineState } from './app-state';
 import { Drafts } from './drafts';
@@ -81,7 +88,8 @@ export class Panel {
     const s = this.engine.get();
     const selected = this.ui.get().selectedThreadId;
     if (selected && !s.byId[selected]) this.selectThread(null);
-    else if (selected && !s.byId[selected].loaded) void this.client.send({ type: 'thread.subscribe', threadId: selected });
+    else if (selected && !s.byId[selected].loaded)
+      void this.client.send({ type: 'thread.subscribe', threadId: selected });
   }
 
   // ---- navigation -----------------------------------------------------------------------------
@@ -105,18 +113,24 @@ export class Panel {
       this.failed(out);
       return null;
     }
-    return out.result && typeof out.result === 'object' ? (out.result as Record<string, unknown>) : null;
+    return out.result && typeof out.result === 'object'
+      ? (out.result as Record<string, unknown>)
+      : null;
   }
 
   /**
    * Threads whose title or messages contain every word of `query` (thread.search), or null when
    * the engine could not answer (the list then keeps its title-only filter).
    */
-  async searchThreads(query: string): Promise<Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }> | null> {
+  async searchThreads(
+    query: string,
+  ): Promise<Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }> | null> {
     const out = await this.client.send({ type: 'thread.search', query });
     if (!out.ok) return null;
     const matches = (out.result as { matches?: unknown } | undefined)?.matches;
-    return Array.isArray(matches) ? (matches as Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }>) : null;
+    return Array.isArray(matches)
+      ? (matches as Array<{ threadId: string; in: 'title' | 'text'; snippet?: string }>)
+      : null;
   }
 
   setView(view: View): void {
@@ -136,7 +150,10 @@ export class Panel {
   }
 
   showHint(tone: 'info' | 'error', text: string, action?: Hint['action']): void {
-    this.ui.update((u) => ({ ...u, hint: { id: ++this.hintSeq, tone, text, ...(action ? { action } : {}) } }));
+    this.ui.update((u) => ({
+      ...u,
+      hint: { id: ++this.hintSeq, tone, text, ...(action ? { action } : {}) },
+    }));
   }
 
   clearHint(): void {
@@ -154,7 +171,9 @@ export class Panel {
     }
     // The thread.updated event may come later: an empty, loaded thread is the truth for a new one.
     this.engine.update((s) =>
-      s.byId[threadId] ? s : { ...s, byId: { ...s.byId, [threadId]: { ...emptyThread(threadId), loaded: true } } },
+      s.byId[threadId]
+        ? s
+        : { ...s, byId: { ...s.byId, [threadId]: { ...emptyThread(threadId), loaded: true } } },
     );
     return threadId;
   }
@@ -174,7 +193,8 @@ export class Panel {
     const out = await this.client.send({ type: 'thread.fork', threadId, nodeId });
     const newId = out.ok ? resultField(out.result, 'threadId') : null;
     if (newId) this.selectThread(newId);
-    else if (!out.ok) this.showHint('error', out.code === 'busy' ? t('errorThreadBusy') : out.message);
+    else if (!out.ok)
+      this.showHint('error', out.code === 'busy' ? t('errorThreadBusy') : out.message);
   }
 
   async selectBranch(threadId: string, leafId: string): Promise<void> {
@@ -190,7 +210,11 @@ export class Panel {
    * Without a thread, one is created first. `threadId` in the result says where the message went,
    * so a caller can put the text back into that thread's draft when it was not accepted.
    */
-  async sendMessage(threadId: string | null, input: UserInput, mode: SendMode = 'auto'): Promise<SendResult> {
+  async sendMessage(
+    threadId: string | null,
+    input: UserInput,
+    mode: SendMode = 'auto',
+  ): Promise<SendResult> {
     let id = threadId;
     if (!id) {
       id = await this.createThread();
@@ -206,7 +230,12 @@ export class Panel {
     // Queueing behind nothing would leave the message waiting for a turn end that never comes.
     if (mode === 'enqueue' && turnId) return this.enqueue(id, input, null);
     if (turnId) {
-      const out = await this.client.send({ type: 'turn.steer', threadId: id, expectedTurnId: turnId, input });
+      const out = await this.client.send({
+        type: 'turn.steer',
+        threadId: id,
+        expectedTurnId: turnId,
+        input,
+      });
       if (out.ok) return true;
       if (STEER_FALLBACK.has(out.code)) return this.enqueue(id, input, t('hintSteerQueued'));
       return this.failed(out);
@@ -232,7 +261,13 @@ export class Panel {
       this.engine.update((s) => {
         const th = s.byId[threadId];
         if (!th || oldBranch.size === 0) return s;
-        return { ...s, byId: { ...s.byId, [threadId]: { ...th, path: th.path.filter((i) => !oldBranch.has(i.id)) } } };
+        return {
+          ...s,
+          byId: {
+            ...s.byId,
+            [threadId]: { ...th, path: th.path.filter((i) => !oldBranch.has(i.id)) },
+          },
+        };
       });
       void this.client.send({ type: 'thread.subscribe', threadId });
       return true;
@@ -256,7 +291,8 @@ export class Panel {
       this.showHint('error', t('errorNoProvider'), 'openSettings');
       return false;
     }
-    const text = out.code === 'queue_full' ? t('errorQueueFull') : out.message || t('errorGeneric', out.code);
+    const text =
+      out.code === 'queue_full' ? t('errorQueueFull') : out.message || t('errorGeneric', out.code);
     this.showHint('error', text);
     return false;
   }
@@ -290,7 +326,9 @@ export class Panel {
   private dropApproval(approvalId: string): void {
     this.engine.update((s) => {
       const entry = Object.values(s.byId).find((th) => th.approval?.approvalId === approvalId);
-      return entry ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, approval: null } } } : s;
+      return entry
+        ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, approval: null } } }
+        : s;
     });
   }
 
@@ -298,8 +336,12 @@ export class Panel {
     const out = await this.client.send({ type: 'interaction.response', interactionId, response });
     if (!out.ok && (out.code === 'not_found' || out.code === 'already_resolved')) {
       this.engine.update((s) => {
-        const entry = Object.values(s.byId).find((th) => th.interaction?.interactionId === interactionId);
-        return entry ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, interaction: null } } } : s;
+        const entry = Object.values(s.byId).find(
+          (th) => th.interaction?.interactionId === interactionId,
+        );
+        return entry
+          ? { ...s, byId: { ...s.byId, [entry.threadId]: { ...entry, interaction: null } } }
+          : s;
       });
       return false;
     }
@@ -319,7 +361,9 @@ export class Panel {
 
   async updateSettings(patch: SettingsPatch): Promise<OpOutcome> {
     const out = await this.client.send({ type: 'settings.update', patch });
-    const settings = out.ok ? (out.result as { settings?: EngineState['settings'] } | undefined)?.settings : undefined;
+    const settings = out.ok
+      ? (out.result as { settings?: EngineState['settings'] } | undefined)?.settings
+      : undefined;
     if (settings) {
       this.engine.update((s) => ({ ...s, settings }));
       this.options.onSettings?.(settings);
@@ -353,7 +397,10 @@ export class Panel {
   }
 
   /** "Plan first" and the skills enabled for one thread (ThreadMeta.planFirst / enabledSkills). */
-  setThreadOptions(threadId: string, options: { planFirst?: boolean; enabledSkills?: string[] }): Promise<OpOutcome> {
+  setThreadOptions(
+    threadId: string,
+    options: { planFirst?: boolean; enabledSkills?: string[] },
+  ): Promise<OpOutcome> {
     return this.client.send({ type: 'thread.setOptions', threadId, options });
   }
 
@@ -375,7 +422,10 @@ export class Panel {
     return out;
   }
 
-  updateWorkflow(workflowId: string, patch: Extract<OpInput, { type: 'workflow.update' }>['patch']): Promise<OpOutcome> {
+  updateWorkflow(
+    workflowId: string,
+    patch: Extract<OpInput, { type: 'workflow.update' }>['patch'],
+  ): Promise<OpOutcome> {
     return this.client.send({ type: 'workflow.update', workflowId, patch });
   }
 
@@ -390,6 +440,7 @@ export class Panel {
 }
 
 function resultField(result: unknown, key: string): string | null {
-  const v = result && typeof result === 'object' ? (result as Record<string, unknown>)[key] : undefined;
+  const v =
+    result && typeof result === 'object' ? (result as Record<string, unknown>)[key] : undefined;
   return typeof v === 'string' ? v : null;
 }

@@ -47,7 +47,8 @@ export function buildRows(path: Item[], branches: BranchPoint[]): Row[] {
   // Held in an object so the closure and the loop see the same value (and TS narrows neither).
   const acc: { turn: { usage: Usage; costUsd?: number } | null } = { turn: null };
   const closeTurn = () => {
-    if (acc.turn && rows.length > 0) rows[rows.length - 1] = { ...rows[rows.length - 1], turnUsage: acc.turn };
+    if (acc.turn && rows.length > 0)
+      rows[rows.length - 1] = { ...rows[rows.length - 1], turnUsage: acc.turn };
     acc.turn = null;
   };
 
@@ -58,7 +59,10 @@ export function buildRows(path: Item[], branches: BranchPoint[]): Row[] {
       const prev = acc.turn;
       acc.turn = {
         usage: prev ? addUsage(prev.usage, item.usage) : item.usage,
-        costUsd: item.costUsd !== undefined || prev?.costUsd !== undefined ? (prev?.costUsd ?? 0) + (item.costUsd ?? 0) : undefined,
+        costUsd:
+          item.costUsd !== undefined || prev?.costUsd !== undefined
+            ? (prev?.costUsd ?? 0) + (item.costUsd ?? 0)
+            : undefined,
       };
     }
     if (item.kind === 'tool_call' && item.visibility === 'internal') continue;

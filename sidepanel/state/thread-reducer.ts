@@ -26,7 +26,13 @@ export type ThreadEvent = Extract<
 >;
 
 /** Run states that end the wait for a request: a pending card must not outlive them. */
-const SETTLED: readonly RunState[] = ['completed', 'failed', 'interrupted', 'budget_paused', 'paused_uncertain'];
+const SETTLED: readonly RunState[] = [
+  'completed',
+  'failed',
+  'interrupted',
+  'budget_paused',
+  'paused_uncertain',
+];
 
 /** When a turn ends before its run.updated arrives, this is the state the run is in. */
 function stateAfter(stop: StopReason): RunState {
@@ -75,12 +81,18 @@ export function reduceThread(t: ThreadState, ev: ThreadEvent): ThreadState {
       return {
         ...t,
         meta: ev.thread,
-        threadUsage: ev.thread.usage ? { usage: ev.thread.usage, costUsd: ev.thread.costUsd } : t.threadUsage,
+        threadUsage: ev.thread.usage
+          ? { usage: ev.thread.usage, costUsd: ev.thread.costUsd }
+          : t.threadUsage,
       };
     case 'turn.start':
       return {
         ...t,
-        run: { runId: ev.runId, turnId: ev.turnId, state: t.run?.runId === ev.runId ? t.run.state : 'queued' },
+        run: {
+          runId: ev.runId,
+          turnId: ev.turnId,
+          state: t.run?.runId === ev.runId ? t.run.state : 'queued',
+        },
         lastTurn: null,
         liveUsage: null,
       };
@@ -96,7 +108,9 @@ export function reduceThread(t: ThreadState, ev: ThreadEvent): ThreadState {
       return {
         ...t,
         liveUsage: { runId: ev.runId, turnUsage: ev.turnUsage, turnCostUsd: ev.turnCostUsd },
-        threadUsage: ev.threadUsage ? { usage: ev.threadUsage, costUsd: ev.threadCostUsd } : t.threadUsage,
+        threadUsage: ev.threadUsage
+          ? { usage: ev.threadUsage, costUsd: ev.threadCostUsd }
+          : t.threadUsage,
       };
     case 'approval.request':
       return { ...t, approval: ev };
@@ -112,18 +126,31 @@ export function reduceThread(t: ThreadState, ev: ThreadEvent): ThreadState {
       return { ...t, todos: ev.todos };
     case 'run.updated': {
       const prev = t.run?.runId === ev.runId ? t.run : null;
-      const run: RunSummary = ev.run ?? { ...(prev ?? { runId: ev.runId, turnId: '' }), state: ev.state };
+      const run: RunSummary = ev.run ?? {
+        ...(prev ?? { runId: ev.runId, turnId: '' }),
+        state: ev.state,
+      };
       return withRunState(t, { ...run, turnId: run.turnId || prev?.turnId || '' });
     }
     case 'turn.complete': {
       const next: ThreadState = {
         ...t,
-        lastTurn: { turnId: ev.turnId, runId: ev.runId, stopReason: ev.stopReason, error: ev.error },
+        lastTurn: {
+          turnId: ev.turnId,
+          runId: ev.runId,
+          stopReason: ev.stopReason,
+          error: ev.error,
+        },
       };
       // The engine also sends run.updated; this keeps the composer from staying in "steer" mode if
       // that event is late or lost in a reconnect.
       if (t.run?.runId === ev.runId && isActiveRun(t.run.state)) {
-        return withRunState(next, { ...t.run, state: stateAfter(ev.stopReason), stopReason: ev.stopReason, error: ev.error });
+        return withRunState(next, {
+          ...t.run,
+          state: stateAfter(ev.stopReason),
+          stopReason: ev.stopReason,
+          error: ev.error,
+        });
       }
       return next;
     }

@@ -85,7 +85,13 @@ export function threadFromSnapshot(snap: ThreadSnapshot): ThreadState {
 }
 
 /** States in which the engine is working on the turn: input steers instead of submitting. */
-const ACTIVE: readonly RunState[] = ['queued', 'streaming_model', 'executing_tool', 'waiting_approval', 'waiting_interaction'];
+const ACTIVE: readonly RunState[] = [
+  'queued',
+  'streaming_model',
+  'executing_tool',
+  'waiting_approval',
+  'waiting_interaction',
+];
 /** States that wait for the user (the run banner offers what each allows). */
 const PAUSED: readonly RunState[] = ['paused_uncertain', 'budget_paused', 'interrupted'];
 

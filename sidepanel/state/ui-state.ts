@@ -18,4 +18,9 @@ export interface UiState {
   compactReads: boolean;
 }
 
-export const initialUiState: UiState = { view: 'chat', selectedThreadId: null, hint: null, compactReads: true };
+export const initialUiState: UiState = {
+  view: 'chat',
+  selectedThreadId: null,
+  hint: null,
+  compactReads: true,
+};

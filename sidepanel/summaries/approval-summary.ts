@@ -7,7 +7,9 @@ import type { ApprovalRequest } from '../../src/protocol';
 import { rec, str } from './facts';
 import { describeCall, type SummaryLine } from './tool-summary';
 
-export function approvalSummary(request: Pick<ApprovalRequest, 'tool' | 'params' | 'target'>): SummaryLine | null {
+export function approvalSummary(
+  request: Pick<ApprovalRequest, 'tool' | 'params' | 'target'>,
+): SummaryLine | null {
   const target = rec(request.target);
   const el = rec(target.element);
   const role = str(el.role);
@@ -25,7 +27,9 @@ export function approvalSummary(request: Pick<ApprovalRequest, 'tool' | 'params'
  * origin (A, `target.topOrigin`) and the frame's (B, `target.origin`, the one judged). The engine
  * sets `topOrigin` only for such frames; equal or missing origins mean no frame line.
  */
-export function frameLine(request: Pick<ApprovalRequest, 'target'>): { page: string; frame: string } | null {
+export function frameLine(
+  request: Pick<ApprovalRequest, 'target'>,
+): { page: string; frame: string } | null {
   const { topOrigin } = request.target;
   const frame = request.target.origin ?? originOf(request.target.url);
   if (!topOrigin || !frame || topOrigin === frame) return null;

@@ -6,10 +6,14 @@
 
 export type Rec = Record<string, unknown>;
 
-export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+export const rec = (v: unknown): Rec =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {};
+export const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() ? v : undefined;
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+export const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 /** One line, at most `max` characters: page text and typed text can be long or multi-line. */
 export function clip(text: string, max = 60): string {
@@ -54,7 +58,10 @@ export function isSecretField(details: Rec): boolean {
  * How a line names an element: its accessible name, else its role, else the model's ref, else
  * null (the caller words it without a target).
  */
-export function elementLabel(el: { role: string; name: string } | null, ref: unknown): string | null {
+export function elementLabel(
+  el: { role: string; name: string } | null,
+  ref: unknown,
+): string | null {
   if (el?.name.trim()) return clip(el.name, 48);
   const r = str(ref);
   if (el?.role && el.role !== 'clickable') return r ? `${el.role} ${r}` : el.role;
@@ -69,6 +76,8 @@ export function quotedText(text: string, secret: boolean): string {
 /** A file's name from a path or a generated file spec. */
 export function fileNames(params: Rec): string[] {
   const fromPaths = strings(params.paths).map((p) => p.split(/[\\/]/).pop() ?? p);
-  const fromFiles = Array.isArray(params.files) ? params.files.map((f) => str(rec(f).name) ?? '').filter(Boolean) : [];
+  const fromFiles = Array.isArray(params.files)
+    ? params.files.map((f) => str(rec(f).name) ?? '').filter(Boolean)
+    : [];
   return [...fromPaths, ...fromFiles];
 }

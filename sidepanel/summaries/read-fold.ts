@@ -14,12 +14,18 @@ export type DisplayRow = { kind: 'row'; row: Row } | { kind: 'reads'; rows: Row[
  * The tools that read the page. Other read-only tools (ask_user, list tabs, MCP reads) are not
  * "reading the page" and keep their own cards.
  */
-export const PAGE_READS: ReadonlySet<string> = new Set(['browser_snapshot', 'browser_get_text', 'browser_find', 'browser_screenshot']);
+export const PAGE_READS: ReadonlySet<string> = new Set([
+  'browser_snapshot',
+  'browser_get_text',
+  'browser_find',
+  'browser_screenshot',
+]);
 
 /** A page read that finished well. */
 export function isFoldableRead(row: Row): boolean {
   const item = row.item;
-  if (item.kind !== 'tool_call' || !PAGE_READS.has(item.name) || item.visibility === 'skill') return false;
+  if (item.kind !== 'tool_call' || !PAGE_READS.has(item.name) || item.visibility === 'skill')
+    return false;
   return item.state === 'result' && row.result?.ok === true && !row.branch && !row.turnUsage;
 }
 

@@ -49,13 +49,52 @@ export interface CallFacts {
 
 /** Each kind has an `sum_<kind>` (done) and an `ask_<kind>` (ask) message. */
 export const SUMMARY_KINDS = [
-  'click', 'dblclick', 'rclick', 'mclick', 'type', 'type_submit', 'open', 'open_tab', 'back',
-  'close_tab', 'switch_tab', 'tabs', 'read', 'read_titled', 'read_text', 'find', 'find_none',
-  'screenshot', 'scroll_down', 'scroll_up', 'scroll_left', 'scroll_right', 'scroll_top',
-  'scroll_bottom', 'scroll_text', 'scroll_into', 'hover', 'select', 'press', 'press_in',
-  'keyboard_text', 'keyboard_both', 'move', 'drag', 'dialog_accept', 'dialog_answer',
-  'dialog_dismiss', 'upload', 'wait_text', 'wait_text_gone', 'wait_ref', 'wait_ref_gone',
-  'wait_nav', 'wait_network', 'wait_quiet', 'wait_time',
+  'click',
+  'dblclick',
+  'rclick',
+  'mclick',
+  'type',
+  'type_submit',
+  'open',
+  'open_tab',
+  'back',
+  'close_tab',
+  'switch_tab',
+  'tabs',
+  'read',
+  'read_titled',
+  'read_text',
+  'find',
+  'find_none',
+  'screenshot',
+  'scroll_down',
+  'scroll_up',
+  'scroll_left',
+  'scroll_right',
+  'scroll_top',
+  'scroll_bottom',
+  'scroll_text',
+  'scroll_into',
+  'hover',
+  'select',
+  'press',
+  'press_in',
+  'keyboard_text',
+  'keyboard_both',
+  'move',
+  'drag',
+  'dialog_accept',
+  'dialog_answer',
+  'dialog_dismiss',
+  'upload',
+  'wait_text',
+  'wait_text_gone',
+  'wait_ref',
+  'wait_ref_gone',
+  'wait_nav',
+  'wait_network',
+  'wait_quiet',
+  'wait_time',
 ] as const;
 export type SummaryKind = (typeof SUMMARY_KINDS)[number];
 
@@ -97,7 +136,14 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
   const url = facts.url ?? str(p.url);
   switch (facts.name) {
     case 'browser_click': {
-      const kind = p.doubleClick === true ? 'dblclick' : p.button === 'right' ? 'rclick' : p.button === 'middle' ? 'mclick' : 'click';
+      const kind =
+        p.doubleClick === true
+          ? 'dblclick'
+          : p.button === 'right'
+            ? 'rclick'
+            : p.button === 'middle'
+              ? 'mclick'
+              : 'click';
       return line(mood, kind, target ?? '?');
     }
     case 'browser_type': {
@@ -112,13 +158,25 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
       return mood === 'done' && url ? line(mood, 'back', displayUrl(url)) : line('ask', 'back');
     case 'browser_tab_close':
     case 'browser_tab_switch': {
-      const which = facts.title ? clip(facts.title, 48) : url ? displayUrl(url) : num(p.tabId) !== undefined ? `#${num(p.tabId)}` : '?';
+      const which = facts.title
+        ? clip(facts.title, 48)
+        : url
+          ? displayUrl(url)
+          : num(p.tabId) !== undefined
+            ? `#${num(p.tabId)}`
+            : '?';
       return line(mood, facts.name === 'browser_tab_close' ? 'close_tab' : 'switch_tab', which);
     }
     case 'browser_tabs':
-      return line(mood, 'tabs', String(Array.isArray(facts.info?.tabs) ? facts.info.tabs.length : ''));
+      return line(
+        mood,
+        'tabs',
+        String(Array.isArray(facts.info?.tabs) ? facts.info.tabs.length : ''),
+      );
     case 'browser_snapshot':
-      return mood === 'done' && facts.title ? line(mood, 'read_titled', clip(facts.title, 48)) : line(mood, 'read');
+      return mood === 'done' && facts.title
+        ? line(mood, 'read_titled', clip(facts.title, 48))
+        : line(mood, 'read');
     case 'browser_get_text':
       return line(mood, 'read_text');
     case 'browser_find': {
@@ -147,7 +205,8 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
     case 'browser_keyboard': {
       const text = str(p.text);
       const keys = strings(p.keys).join(' ');
-      if (text && keys) return line(mood, 'keyboard_both', quotedText(text, facts.secret === true), keys);
+      if (text && keys)
+        return line(mood, 'keyboard_both', quotedText(text, facts.secret === true), keys);
       if (text) return line(mood, 'keyboard_text', quotedText(text, facts.secret === true));
       return keys ? line(mood, 'press', keys) : null;
     }
@@ -155,8 +214,13 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
       const at = target ?? point(p.x, p.y) ?? '?';
       const action = str(p.action);
       if (action === 'move') return line(mood, 'move', at);
-      if (action === 'drag') return line(mood, 'drag', at, str(p.toRef) ?? point(p.toX, p.toY) ?? '?');
-      return line(mood, action === 'double_click' ? 'dblclick' : action === 'right_click' ? 'rclick' : 'click', at);
+      if (action === 'drag')
+        return line(mood, 'drag', at, str(p.toRef) ?? point(p.toX, p.toY) ?? '?');
+      return line(
+        mood,
+        action === 'double_click' ? 'dblclick' : action === 'right_click' ? 'rclick' : 'click',
+        at,
+      );
     }
     case 'browser_dialog': {
       const answer = str(p.promptText);
@@ -168,7 +232,8 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
     case 'browser_wait_for': {
       const kind = WAIT[str(p.condition) ?? ''];
       if (!kind) return null;
-      if (kind === 'wait_text' || kind === 'wait_text_gone') return line(mood, kind, clip(str(p.text) ?? '', 40));
+      if (kind === 'wait_text' || kind === 'wait_text_gone')
+        return line(mood, kind, clip(str(p.text) ?? '', 40));
       if (kind === 'wait_ref' || kind === 'wait_ref_gone') return line(mood, kind, target ?? '?');
       if (kind === 'wait_time') return line(mood, kind, String(num(p.timeoutSeconds) ?? 10));
       return line(mood, kind);

@@ -48,11 +48,18 @@ function errorMessage(e: unknown): string {
 
 /** Chrome's error strings → our codes (they are stable across versions, and all we have). */
 export function classifyChromeError(message: string): HostErrorCode {
-  if (/Receiving end does not exist|Could not establish connection/i.test(message)) return 'no_receiver';
+  if (/Receiving end does not exist|Could not establish connection/i.test(message))
+    return 'no_receiver';
   if (/message port closed|message channel closed|port closed/i.test(message)) return 'port_closed';
   if (/No tab with id|Invalid tab ID|tab was closed/i.test(message)) return 'no_tab';
-  if (/No frame with id|Frame with ID .* (was removed|is showing)|frame was removed/i.test(message)) return 'no_frame';
-  if (/Cannot access|cannot be scripted|chrome:\/\/ URL|extensions gallery|Missing host permission/i.test(message)) return 'restricted';
+  if (/No frame with id|Frame with ID .* (was removed|is showing)|frame was removed/i.test(message))
+    return 'no_frame';
+  if (
+    /Cannot access|cannot be scripted|chrome:\/\/ URL|extensions gallery|Missing host permission/i.test(
+      message,
+    )
+  )
+    return 'restricted';
   if (/debugger|Debugger|not attached|Another debugger|Detached/i.test(message)) return 'debugger';
   return 'failed';
 }
@@ -71,7 +78,8 @@ function toTabInfo(tab: chrome.tabs.Tab): TabInfo {
     url: tab.url ?? tab.pendingUrl ?? '',
     title: tab.title ?? '',
     active: tab.active,
-    status: tab.status === 'loading' ? 'loading' : tab.status === 'unloaded' ? 'unloaded' : 'complete',
+    status:
+      tab.status === 'loading' ? 'loading' : tab.status === 'unloaded' ? 'unloaded' : 'complete',
     incognito: tab.incognito,
   };
   if (tab.favIconUrl) info.favIconUrl = tab.favIconUrl;
@@ -80,10 +88,21 @@ function toTabInfo(tab: chrome.tabs.Tab): TabInfo {
   return info;
 }
 
-function abortable<T>(p: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, what: string): Promise<T> {
+function abortable<T>(
+  p: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  what: string,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal?.aborted) return reject(new HostError('aborted', 'Interrupted.'));
-    const timer = setTimeout(() => done(() => reject(new HostError('timeout', `${what} did not answer within ${timeoutMs} ms`))), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        done(() =>
+          reject(new HostError('timeout', `${what} did not answer within ${timeoutMs} ms`)),
+        ),
+      timeoutMs,
+    );
     const onAbort = () => done(() => reject(new HostError('aborted', 'Interrupted.')));
     let finished = false;
     function done(f: () => void) {
@@ -108,7 +127,12 @@ async function dataUrlToImage(dataUrl: string, opts: CaptureOptions): Promise<Ca
   try {
     const scale = opts.maxWidth && bitmap.width > opts.maxWidth ? opts.maxWidth / bitmap.width : 1;
     if (scale === 1) {
-      return { mimeType, dataBase64: dataUrl.slice(dataUrl.indexOf(',') + 1), width: bitmap.width, height: bitmap.height };
+      return {
+        mimeType,
+        dataBase64: dataUrl.slice(dataUrl.indexOf(',') + 1),
+        width: bitmap.width,
+        height: bitmap.height,
+      };
     }
     const width = Math.round(bitmap.width * scale);
     const height = Math.round(bitmap.height * scale);
@@ -119,7 +143,8 @@ async function dataUrlToImage(dataUrl: string, opts: CaptureOptions): Promise<Ca
     const out = await canvas.convertToBlob({ type: mimeType, quality: (opts.quality ?? 80) / 100 });
     const bytes = new Uint8Array(await out.arrayBuffer());
     let bin = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return { mimeType, dataBase64: btoa(bin), width, height };
   } finally {
     bitmap.close();
@@ -182,7 +207,8 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     async activateTab(tabId) {
       try {
         const tab = await chrome.tabs.update(tabId, { active: true });
-        if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
+        if (tab?.windowId !== undefined)
+          await chrome.windows.update(tab.windowId, { focused: true });
       } catch (e) {
         throw wrap(e, 'no_tab');
       }
@@ -201,11 +227,19 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     onTabRemoved: (l) => tabRemoved.add(l),
 
     sendToFrame(tabId, frameId, message, { timeoutMs, signal }) {
-      return abortable(chrome.tabs.sendMessage(tabId, message, { frameId }) as Promise<unknown>, timeoutMs, signal, 'The page');
+      return abortable(
+        chrome.tabs.sendMessage(tabId, message, { frameId }) as Promise<unknown>,
+        timeoutMs,
+        signal,
+        'The page',
+      );
     },
     async injectContentScript(tabId, frameId) {
       try {
-        await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files: [contentScriptFile] });
+        await chrome.scripting.executeScript({
+          target: { tabId, frameIds: [frameId] },
+          files: [contentScriptFile],
+        });
       } catch (e) {
         throw wrap(e, 'restricted');
       }
@@ -218,16 +252,31 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
         });
         return results.map((r) => {
           const v = (r.result ?? {}) as { url?: string; width?: number; height?: number };
-          return { frameId: r.frameId, url: String(v.url ?? ''), width: Number(v.width ?? 0), height: Number(v.height ?? 0) };
+          return {
+            frameId: r.frameId,
+            url: String(v.url ?? ''),
+            width: Number(v.width ?? 0),
+            height: Number(v.height ?? 0),
+          };
         });
       } catch (e) {
         throw wrap(e, 'restricted');
       }
     },
 
-    async runInMainWorld<A extends unknown[], R>(tabId: number, frameId: number, func: (...args: A) => R, args: A): Promise<R> {
+    async runInMainWorld<A extends unknown[], R>(
+      tabId: number,
+      frameId: number,
+      func: (...args: A) => R,
+      args: A,
+    ): Promise<R> {
       try {
-        const [result] = await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, world: 'MAIN', func, args });
+        const [result] = await chrome.scripting.executeScript({
+          target: { tabId, frameIds: [frameId] },
+          world: 'MAIN',
+          func,
+          args,
+        });
         return result?.result as R;
       } catch (e) {
         throw wrap(e, 'restricted');
@@ -236,14 +285,18 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
 
     async captureVisibleTab(windowId, opts) {
       const capture = () =>
-        chrome.tabs.captureVisibleTab(windowId, { format: opts.format, ...(opts.format === 'jpeg' ? { quality: opts.quality ?? 80 } : {}) });
+        chrome.tabs.captureVisibleTab(windowId, {
+          format: opts.format,
+          ...(opts.format === 'jpeg' ? { quality: opts.quality ?? 80 } : {}),
+        });
       try {
         let dataUrl: string;
         try {
           dataUrl = await capture();
         } catch (e) {
           // Chrome allows two captures per second; a screenshot right after a thumbnail waits.
-          if (opts.bestEffort || !/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(errorMessage(e))) throw e;
+          if (opts.bestEffort || !/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(errorMessage(e)))
+            throw e;
           await new Promise((r) => setTimeout(r, 1000));
           dataUrl = await capture();
         }
@@ -254,12 +307,20 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     },
 
     async debuggerAttach(tabId) {
-      await chrome.debugger.attach({ tabId }, '1.3').catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
+      await chrome.debugger
+        .attach({ tabId }, '1.3')
+        .catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
     },
     async debuggerDetach(tabId) {
-      await chrome.debugger.detach({ tabId }).catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
+      await chrome.debugger
+        .detach({ tabId })
+        .catch((e: unknown) => Promise.reject(new HostError('debugger', errorMessage(e))));
     },
-    async debuggerSend<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
+    async debuggerSend<T>(
+      tabId: number,
+      method: string,
+      params?: Record<string, unknown>,
+    ): Promise<T> {
       try {
         return (await chrome.debugger.sendCommand({ tabId }, method, params)) as T;
       } catch (e) {

@@ -52,7 +52,10 @@ const NOTIFY_ICON = chrome.runtime.getURL('icons/icon-128.png');
 const scheduler = new WorkflowScheduler({
   engine,
   alarms: chrome.alarms,
-  notifier: { notify: (id, title, message) => chrome.notifications?.create(id, { type: 'basic', iconUrl: NOTIFY_ICON, title, message }) },
+  notifier: {
+    notify: (id, title, message) =>
+      chrome.notifications?.create(id, { type: 'basic', iconUrl: NOTIFY_ICON, title, message }),
+  },
   now: () => Date.now(),
   text: schedulerText,
   log: (msg) => console.warn(`[keel] ${msg}`),
@@ -65,13 +68,16 @@ chrome.alarms.onAlarm.addListener((alarm) => scheduler.onAlarm(alarm));
 void chrome.alarms.create('keel-wake', { periodInMinutes: 1 });
 
 chrome.runtime.onInstalled.addListener(() => {
-  void chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
+  void chrome.sidePanel
+    ?.setPanelBehavior?.({ openPanelOnActionClick: true })
+    .catch(() => undefined);
 });
 // The toolbar button and its shortcut (manifest `commands._execute_action`, Alt+Shift+K) open the
 // panel through the behaviour above. Chrome fires onClicked only if that behaviour is not in
 // effect; then the click (a user gesture) opens the panel here.
 chrome.action?.onClicked?.addListener((tab) => {
-  if (tab.windowId !== undefined) void chrome.sidePanel?.open?.({ windowId: tab.windowId }).catch(() => undefined);
+  if (tab.windowId !== undefined)
+    void chrome.sidePanel?.open?.({ windowId: tab.windowId }).catch(() => undefined);
 });
 
 startKeepalive(() => engine.hasLiveRuns());

@@ -2,11 +2,24 @@ import type { Engine } from '../engine';
 import { mcpCredentialId, mcpOAuthClientCredentialId } from '../engine/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
-import { createMcpManager, type McpAuthStore, type McpOAuthHost, type McpSavedSession, type McpServerConfig, type McpSessionStore, type McpToolCache } from '../tools/mcp';
+import {
+  createMcpManager,
+  type McpAuthStore,
+  type McpOAuthHost,
+  type McpSavedSession,
+  type McpServerConfig,
+  type McpSessionStore,
+  type McpToolCache,
+} from '../tools/mcp';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { acceptsSignIn, isSignInPayload } from '../tools/mcp/sign-in';
 
-const toConfig = (s: Pick<StoredMcpServer, 'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation' | 'oauthClientId'>): McpServerConfig => ({
+const toConfig = (
+  s: Pick<
+    StoredMcpServer,
+    'id' | 'url' | 'enabled' | 'allowedTools' | 'label' | 'isolation' | 'oauthClientId'
+  >,
+): McpServerConfig => ({
   id: s.id,
   url: s.url,
   enabled: s.enabled,
@@ -76,7 +89,12 @@ function storageToolCache(): McpToolCache | undefined {
   };
 }
 
-const LOG = { debug: console.debug, info: console.info, warn: console.warn, error: console.error } as const;
+const LOG = {
+  debug: console.debug,
+  info: console.info,
+  warn: console.warn,
+  error: console.error,
+} as const;
 
 /**
  * Connect the configured MCP servers and keep them in step with settings: server status flows
@@ -96,16 +114,29 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
     ...(oauth ? { oauth } : {}),
     ...(sessionStore ? { sessionStore } : {}),
     ...(toolCache ? { toolCache } : {}),
-    log: (level, msg, data) => (LOG[level as keyof typeof LOG] ?? console.log)(`[keel/mcp] ${msg}`, data ?? ''),
+    log: (level, msg, data) =>
+      (LOG[level as keyof typeof LOG] ?? console.log)(`[keel/mcp] ${msg}`, data ?? ''),
   });
   let latest: Promise<void> = Promise.resolve();
-  const sync = (servers: McpServerConfig[]) => (latest = mcp.sync(servers).then(() => undefined, () => undefined));
+  const sync = (servers: McpServerConfig[]) =>
+    (latest = mcp.sync(servers).then(
+      () => undefined,
+      () => undefined,
+    ));
   engine.ctx.live.toolsSettled = () => latest;
   engine.ctx.live.mcpAuth = { signIn: (id) => mcp.signIn(id), signOut: (id) => mcp.signOut(id) };
 
   const publishStatus = () => {
     engine.ctx.live.mcp = Object.fromEntries(
-      mcp.status().map((s) => [s.id, { state: s.state, ...(s.message ? { message: s.message } : {}), toolCount: s.toolCount, ...(s.auth ? { auth: s.auth } : {}) }]),
+      mcp.status().map((s) => [
+        s.id,
+        {
+          state: s.state,
+          ...(s.message ? { message: s.message } : {}),
+          toolCount: s.toolCount,
+          ...(s.auth ? { auth: s.auth } : {}),
+        },
+      ]),
     );
     engine.publishSettings();
   };
@@ -120,7 +151,14 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
   // tool step tells the model it did not run), but the user's yes still opens the sign-in page.
   const signInAfterRestart = async (interactionId: string) => {
     const rec = await store.interactions.get(interactionId);
-    if (!rec || rec.kind !== 'elicitation' || rec.status !== 'answered' || !isSignInPayload(rec.payload) || !acceptsSignIn(rec.response)) return;
+    if (
+      !rec ||
+      rec.kind !== 'elicitation' ||
+      rec.status !== 'answered' ||
+      !isSignInPayload(rec.payload) ||
+      !acceptsSignIn(rec.response)
+    )
+      return;
     await mcp.signIn(rec.payload.signIn.serverId).catch(() => undefined);
   };
 
@@ -131,10 +169,15 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
       const configs = ev.settings.mcpServers.map(toConfig);
       // A removed server's sign-in goes with it (a URL change is handled when it reconnects).
       const ids = new Set(configs.map((c) => c.id));
-      for (const id of knownIds) if (!ids.has(id)) void store.credentials.delete(mcpOAuthCredentialId(id)).catch(() => undefined);
+      for (const id of knownIds)
+        if (!ids.has(id))
+          void store.credentials.delete(mcpOAuthCredentialId(id)).catch(() => undefined);
       knownIds = ids;
       // A token or client secret set or cleared must reconnect too (the manager reads secrets).
-      const key = JSON.stringify([configs, ev.settings.mcpServers.map((m) => [m.hasToken, m.hasOAuthClientSecret ?? false])]);
+      const key = JSON.stringify([
+        configs,
+        ev.settings.mcpServers.map((m) => [m.hasToken, m.hasOAuthClientSecret ?? false]),
+      ]);
       if (key !== lastConfig) {
         lastConfig = key;
         void sync(configs);
@@ -144,9 +187,15 @@ export function installMcp(engine: Engine, store: Store, maxWaitMs = 5_000): Pro
   });
   const first = store.settings.get().then((s) => {
     const configs = s.mcpServers.map(toConfig);
-    lastConfig = JSON.stringify([configs, s.mcpServers.map((m) => [Boolean(m.credentialId), Boolean(m.oauthClientSecretId)])]);
+    lastConfig = JSON.stringify([
+      configs,
+      s.mcpServers.map((m) => [Boolean(m.credentialId), Boolean(m.oauthClientSecretId)]),
+    ]);
     knownIds = new Set(configs.map((c) => c.id));
     return sync(configs);
   });
-  return Promise.race([first.then(() => undefined), new Promise<void>((r) => setTimeout(r, maxWaitMs))]);
+  return Promise.race([
+    first.then(() => undefined),
+    new Promise<void>((r) => setTimeout(r, maxWaitMs)),
+  ]);
 }

@@ -41,7 +41,14 @@ export class WorkflowScheduler {
   private reconciling: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: { engine: EngineEndpoint; alarms: AlarmsLike; notifier: NotifierLike; now: () => number; text?: SchedulerText; log?: (msg: string) => void },
+    private readonly deps: {
+      engine: EngineEndpoint;
+      alarms: AlarmsLike;
+      notifier: NotifierLike;
+      now: () => number;
+      text?: SchedulerText;
+      log?: (msg: string) => void;
+    },
   ) {}
 
   /** Connect to the engine and subscribe to every thread (approvals and completions). */
@@ -61,7 +68,10 @@ export class WorkflowScheduler {
     if (!workflowId) return;
     const submissionId = `sched:${workflowId}:${Math.round(alarm.scheduledTime)}`;
     this.pending.set(submissionId, workflowId);
-    this.send({ type: 'workflow.run', workflowId, trigger: 'schedule', onDivergence: 'model' }, submissionId);
+    this.send(
+      { type: 'workflow.run', workflowId, trigger: 'schedule', onDivergence: 'model' },
+      submissionId,
+    );
   }
 
   /** Resolves when the alarms match the last workflow list (tests). */
@@ -98,7 +108,12 @@ export class WorkflowScheduler {
       }
       case 'approval.request': {
         const name = this.runs.get(ev.runId);
-        if (name !== undefined) this.deps.notifier.notify(`keel-approval-${ev.approvalId}`, 'Keel', text.needsApproval(name));
+        if (name !== undefined)
+          this.deps.notifier.notify(
+            `keel-approval-${ev.approvalId}`,
+            'Keel',
+            text.needsApproval(name),
+          );
         return;
       }
       case 'turn.complete': {
@@ -107,8 +122,18 @@ export class WorkflowScheduler {
         if (ev.stopReason === 'interrupted') return;
         this.runs.delete(ev.runId);
         const w = ev.workflow;
-        if (ev.stopReason === 'end') this.deps.notifier.notify(`keel-run-${ev.runId}`, 'Keel', text.succeeded(name, w?.replayed ?? 0, w?.steps ?? 0));
-        else this.deps.notifier.notify(`keel-run-${ev.runId}`, 'Keel', text.failed(name, ev.error?.message ?? ev.stopReason));
+        if (ev.stopReason === 'end')
+          this.deps.notifier.notify(
+            `keel-run-${ev.runId}`,
+            'Keel',
+            text.succeeded(name, w?.replayed ?? 0, w?.steps ?? 0),
+          );
+        else
+          this.deps.notifier.notify(
+            `keel-run-${ev.runId}`,
+            'Keel',
+            text.failed(name, ev.error?.message ?? ev.stopReason),
+          );
         return;
       }
       default:
@@ -122,14 +147,18 @@ export class WorkflowScheduler {
 
   private setWorkflows(list: WorkflowMeta[]): void {
     this.workflows = list;
-    this.reconciling = this.reconciling.then(() => this.reconcile(list)).catch((e) => this.deps.log?.(`alarm reconcile failed: ${String(e)}`));
+    this.reconciling = this.reconciling
+      .then(() => this.reconcile(list))
+      .catch((e) => this.deps.log?.(`alarm reconcile failed: ${String(e)}`));
   }
 
   /** One alarm per scheduled workflow; stale, changed and orphaned alarms are replaced or cleared. */
   private async reconcile(list: WorkflowMeta[]): Promise<void> {
     const { alarms } = this.deps;
     const now = this.deps.now();
-    const existing = new Map((await alarms.getAll()).filter((a) => workflowOfAlarm(a.name)).map((a) => [a.name, a]));
+    const existing = new Map(
+      (await alarms.getAll()).filter((a) => workflowOfAlarm(a.name)).map((a) => [a.name, a]),
+    );
     for (const w of list) {
       const name = alarmName(w.workflowId);
       const have = existing.get(name);

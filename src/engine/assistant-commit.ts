@@ -1,6 +1,5 @@
-import type { Item, ProviderStopReason, StopReason, ToolCallItem } from '../protocol';
+import type { Item } from '../protocol';
 import { jsonDepthError } from '../tools/argument-depth';
-import type { NormalizedStopReason } from '../providers/types';
 import type { NodeRecord, PlannedToolCall, RunRecord } from '../store/records';
 import { closeRemainingCalls } from './close-calls';
 import type { EngineContext } from './context';
@@ -35,11 +34,18 @@ function parseArgs(raw: string): { args: unknown; rawArgs?: string } {
  * steer admitted while the message streamed is seen. Tool calls run only from a `tool_use`
  * message; calls from any other message are closed before any side effect (spec/001 §2).
  */
-export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assistantId: string, res: StreamResult, path: NodeRecord[]): Promise<StepOutcome> {
+export async function commitAssistant(
+  ctx: EngineContext,
+  run0: RunRecord,
+  assistantId: string,
+  res: StreamResult,
+  path: NodeRecord[],
+): Promise<StepOutcome> {
   const { store } = ctx;
   const env = run0.env!;
   const used = new Set<string>();
-  for (const n of path) if (n.item.kind === 'assistant_message') for (const c of n.item.toolCalls ?? []) used.add(c.id);
+  for (const n of path)
+    if (n.item.kind === 'assistant_message') for (const c of n.item.toolCalls ?? []) used.add(c.id);
   const planned: PlannedToolCall[] = repairToolCallIds(
     res.calls.map((c) => ({ id: c.id, name: c.name, nodeId: c.nodeId, ...parseArgs(c.args) })),
     used,
@@ -71,10 +77,24 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
     };
     const w = await LeafWriter.open(ctx, run);
     await w.append(item);
-    const transition = afterAssistant({ round, stop, callCount: planned.length, toolsDisabled: run.counters.toolsDisabled, pendingSteers: run.pendingSteers.length, intent });
+    const transition = afterAssistant({
+      round,
+      stop,
+      callCount: planned.length,
+      toolsDisabled: run.counters.toolsDisabled,
+      pendingSteers: run.pendingSteers.length,
+      intent,
+    });
     let next: ModelAgain | End | { kind: 'execute_tools' };
     if (transition.kind === 'close_calls') {
-      await closeRemainingCalls(ctx, w, run, planned.map((call) => ({ call, why: transition.why })), 'invalid', assistantId);
+      await closeRemainingCalls(
+        ctx,
+        w,
+        run,
+        planned.map((call) => ({ call, why: transition.why })),
+        'invalid',
+        assistantId,
+      );
       next = transition.next;
     } else {
       next = transition;
@@ -83,7 +103,13 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
       r.usage = addUsage(r.usage, res.usage);
       r.costUsd += cost ?? 0;
       r.counters.modelAttempts = 0;
-      r.stepCursor = { ...r.stepCursor, modelCalls: r.stepCursor.modelCalls + 1, assistantNodeId: assistantId, toolCalls: next.kind === 'execute_tools' ? planned : [], nextToolIndex: 0 };
+      r.stepCursor = {
+        ...r.stepCursor,
+        modelCalls: r.stepCursor.modelCalls + 1,
+        assistantNodeId: assistantId,
+        toolCalls: next.kind === 'execute_tools' ? planned : [],
+        nextToolIndex: 0,
+      };
       if (next.kind === 'model_again' && next.round) r.stepCursor.round = next.round;
       else delete r.stepCursor.round;
     };
@@ -92,14 +118,28 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
       t.costUsd += cost ?? 0;
     };
     if (next.kind === 'end') {
-      const ended = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}) }, { run: usage, thread: threadUsage });
+      const ended = await commitEnd(
+        ctx,
+        w,
+        run,
+        {
+          state: next.state,
+          stopReason: next.stopReason,
+          ...(next.error ? { error: next.error } : {}),
+        },
+        { run: usage, thread: threadUsage },
+      );
       return { created: w.created, run: ended.run, thread: ended.thread };
     }
     const t = await w.finish(now, threadUsage);
-    const r = await store.runs.update(run.runId, (r) => {
-      usage(r);
-      r.state = next.kind === 'execute_tools' ? 'executing_tool' : 'streaming_model';
-    }, now);
+    const r = await store.runs.update(
+      run.runId,
+      (r) => {
+        usage(r);
+        r.state = next.kind === 'execute_tools' ? 'executing_tool' : 'streaming_model';
+      },
+      now,
+    );
     return { created: w.created, run: r, thread: t };
   });
 
@@ -114,5 +154,7 @@ export async function commitAssistant(ctx: EngineContext, run0: RunRecord, assis
     threadUsage: out.thread.usage,
     threadCostUsd: out.thread.costUsd,
   });
-  return out.run.state === 'executing_tool' || out.run.state === 'streaming_model' ? 'continue' : 'ended';
+  return out.run.state === 'executing_tool' || out.run.state === 'streaming_model'
+    ? 'continue'
+    : 'ended';
 }

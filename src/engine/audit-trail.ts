@@ -57,7 +57,8 @@ export function auditApprovals(records: ApprovalRecord[]): AuditApproval[] {
     .sort((a, b) => a.createdAt - b.createdAt)
     .map((a) => {
       const resolved = a.status === 'resolved';
-      const scope = a.decision === 'allow_once' ? 'once' : a.decision === 'allow_site' ? 'site' : undefined;
+      const scope =
+        a.decision === 'allow_once' ? 'once' : a.decision === 'allow_site' ? 'site' : undefined;
       return {
         approvalId: a.approvalId,
         toolCallId: a.toolCallId,
@@ -69,10 +70,14 @@ export function auditApprovals(records: ApprovalRecord[]): AuditApproval[] {
         status: a.status,
         ...(resolved && a.decision ? { decision: a.decision } : {}),
         ...(resolved && scope ? { scope } : {}),
-        ...(a.status === 'pending' ? {} : { decidedBy: resolved ? ('user' as const) : ('engine' as const) }),
+        ...(a.status === 'pending'
+          ? {}
+          : { decidedBy: resolved ? ('user' as const) : ('engine' as const) }),
         ...(a.decisionReason ? { decisionReason: a.decisionReason } : {}),
         askedAt: a.createdAt,
-        ...(a.resolvedAt !== undefined ? { decidedAt: a.resolvedAt, waitedMs: Math.max(0, a.resolvedAt - a.createdAt) } : {}),
+        ...(a.resolvedAt !== undefined
+          ? { decidedAt: a.resolvedAt, waitedMs: Math.max(0, a.resolvedAt - a.createdAt) }
+          : {}),
       };
     });
 }
@@ -99,7 +104,10 @@ export function auditSteps(nodes: NodeRecord[], approvals: ApprovalRecord[]): Au
           startedAt: n.createdAt,
           endedAt,
           durationMs: Math.max(0, endedAt - n.createdAt),
-          outcome: result && result.item.kind === 'tool_result' ? (result.item.outcome ?? (result.item.ok ? 'ok' : 'error')) : 'no result',
+          outcome:
+            result && result.item.kind === 'tool_result'
+              ? (result.item.outcome ?? (result.item.ok ? 'ok' : 'error'))
+              : 'no result',
           ...(approval ? { approvalId: approval.approvalId } : {}),
           decidedBy: !approval ? 'policy' : approval.status === 'resolved' ? 'user' : 'engine',
         };
@@ -107,8 +115,20 @@ export function auditSteps(nodes: NodeRecord[], approvals: ApprovalRecord[]): Au
       if (item.kind === 'assistant_message') {
         const before = n.parentId ? byId.get(n.parentId) : undefined;
         const startedAt = before ? Math.min(before.createdAt, n.createdAt) : n.createdAt;
-        return { nodeId: n.id, kind: item.kind, startedAt, endedAt: n.createdAt, durationMs: n.createdAt - startedAt };
+        return {
+          nodeId: n.id,
+          kind: item.kind,
+          startedAt,
+          endedAt: n.createdAt,
+          durationMs: n.createdAt - startedAt,
+        };
       }
-      return { nodeId: n.id, kind: item.kind, startedAt: n.createdAt, endedAt: n.createdAt, durationMs: 0 };
+      return {
+        nodeId: n.id,
+        kind: item.kind,
+        startedAt: n.createdAt,
+        endedAt: n.createdAt,
+        durationMs: 0,
+      };
     });
 }

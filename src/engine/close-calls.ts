@@ -23,9 +23,16 @@ export async function closeRemainingCalls(
     const reg = ctx.registry.get(call.name);
     const existing = await ctx.store.threads.getNode(call.nodeId);
     if (existing && existing.item.kind === 'tool_call') {
-      w.touched(await ctx.store.threads.updateNodeItem(call.nodeId, (it) => void (it.kind === 'tool_call' && (it.state = 'invalid'))));
+      w.touched(
+        await ctx.store.threads.updateNodeItem(
+          call.nodeId,
+          (it) => void (it.kind === 'tool_call' && (it.state = 'invalid')),
+        ),
+      );
     } else {
-      await w.append(toolCallItem({ call, reg, params: call.args, state: 'invalid', assistantId, now }));
+      await w.append(
+        toolCallItem({ call, reg, params: call.args, state: 'invalid', assistantId, now }),
+      );
     }
     await w.append({
       kind: 'tool_result',
@@ -46,9 +53,27 @@ export async function closeRemainingCalls(
  * recovery), so the leaf is safe for the steers and the notice that follow. Apply `batchClosed` to
  * the run in the same commit.
  */
-export async function closeOpenBatch(ctx: EngineContext, w: LeafWriter, run: RunRecord, texts: { running: string; pending: string }): Promise<void> {
-  const close = openBatch({ state: run.state, toolCalls: run.stepCursor.toolCalls, nextToolIndex: run.stepCursor.nextToolIndex, ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}) }, texts);
-  await closeRemainingCalls(ctx, w, run, close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })));
+export async function closeOpenBatch(
+  ctx: EngineContext,
+  w: LeafWriter,
+  run: RunRecord,
+  texts: { running: string; pending: string },
+): Promise<void> {
+  const close = openBatch(
+    {
+      state: run.state,
+      toolCalls: run.stepCursor.toolCalls,
+      nextToolIndex: run.stepCursor.nextToolIndex,
+      ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}),
+    },
+    texts,
+  );
+  await closeRemainingCalls(
+    ctx,
+    w,
+    run,
+    close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })),
+  );
 }
 
 /** The run's cursor after its batch was closed. */

@@ -15,7 +15,11 @@ const COMPACT_PROMPT = [
 ].join('\n');
 
 /** A rough token estimate (≈ 4 characters per token) — enough to decide when to compact. */
-export function estimateTokens(system: string, messages: ProviderMessage[], toolsJson: string): number {
+export function estimateTokens(
+  system: string,
+  messages: ProviderMessage[],
+  toolsJson: string,
+): number {
   return Math.ceil((system.length + JSON.stringify(messages).length + toolsJson.length) / 4);
 }
 
@@ -41,7 +45,8 @@ export function compactionPoint(path: NodeRecord[]): string | null {
   if (lastUser <= 1) return null;
   for (let i = path.length - 1; i >= 0; i--) {
     const it = path[i].item;
-    if (it.kind !== 'notice' || it.code !== 'compaction' || !it.summary || !it.summarizesUpTo) continue;
+    if (it.kind !== 'notice' || it.code !== 'compaction' || !it.summary || !it.summarizesUpTo)
+      continue;
     const covered = path.findIndex((n) => n.id === it.summarizesUpTo);
     if (covered >= lastUser - 1) return null;
     break;
@@ -71,7 +76,17 @@ export async function maybeCompact(
   const upTo = compactionPoint(path);
   if (!upTo) return path;
   const cut = path.findIndex((n) => n.id === upTo);
-  const older = buildContext(path.slice(0, cut + 1), { vision: false, providerKind: env.transport.kind, truncate: { ...DEFAULT_CLIP_POLICY, keepRecent: 0, maxChars: 300, whitelist: new Set(), batchTokens: 0 } });
+  const older = buildContext(path.slice(0, cut + 1), {
+    vision: false,
+    providerKind: env.transport.kind,
+    truncate: {
+      ...DEFAULT_CLIP_POLICY,
+      keepRecent: 0,
+      maxChars: 300,
+      whitelist: new Set(),
+      batchTokens: 0,
+    },
+  });
   const settings = await ctx.store.settings.get();
   const ref = settings.taskModel ?? { providerId: env.providerId, model: env.model };
   const provider = await ctx.providers.resolve(ref.providerId);
@@ -82,7 +97,13 @@ export async function maybeCompact(
     for await (const ev of provider.stream({
       model: ref.model,
       system: COMPACT_PROMPT,
-      messages: [...older, { role: 'user', content: [{ type: 'text', text: 'Summarize the conversation above as instructed.' }] }],
+      messages: [
+        ...older,
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'Summarize the conversation above as instructed.' }],
+        },
+      ],
       tools: [],
       maxOutputTokens: 1200,
       signal: summarySignal,
@@ -103,7 +124,13 @@ export async function maybeCompact(
   if (!summary) return path;
   const notice = await ctx.commit('compaction', async () => {
     const thread = (await ctx.store.threads.get(run.threadId))!;
-    const n = await appendNotice(ctx, run, thread.leafId, 'compaction', 'Earlier messages were summarized so the conversation fits the model\'s context window. The full history stays here.');
+    const n = await appendNotice(
+      ctx,
+      run,
+      thread.leafId,
+      'compaction',
+      "Earlier messages were summarized so the conversation fits the model's context window. The full history stays here.",
+    );
     const withSummary = await ctx.store.threads.updateNodeItem(n.id, (it) => {
       if (it.kind === 'notice') {
         it.summary = summary;

@@ -32,7 +32,11 @@ export function runContextOptions(env: {
   modelInfo: { vision: boolean; contextWindow: number };
   transport: { kind: string };
 }): ContextOptions {
-  return { vision: env.modelInfo.vision, providerKind: env.transport.kind, truncate: clipPolicyFor(env.modelInfo.contextWindow) };
+  return {
+    vision: env.modelInfo.vision,
+    providerKind: env.transport.kind,
+    truncate: clipPolicyFor(env.modelInfo.contextWindow),
+  };
 }
 
 /**
@@ -41,7 +45,8 @@ export function runContextOptions(env: {
  * instructions. It sits first, right after the system prompt, so the prefix before it (tools,
  * system) stays cached.
  */
-const SUMMARY_HEADER = '[Your own notes from the earlier part of this conversation, summarized to fit the context window.]';
+const SUMMARY_HEADER =
+  '[Your own notes from the earlier part of this conversation, summarized to fit the context window.]';
 
 export function summaryContent(summary: string): ContentBlock[] {
   return [{ type: 'text', text: `${SUMMARY_HEADER}\n${wrapUntrustedNotes(summary)}` }];
@@ -81,11 +86,18 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
     }
   }
   const policy = opts.truncate;
-  const clip = policy ? clippedResults(clipCandidates(path, policy, opts.vision), policy) : new Set<string>();
+  const clip = policy
+    ? clippedResults(clipCandidates(path, policy, opts.vision), policy)
+    : new Set<string>();
   // The calls whose results are clipped send their long arguments clipped too.
   const clippedCalls = new Set<string>();
-  for (const n of path) if (n.item.kind === 'tool_result' && clip.has(n.id)) clippedCalls.add(n.item.toolCallId);
-  let group: { calls: ProviderToolCall[]; results: Map<string, ProviderMessage & { role: 'tool' }>; deferred: ContentBlock[] } | null = null;
+  for (const n of path)
+    if (n.item.kind === 'tool_result' && clip.has(n.id)) clippedCalls.add(n.item.toolCallId);
+  let group: {
+    calls: ProviderToolCall[];
+    results: Map<string, ProviderMessage & { role: 'tool' }>;
+    deferred: ContentBlock[];
+  } | null = null;
 
   const pushUser = (content: ContentBlock[]) => {
     if (content.length === 0) return;
@@ -98,7 +110,13 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
     if (!group) return;
     for (const call of group.calls) {
       out.push(
-        group.results.get(call.id) ?? { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: NOT_EXECUTED }], isError: true },
+        group.results.get(call.id) ?? {
+          role: 'tool',
+          toolCallId: call.id,
+          toolName: call.name,
+          content: [{ type: 'text', text: NOT_EXECUTED }],
+          isError: true,
+        },
       );
     }
     const deferred = group.deferred;
@@ -120,12 +138,22 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
         const calls: ProviderToolCall[] = (item.toolCalls ?? []).map((c) => ({
           id: c.id,
           name: c.name,
-          args: policy && clippedCalls.has(c.id) ? clipArgs(c.args ?? {}, policy.maxArgChars) : (c.args ?? {}),
+          args:
+            policy && clippedCalls.has(c.id)
+              ? clipArgs(c.args ?? {}, policy.maxArgChars)
+              : (c.args ?? {}),
         }));
-        const thinking = (item.thinkingParts ?? []).filter((t) => !t.providerKind || t.providerKind === opts.providerKind);
+        const thinking = (item.thinkingParts ?? []).filter(
+          (t) => !t.providerKind || t.providerKind === opts.providerKind,
+        );
         // An empty assistant message (e.g. a refusal with no content) is dropped: APIs reject them.
         if (!item.text && calls.length === 0 && thinking.length === 0) break;
-        out.push({ role: 'assistant', text: item.text, ...(thinking.length ? { thinking } : {}), toolCalls: calls });
+        out.push({
+          role: 'assistant',
+          text: item.text,
+          ...(thinking.length ? { thinking } : {}),
+          toolCalls: calls,
+        });
         if (calls.length) group = { calls, results: new Map(), deferred: [] };
         if (item.round === 'plan') pushUser([{ type: 'text', text: PLAN_CONTINUE }]);
         break;
@@ -159,11 +187,24 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
   return out;
 }
 
-function userContent(item: Extract<Item, { kind: 'user_message' }>, vision: boolean): ContentBlock[] {
+function userContent(
+  item: Extract<Item, { kind: 'user_message' }>,
+  vision: boolean,
+): ContentBlock[] {
   const blocks: ContentBlock[] = [];
-  if (vision) for (const img of item.images ?? []) blocks.push({ type: 'image', mimeType: img.mimeType, dataBase64: img.dataBase64 });
-  else if (item.images?.length) blocks.push({ type: 'text', text: `[${item.images.length} image(s) omitted: this model cannot see images]` });
-  if (item.text) blocks.push({ type: 'text', text: item.steered ? `[The user added while you were working] ${item.text}` : item.text });
+  if (vision)
+    for (const img of item.images ?? [])
+      blocks.push({ type: 'image', mimeType: img.mimeType, dataBase64: img.dataBase64 });
+  else if (item.images?.length)
+    blocks.push({
+      type: 'text',
+      text: `[${item.images.length} image(s) omitted: this model cannot see images]`,
+    });
+  if (item.text)
+    blocks.push({
+      type: 'text',
+      text: item.steered ? `[The user added while you were working] ${item.text}` : item.text,
+    });
   return blocks;
 }
 
@@ -179,7 +220,8 @@ function clipCandidates(path: NodeRecord[], policy: ClipPolicy, vision: boolean)
   const out: ClipCandidate[] = [];
   for (const node of path) {
     const item = node.item;
-    if (item.kind === 'assistant_message') for (const c of item.toolCalls ?? []) calls.set(c.id, { name: c.name, args: c.args });
+    if (item.kind === 'assistant_message')
+      for (const c of item.toolCalls ?? []) calls.set(c.id, { name: c.name, args: c.args });
     if (item.kind !== 'tool_result') continue;
     const call = calls.get(item.toolCallId);
     const name = call?.name ?? item.name ?? '';
@@ -189,22 +231,41 @@ function clipCandidates(path: NodeRecord[], policy: ClipPolicy, vision: boolean)
       if (b.type === 'image') images += vision ? IMAGE_TOKENS : 0;
       else chars += Math.max(0, b.text.length - policy.maxChars - 100);
     }
-    out.push({ id: node.id, savings: Math.ceil(chars / 4) + images, clippable: !policy.whitelist.has(name) });
+    out.push({
+      id: node.id,
+      savings: Math.ceil(chars / 4) + images,
+      clippable: !policy.whitelist.has(name),
+    });
   }
   return out;
 }
 
-function resultContent(item: Extract<Item, { kind: 'tool_result' }>, vision: boolean, clipTo?: number): ContentBlock[] {
+function resultContent(
+  item: Extract<Item, { kind: 'tool_result' }>,
+  vision: boolean,
+  clipTo?: number,
+): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const b of item.content) {
     if (b.type === 'image') {
       // Old screenshots are the costliest thing in a long context: only recent ones are resent.
-      blocks.push(vision && clipTo === undefined ? b : { type: 'text', text: `[image omitted (${b.mimeType})${vision ? '' : ': this model cannot see images'}]` });
+      blocks.push(
+        vision && clipTo === undefined
+          ? b
+          : {
+              type: 'text',
+              text: `[image omitted (${b.mimeType})${vision ? '' : ': this model cannot see images'}]`,
+            },
+      );
     } else {
       const t = clipTo === undefined ? b.text : clipText(b.text, clipTo);
-      blocks.push({ type: 'text', text: item.untrusted ? wrapUntrusted(t, item.name ?? 'tool') : t });
+      blocks.push({
+        type: 'text',
+        text: item.untrusted ? wrapUntrusted(t, item.name ?? 'tool') : t,
+      });
     }
   }
-  if (blocks.length === 0) blocks.push({ type: 'text', text: item.ok ? '(no output)' : '(failed without a message)' });
+  if (blocks.length === 0)
+    blocks.push({ type: 'text', text: item.ok ? '(no output)' : '(failed without a message)' });
   return blocks;
 }

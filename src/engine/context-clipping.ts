@@ -64,7 +64,10 @@ export const DEFAULT_CLIP_POLICY: ClipPolicy = {
 
 /** The policy for a model with this context window (tokens). */
 export function clipPolicyFor(contextWindow: number): ClipPolicy {
-  const batchTokens = Math.max(1, Math.min(BATCH_TOKENS, Math.floor(contextWindow * BATCH_WINDOW_SHARE)));
+  const batchTokens = Math.max(
+    1,
+    Math.min(BATCH_TOKENS, Math.floor(contextWindow * BATCH_WINDOW_SHARE)),
+  );
   return { ...DEFAULT_CLIP_POLICY, batchTokens };
 }
 
@@ -73,7 +76,10 @@ export function clipPolicyFor(contextWindow: number): ClipPolicy {
  * just left the `keepRecent` window adds its saving to the pending batch; when the pending saving
  * reaches `batchTokens`, every result older than the window is clipped (the boundary moves).
  */
-export function clippedResults(candidates: readonly ClipCandidate[], policy: ClipPolicy): Set<string> {
+export function clippedResults(
+  candidates: readonly ClipCandidate[],
+  policy: ClipPolicy,
+): Set<string> {
   let boundary = 0;
   let pending = 0;
   for (let i = 0; i < candidates.length; i++) {
@@ -101,7 +107,10 @@ export function clipText(text: string, max: number): string {
  * the model should still see what it called with).
  */
 export function clipArgs(args: unknown, max: number): unknown {
-  if (typeof args === 'string') return args.length <= max ? args : `${args.slice(0, max)}… [${args.length - max} characters omitted]`;
+  if (typeof args === 'string')
+    return args.length <= max
+      ? args
+      : `${args.slice(0, max)}… [${args.length - max} characters omitted]`;
   if (Array.isArray(args)) return args.map((v) => clipArgs(v, max));
   if (args && typeof args === 'object') {
     const out: Record<string, unknown> = {};
@@ -115,6 +124,7 @@ export function clipArgs(args: unknown, max: number): unknown {
 export function argsSavings(args: unknown, max: number): number {
   if (typeof args === 'string') return Math.max(0, args.length - max - 40);
   if (Array.isArray(args)) return args.reduce((n: number, v) => n + argsSavings(v, max), 0);
-  if (args && typeof args === 'object') return Object.values(args).reduce((n: number, v) => n + argsSavings(v, max), 0);
+  if (args && typeof args === 'object')
+    return Object.values(args).reduce((n: number, v) => n + argsSavings(v, max), 0);
   return 0;
 }

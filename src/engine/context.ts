@@ -30,7 +30,16 @@ export interface McpLiveStatus {
   state: string;
   message?: string;
   toolCount?: number;
-  auth?: { signedIn: boolean; account?: string; expiresAt?: number; renewable?: boolean; scope?: string; signedInAt?: number; signingIn?: boolean; error?: string };
+  auth?: {
+    signedIn: boolean;
+    account?: string;
+    expiresAt?: number;
+    renewable?: boolean;
+    scope?: string;
+    signedInAt?: number;
+    signingIn?: boolean;
+    error?: string;
+  };
 }
 
 /**
@@ -62,7 +71,10 @@ export class RunAborted extends Error {
 
 /** Tools waiting on a user's answer mid-call, by interaction id. Lost on a restart (by design). */
 export class InteractionWaiters {
-  private readonly map = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private readonly map = new Map<
+    string,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  >();
 
   wait(id: string, signal: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {

@@ -1,5 +1,13 @@
-import { AgentEvent, Op, eventThreadId, type EngineConnection, type EngineEndpoint, type OpOf, type OpType } from '../protocol';
-import { Store } from '../store/store';
+import {
+  type AgentEvent,
+  Op,
+  eventThreadId,
+  type EngineConnection,
+  type EngineEndpoint,
+  type OpOf,
+  type OpType,
+} from '../protocol';
+import type { Store } from '../store/store';
 import { ReceiptsRepo } from '../store/receipts-repo';
 import type { ToolRegistry } from '../tools/registry';
 import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './context';
@@ -15,7 +23,6 @@ import { recoverRuns } from './recovery';
 
 /** Ops whose relative order within a thread is part of their meaning. */
 const ORDERED_OPS = new Set(['turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove']);
-
 
 /**
  * EngineCore (ARCHITECTURE.md "Engine"): validates ops at the boundary, applies command receipts,
@@ -65,7 +72,8 @@ export class Engine implements EngineEndpoint, EngineHost {
     this.ready = new Promise<void>((r) => (this.markReady = r));
     this.driver = new RunDriver(ctx, {
       runEnded: async (run) => {
-        if (run.state === 'completed' || run.state === 'failed') void startNextQueued(this, run.threadId).catch((e) => this.onBackgroundError(e));
+        if (run.state === 'completed' || run.state === 'failed')
+          void startNextQueued(this, run.threadId).catch((e) => this.onBackgroundError(e));
       },
     });
   }
@@ -100,7 +108,7 @@ export class Engine implements EngineEndpoint, EngineHost {
    */
   private pruneReceipts(): Promise<void> {
     this.receiptsSincePrune = 0;
-    if (this.pruning) {
+    if (this.pruning !== null) {
       // One pass at a time; a request meanwhile runs one more pass after it.
       this.pruneAgain = true;
       return this.pruning;
@@ -161,7 +169,8 @@ export class Engine implements EngineEndpoint, EngineHost {
     }
     const threadId = eventThreadId(ev);
     for (const c of this.clients) {
-      if (threadId === undefined ? c.subs.size === 0 : !(c.subs.has('*') || c.subs.has(threadId))) continue;
+      if (threadId === undefined ? c.subs.size === 0 : !(c.subs.has('*') || c.subs.has(threadId)))
+        continue;
       if (c.held) c.held.push(ev);
       else c.conn.deliver(ev);
     }
@@ -184,7 +193,11 @@ export class Engine implements EngineEndpoint, EngineHost {
     for (const ev of held) this.sendTo(client, ev);
   }
 
-  setSubscriptions(client: Client, subs: string[] | undefined, mode: 'replace' | 'add' | 'remove'): void {
+  setSubscriptions(
+    client: Client,
+    subs: string[] | undefined,
+    mode: 'replace' | 'add' | 'remove',
+  ): void {
     if (mode === 'replace') client.subs = new Set(subs ?? ['*']);
     else if (mode === 'add') for (const s of subs ?? []) client.subs.add(s);
     else for (const s of subs ?? []) client.subs.delete(s);
@@ -193,7 +206,9 @@ export class Engine implements EngineEndpoint, EngineHost {
   /** Background work (drives, titles, queue starts) reports here instead of throwing into the void. */
   onBackgroundError(e: unknown): void {
     if (e instanceof EngineKilled || this.killed) return;
-    this.ctx.log.error('background task failed', { error: e instanceof Error ? e.message : String(e) });
+    this.ctx.log.error('background task failed', {
+      error: e instanceof Error ? e.message : String(e),
+    });
   }
 
   /** Send everyone the current PublicSettings (after a rule, skill, or provider change). */
@@ -213,13 +228,26 @@ export class Engine implements EngineEndpoint, EngineHost {
 
   private async onOp(client: Client, raw: unknown): Promise<void> {
     const submissionId =
-      raw && typeof raw === 'object' && typeof (raw as { submissionId?: unknown }).submissionId === 'string' ? (raw as { submissionId: string }).submissionId : '';
+      raw &&
+      typeof raw === 'object' &&
+      typeof (raw as { submissionId?: unknown }).submissionId === 'string'
+        ? (raw as { submissionId: string }).submissionId
+        : '';
     const send = (o: Outcome) =>
       this.sendTo(
         client,
         o.kind === 'ack'
-          ? { type: 'command.ack', submissionId, ...(o.result !== undefined ? { result: o.result } : {}) }
-          : { type: 'command.reject', submissionId, code: o.code as 'invalid_command', message: o.message },
+          ? {
+              type: 'command.ack',
+              submissionId,
+              ...(o.result !== undefined ? { result: o.result } : {}),
+            }
+          : {
+              type: 'command.reject',
+              submissionId,
+              code: o.code as 'invalid_command',
+              message: o.message,
+            },
       );
     let size = 0;
     try {
@@ -228,13 +256,20 @@ export class Engine implements EngineEndpoint, EngineHost {
       return send(reject('invalid_command', 'The op is not serializable JSON.'));
     }
     if (size > this.ctx.options.maxOpBytes) {
-      return send(reject('invalid_command', `The op is too large (${size} bytes; limit ${this.ctx.options.maxOpBytes}).`));
+      return send(
+        reject(
+          'invalid_command',
+          `The op is too large (${size} bytes; limit ${this.ctx.options.maxOpBytes}).`,
+        ),
+      );
     }
     const parsed = Op.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-      return send(reject('invalid_command', `Invalid op${where}: ${issue?.message ?? 'malformed'}`));
+      return send(
+        reject('invalid_command', `Invalid op${where}: ${issue?.message ?? 'malformed'}`),
+      );
     }
     const op = parsed.data;
     // Steers and queue edits of one thread are admitted in the order they arrived: join the
@@ -271,34 +306,60 @@ export class Engine implements EngineEndpoint, EngineHost {
         const fingerprint = await opFingerprint(op);
         const existing = await this.store.receipts.get(key);
         if (existing) {
-          if (existing.fingerprint === fingerprint && existing.type === op.type) return send(existing.outcome);
-          return send(reject('invalid_command', 'This submissionId was already used for a different command.'));
+          if (existing.fingerprint === fingerprint && existing.type === op.type)
+            return send(existing.outcome);
+          return send(
+            reject(
+              'invalid_command',
+              'This submissionId was already used for a different command.',
+            ),
+          );
         }
         const opCtx: OpContext = {
           written: false,
           writeReceipt: async (outcome) => {
             opCtx.written = true;
-            await this.store.receipts.put({ key, type: op.type, fingerprint, outcome, now: this.ctx.clock.now() });
+            await this.store.receipts.put({
+              key,
+              type: op.type,
+              fingerprint,
+              outcome,
+              now: this.ctx.clock.now(),
+            });
           },
         };
         const res = await this.runHandler(client, op, opCtx);
         if (!opCtx.written) await this.ctx.commit('receipt', () => opCtx.writeReceipt(res.outcome));
         send(res.outcome);
         res.after?.();
-        if (++this.receiptsSincePrune >= Math.max(1, Math.floor(this.ctx.options.maxReceipts / 10))) void this.pruneReceipts();
+        if (++this.receiptsSincePrune >= Math.max(1, Math.floor(this.ctx.options.maxReceipts / 10)))
+          void this.pruneReceipts();
       } finally {
         this.inflight.delete(key);
         release();
       }
     } catch (e) {
       if (e instanceof EngineKilled || this.killed) return;
-      this.ctx.log.error('op failed', { type: op.type, error: e instanceof Error ? e.message : String(e) });
-      send(reject('internal', `Internal error while handling ${op.type}: ${e instanceof Error ? e.message : String(e)}`));
+      this.ctx.log.error('op failed', {
+        type: op.type,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      send(
+        reject(
+          'internal',
+          `Internal error while handling ${op.type}: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
     }
   }
 
   private runHandler(client: Client, op: Op, opCtx: OpContext | null): Promise<HandlerResult> {
-    const handler = handlers[op.type as OpType] as (engine: EngineHost, client: Client, op: OpOf<OpType>, ctx: OpContext) => Promise<HandlerResult>;
+    const handler = handlers[op.type as OpType] as (
+      engine: EngineHost,
+      client: Client,
+      op: OpOf<OpType>,
+      ctx: OpContext,
+    ) => Promise<HandlerResult>;
     const noReceipt: OpContext = { written: true, writeReceipt: async () => undefined };
     return handler(this, client, op, opCtx ?? noReceipt);
   }

@@ -42,5 +42,9 @@ export interface EngineHost {
   sendTo(client: Client, ev: AgentEvent): void;
   holdEvents(client: Client): void;
   releaseEvents(client: Client, first: AgentEvent): void;
-  setSubscriptions(client: Client, subs: string[] | undefined, mode: 'replace' | 'add' | 'remove'): void;
+  setSubscriptions(
+    client: Client,
+    subs: string[] | undefined,
+    mode: 'replace' | 'add' | 'remove',
+  ): void;
 }

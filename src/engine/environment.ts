@@ -1,5 +1,10 @@
 import type { ModelInfo, ProviderResolver } from '../providers/types';
-import { RECORD_VERSION, type RunEnvironmentSnapshot, type SettingsRecord, type ToolCatalogEntry } from '../store/records';
+import {
+  RECORD_VERSION,
+  type RunEnvironmentSnapshot,
+  type SettingsRecord,
+  type ToolCatalogEntry,
+} from '../store/records';
 import { catalogOf, type RegisteredTool, type ToolRegistry } from '../tools/registry';
 import type { ToolDescriptor } from '../tools/types';
 import { buildSystemPrompt } from './system-prompt';
@@ -34,21 +39,41 @@ export async function resolveEnvironment(args: {
 }): Promise<RunEnvironmentSnapshot> {
   const { settings, overrides } = args;
   const providerId = overrides?.providerId ?? settings.defaultModel?.providerId;
-  const model = overrides?.model ?? (overrides?.providerId && overrides.providerId !== settings.defaultModel?.providerId ? undefined : settings.defaultModel?.model);
-  if (!providerId || !model) throw new EnvironmentError('no_provider', 'No model is configured: add a provider and choose a model in settings.');
+  const model =
+    overrides?.model ??
+    (overrides?.providerId && overrides.providerId !== settings.defaultModel?.providerId
+      ? undefined
+      : settings.defaultModel?.model);
+  if (!providerId || !model)
+    throw new EnvironmentError(
+      'no_provider',
+      'No model is configured: add a provider and choose a model in settings.',
+    );
   const transport = await args.providers.transportIdentity(providerId);
-  if (!transport) throw new EnvironmentError('no_provider', `Provider "${providerId}" is not configured.`);
+  if (!transport)
+    throw new EnvironmentError('no_provider', `Provider "${providerId}" is not configured.`);
   const info: ModelInfo = await args.providers.modelInfo(providerId, model);
   const skills = args.skills ?? [];
   const tools = info.toolUse
-    ? args.registry.list().filter((t) => (info.vision || t.tool.name !== 'browser_screenshot') && (skills.length > 0 || t.tool.name !== 'get_skill'))
+    ? args.registry
+        .list()
+        .filter(
+          (t) =>
+            (info.vision || t.tool.name !== 'browser_screenshot') &&
+            (skills.length > 0 || t.tool.name !== 'get_skill'),
+        )
     : [];
   // Bound first: an oversized or too deeply nested catalog is refused before any digest is computed.
   checkToolBounds(tools.map((t) => t.descriptor));
   const toolCatalog = await catalogOf(tools);
   const env: RunEnvironmentSnapshot = {
     v: RECORD_VERSION,
-    systemPrompt: buildSystemPrompt({ now: args.now, locale: settings.locale, toolNames: toolCatalog.map((t) => t.name), skills: info.toolUse ? skills : [] }),
+    systemPrompt: buildSystemPrompt({
+      now: args.now,
+      locale: settings.locale,
+      toolNames: toolCatalog.map((t) => t.name),
+      skills: info.toolUse ? skills : [],
+    }),
     providerId,
     model,
     modelInfo: {
@@ -81,15 +106,26 @@ export async function verifyEnvironment(
 ): Promise<string | null> {
   if (env.v !== RECORD_VERSION) return `the run was created by an incompatible version (${env.v})`;
   // A replay-only run (no model configured, src/engine/workflow-env.ts) has no transport to check.
-  const transport = env.transport.kind === REPLAY_ONLY_TRANSPORT ? env.transport : await providers.transportIdentity(env.providerId);
+  const transport =
+    env.transport.kind === REPLAY_ONLY_TRANSPORT
+      ? env.transport
+      : await providers.transportIdentity(env.providerId);
   if (!transport) return `provider "${env.providerId}" was removed`;
-  if (transport.kind !== env.transport.kind || (transport.baseURL ?? '') !== (env.transport.baseURL ?? '')) {
+  if (
+    transport.kind !== env.transport.kind ||
+    (transport.baseURL ?? '') !== (env.transport.baseURL ?? '')
+  ) {
     return `provider "${env.providerId}" now points to a different endpoint`;
   }
-  if (Boolean(transport.credentialRef) !== Boolean(env.transport.credentialRef) || (transport.credentialRef && transport.credentialRef !== env.transport.credentialRef)) {
+  if (
+    Boolean(transport.credentialRef) !== Boolean(env.transport.credentialRef) ||
+    (transport.credentialRef && transport.credentialRef !== env.transport.credentialRef)
+  ) {
     return `the credential of provider "${env.providerId}" changed shape`;
   }
-  const current = await catalogOf([...tools.values()].filter((t) => env.toolCatalog.some((e) => e.name === t.descriptor.name)));
+  const current = await catalogOf(
+    [...tools.values()].filter((t) => env.toolCatalog.some((e) => e.name === t.descriptor.name)),
+  );
   const byName = new Map(current.map((e) => [e.name, e]));
   for (const entry of env.toolCatalog) {
     const now = byName.get(entry.name);
@@ -99,7 +135,10 @@ export async function verifyEnvironment(
   return null;
 }
 
-export function catalogEntry(env: RunEnvironmentSnapshot, name: string): ToolCatalogEntry | undefined {
+export function catalogEntry(
+  env: RunEnvironmentSnapshot,
+  name: string,
+): ToolCatalogEntry | undefined {
   return env.toolCatalog.find((e) => e.name === name);
 }
 
@@ -113,20 +152,35 @@ export const SNAPSHOT_LIMITS = { maxEntries: 256, maxEntryBytes: 64 * 1024, maxD
  */
 export function checkToolBounds(descriptors: readonly ToolDescriptor[]): void {
   if (descriptors.length > SNAPSHOT_LIMITS.maxEntries) {
-    throw new EnvironmentError('too_large', `${descriptors.length} tools are enabled (limit ${SNAPSHOT_LIMITS.maxEntries}); disable some MCP servers or tools.`);
+    throw new EnvironmentError(
+      'too_large',
+      `${descriptors.length} tools are enabled (limit ${SNAPSHOT_LIMITS.maxEntries}); disable some MCP servers or tools.`,
+    );
   }
   for (const d of descriptors) {
-    if (depthOf(d.inputSchema) > SNAPSHOT_LIMITS.maxDepth) throw new EnvironmentError('too_large', `Tool ${d.name} has a schema nested deeper than ${SNAPSHOT_LIMITS.maxDepth} levels.`);
+    if (depthOf(d.inputSchema) > SNAPSHOT_LIMITS.maxDepth)
+      throw new EnvironmentError(
+        'too_large',
+        `Tool ${d.name} has a schema nested deeper than ${SNAPSHOT_LIMITS.maxDepth} levels.`,
+      );
     // + room for the catalog entry's name and digest.
     const size = JSON.stringify(d).length + d.name.length + 100;
-    if (size > SNAPSHOT_LIMITS.maxEntryBytes) throw new EnvironmentError('too_large', `Tool ${d.name} has a ${size}-byte definition (limit ${SNAPSHOT_LIMITS.maxEntryBytes}).`);
+    if (size > SNAPSHOT_LIMITS.maxEntryBytes)
+      throw new EnvironmentError(
+        'too_large',
+        `Tool ${d.name} has a ${size}-byte definition (limit ${SNAPSHOT_LIMITS.maxEntryBytes}).`,
+      );
   }
 }
 
 export function checkSnapshotBounds(env: RunEnvironmentSnapshot, maxBytes: number): void {
   checkToolBounds(env.toolCatalog.map((e) => e.descriptor));
   const bytes = JSON.stringify(env).length;
-  if (bytes > maxBytes) throw new EnvironmentError('too_large', `The run environment is ${bytes} bytes (limit ${maxBytes}); disable some tools or MCP servers.`);
+  if (bytes > maxBytes)
+    throw new EnvironmentError(
+      'too_large',
+      `The run environment is ${bytes} bytes (limit ${maxBytes}); disable some tools or MCP servers.`,
+    );
 }
 
 function depthOf(v: unknown, d = 0): number {

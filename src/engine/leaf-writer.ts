@@ -19,14 +19,23 @@ export class LeafWriter {
   ) {}
 
   /** Open at the thread's current leaf. Call inside `ctx.commit`. */
-  static async open(ctx: EngineContext, run: Pick<RunRecord, 'threadId' | 'runId' | 'turnId'>): Promise<LeafWriter> {
+  static async open(
+    ctx: EngineContext,
+    run: Pick<RunRecord, 'threadId' | 'runId' | 'turnId'>,
+  ): Promise<LeafWriter> {
     const thread = await ctx.store.threads.get(run.threadId);
     if (!thread) throw new Error(`thread ${run.threadId} not found`);
     return new LeafWriter(ctx, run, thread.leafId);
   }
 
   async append(item: Item): Promise<NodeRecord> {
-    const n = await this.ctx.store.threads.appendNode({ threadId: this.run.threadId, parentId: this.leaf, runId: this.run.runId, turnId: this.run.turnId, item });
+    const n = await this.ctx.store.threads.appendNode({
+      threadId: this.run.threadId,
+      parentId: this.leaf,
+      runId: this.run.runId,
+      turnId: this.run.turnId,
+      item,
+    });
     this.created.push(n);
     this.leaf = n.id;
     return n;
@@ -39,7 +48,14 @@ export class LeafWriter {
 
   /** A notice at the leaf (`forModel`: the model reads it as user text too). */
   notice(code: string, text: string, forModel = false): Promise<NodeRecord> {
-    return this.append({ kind: 'notice', id: this.ctx.ids.next('n'), createdAt: this.ctx.clock.now(), code, text, ...(forModel ? { forModel: true } : {}) });
+    return this.append({
+      kind: 'notice',
+      id: this.ctx.ids.next('n'),
+      createdAt: this.ctx.clock.now(),
+      code,
+      text,
+      ...(forModel ? { forModel: true } : {}),
+    });
   }
 
   /** Move the thread's leaf to the last node written (and apply `more` to the thread). */

@@ -20,7 +20,11 @@ export type { StepOutcome };
  * the run's next state in one transaction. Partial streams are never persisted: a failed or
  * interrupted attempt is discarded and redone from this checkpoint.
  */
-export async function modelStep(ctx: EngineContext, runId: string, signal: AbortSignal): Promise<StepOutcome> {
+export async function modelStep(
+  ctx: EngineContext,
+  runId: string,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
   const { store } = ctx;
 
   // 1. Cutoff: one per request. Budget check, steers materialized, attempt counted — atomically.
@@ -45,9 +49,18 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
     messages = buildContext(path, contextOpts);
   }
   const provider = await ctx.providers.resolve(env.providerId);
-  if (!provider) return failRun(ctx, runId, { code: 'no_provider', message: `Provider "${env.providerId}" is not configured any more.` });
+  if (!provider)
+    return failRun(ctx, runId, {
+      code: 'no_provider',
+      message: `Provider "${env.providerId}" is not configured any more.`,
+    });
   const toolsDisabled = run.counters.toolsDisabled;
-  const system = round === 'plan' ? `${env.systemPrompt}\n\n${PLANNING_PROMPT}` : round === 'continuation' ? `${env.systemPrompt}\n\n${CONTINUATION_PROMPT}` : env.systemPrompt;
+  const system =
+    round === 'plan'
+      ? `${env.systemPrompt}\n\n${PLANNING_PROMPT}`
+      : round === 'continuation'
+        ? `${env.systemPrompt}\n\n${CONTINUATION_PROMPT}`
+        : env.systemPrompt;
   const request: ProviderRequest = {
     model: env.model,
     system,
@@ -61,18 +74,37 @@ export async function modelStep(ctx: EngineContext, runId: string, signal: Abort
 
   // 3. Stream.
   const assistantId = ctx.ids.next('n');
-  const res = await streamOnce(ctx, run, provider, assistantId, request, round ? new IntentTagFilter() : null);
+  const res = await streamOnce(
+    ctx,
+    run,
+    provider,
+    assistantId,
+    request,
+    round ? new IntentTagFilter() : null,
+  );
   if (signal.aborted) {
     // The answer so far is kept (as an interrupted message, by the interrupt's commit); tool calls
     // that had started streaming never ran and are dropped.
     const kept = Boolean(res.text.trim() || res.thinking.trim());
-    if (kept) for (const c of res.calls) ctx.emit({ type: 'item.discarded', threadId: run.threadId, itemId: c.nodeId });
+    if (kept)
+      for (const c of res.calls)
+        ctx.emit({ type: 'item.discarded', threadId: run.threadId, itemId: c.nodeId });
     else discard(ctx, run.threadId, assistantId, res.calls);
-    throw kept ? new InterruptedAnswer({ assistantId, text: shownAnswer(res.text, round), thinking: res.thinking }) : new RunAborted();
+    throw kept
+      ? new InterruptedAnswer({
+          assistantId,
+          text: shownAnswer(res.text, round),
+          thinking: res.thinking,
+        })
+      : new RunAborted();
   }
   if (res.error || !res.stop) {
     discard(ctx, run.threadId, assistantId, res.calls);
-    const err = res.error ?? { code: 'stream' as const, message: 'The model stream ended without a stop reason.', retryable: true };
+    const err = res.error ?? {
+      code: 'stream' as const,
+      message: 'The model stream ended without a stop reason.',
+      retryable: true,
+    };
     return attemptFailed(ctx, runId, err);
   }
 

@@ -3,13 +3,27 @@ import type { EngineContext } from './context';
 
 /** Small helpers shared by the steps that write nodes. */
 
-export async function appendNotice(ctx: EngineContext, run: RunRecord, parentId: string | null, code: string, text: string, forModel = false): Promise<NodeRecord> {
+export async function appendNotice(
+  ctx: EngineContext,
+  run: RunRecord,
+  parentId: string | null,
+  code: string,
+  text: string,
+  forModel = false,
+): Promise<NodeRecord> {
   return ctx.store.threads.appendNode({
     threadId: run.threadId,
     parentId,
     runId: run.runId,
     turnId: run.turnId,
-    item: { kind: 'notice', id: ctx.ids.next('n'), createdAt: ctx.clock.now(), code, text, ...(forModel ? { forModel: true } : {}) },
+    item: {
+      kind: 'notice',
+      id: ctx.ids.next('n'),
+      createdAt: ctx.clock.now(),
+      code,
+      text,
+      ...(forModel ? { forModel: true } : {}),
+    },
   });
 }
 

@@ -17,7 +17,13 @@ export interface HandlerResult {
   after?: () => void;
 }
 
-export type Handler<T extends OpType> = (engine: EngineHost, client: Client, op: OpOf<T>, ctx: OpContext) => Promise<HandlerResult>;
+export type Handler<T extends OpType> = (
+  engine: EngineHost,
+  client: Client,
+  op: OpOf<T>,
+  ctx: OpContext,
+) => Promise<HandlerResult>;
 export type HandlerMap = { [T in OpType]: Handler<T> };
 
-export const done = (outcome: Outcome, after?: () => void): HandlerResult => (after ? { outcome, after } : { outcome });
+export const done = (outcome: Outcome, after?: () => void): HandlerResult =>
+  after ? { outcome, after } : { outcome };

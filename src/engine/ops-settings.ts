@@ -29,7 +29,13 @@ const update: Handler<'settings.update'> = async (engine, _client, op, ctx) => {
 
 const setRule: Handler<'siteRules.set'> = async (engine, _client, op, ctx) => {
   const origin = normalizeOrigin(op.origin);
-  if (!origin) return done(reject('invalid_command', `"${op.origin}" is not a web site origin (https://example.com) or an MCP server (mcp:<id>).`));
+  if (!origin)
+    return done(
+      reject(
+        'invalid_command',
+        `"${op.origin}" is not a web site origin (https://example.com) or an MCP server (mcp:<id>).`,
+      ),
+    );
   const outcome = ack({ origin, rule: op.rule });
   await engine.ctx.commit('site_rule', async () => {
     await engine.ctx.store.siteRules.set(origin, op.rule, engine.ctx.clock.now());
@@ -50,7 +56,8 @@ const importSkill: Handler<'skills.import'> = async (engine, _client, op, ctx) =
 };
 
 const removeSkill: Handler<'skills.remove'> = async (engine, _client, op, ctx) => {
-  if (!(await engine.ctx.store.skills.get(op.name))) return done(reject('not_found', `No skill is called "${op.name}".`));
+  if (!(await engine.ctx.store.skills.get(op.name)))
+    return done(reject('not_found', `No skill is called "${op.name}".`));
   const outcome = ack();
   await engine.ctx.commit('skill_remove', async () => {
     await engine.ctx.store.skills.remove(op.name);

@@ -20,14 +20,25 @@ const initialize: Handler<'initialize'> = async (engine, client, op) => {
   engine.holdEvents(client);
   const { store } = engine.ctx;
   const threads = await store.threads.list();
-  const metas = await Promise.all(threads.map(async (t) => threadMeta(t, await store.runs.current(t.threadId))));
-  const wanted = op.subscribe?.includes('*') || !op.subscribe ? threads.slice(0, INITIAL_SNAPSHOTS).map((t) => t.threadId) : op.subscribe;
+  const metas = await Promise.all(
+    threads.map(async (t) => threadMeta(t, await store.runs.current(t.threadId))),
+  );
+  const wanted =
+    op.subscribe?.includes('*') || !op.subscribe
+      ? threads.slice(0, INITIAL_SNAPSHOTS).map((t) => t.threadId)
+      : op.subscribe;
   const snapshots = [];
   for (const id of wanted) {
     const s = await threadSnapshot(store, id);
     if (s) snapshots.push(s);
   }
-  engine.releaseEvents(client, { type: 'initialized', threads: metas, snapshots, settings: await readPublicSettings(engine.ctx), workflows: await listWorkflowMetas(engine.ctx) });
+  engine.releaseEvents(client, {
+    type: 'initialized',
+    threads: metas,
+    snapshots,
+    settings: await readPublicSettings(engine.ctx),
+    workflows: await listWorkflowMetas(engine.ctx),
+  });
   return done(ack());
 };
 
@@ -48,7 +59,11 @@ const unsubscribe: Handler<'thread.unsubscribe'> = async (engine, client, op) =>
 const create: Handler<'thread.create'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
   const threadId = ids.next('thr');
-  const t = store.threads.newThread({ threadId, ...(op.title ? { title: op.title } : {}), now: clock.now() });
+  const t = store.threads.newThread({
+    threadId,
+    ...(op.title ? { title: op.title } : {}),
+    now: clock.now(),
+  });
   const outcome = ack({ threadId });
   await engine.ctx.commit('thread_create', async () => {
     await store.threads.put(t);
@@ -83,9 +98,15 @@ const del: Handler<'thread.delete'> = async (engine, _client, op, ctx) => {
  * While an approval or interaction waits — and after it was answered, until its continuation has
  * recorded the call's result — its thread's history may not move (spec/001 §5 exclusivity).
  */
-async function exclusivity(engine: Parameters<Handler<'thread.fork'>>[0], threadId: string): Promise<string | null> {
+async function exclusivity(
+  engine: Parameters<Handler<'thread.fork'>>[0],
+  threadId: string,
+): Promise<string | null> {
   const current = await engine.ctx.store.runs.current(threadId);
-  if (current && (current.state === 'waiting_approval' || current.state === 'waiting_interaction')) {
+  if (
+    current &&
+    (current.state === 'waiting_approval' || current.state === 'waiting_interaction')
+  ) {
     return 'The thread is waiting for your answer to a pending request: answer it or interrupt first.';
   }
   if (current && current.pendingTool && CLAIMED_PHASES.has(current.pendingTool.phase)) {
@@ -95,13 +116,21 @@ async function exclusivity(engine: Parameters<Handler<'thread.fork'>>[0], thread
 }
 
 /** Phases of a call whose approval or answer was claimed but whose result is not recorded yet. */
-const CLAIMED_PHASES = new Set(['approved', 'denied', 'denied_stop', 'answered', 'resolved_done', 'resolved_failed']);
+const CLAIMED_PHASES = new Set([
+  'approved',
+  'denied',
+  'denied_stop',
+  'answered',
+  'resolved_done',
+  'resolved_failed',
+]);
 
 const fork: Handler<'thread.fork'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
   const source = await store.threads.get(op.threadId);
   const node = await store.threads.getNode(op.nodeId);
-  if (!source || !node || node.threadId !== op.threadId) return done(reject('not_found', 'That message does not exist in this thread.'));
+  if (!source || !node || node.threadId !== op.threadId)
+    return done(reject('not_found', 'That message does not exist in this thread.'));
   const busy = await exclusivity(engine, op.threadId);
   if (busy) return done(reject('busy', busy));
   const threadId = ids.next('thr');
@@ -110,7 +139,13 @@ const fork: Handler<'thread.fork'> = async (engine, _client, op, ctx) => {
   const created = await engine.ctx.commit('thread_fork', async () => {
     const nodes = await store.threads.allNodes(op.threadId);
     const path = pathFrom(nodes, op.nodeId);
-    const t = store.threads.newThread({ threadId, title: source.title ? `${source.title} (fork)` : 'Fork', now, parentThreadId: op.threadId, forkedFromNodeId: op.nodeId });
+    const t = store.threads.newThread({
+      threadId,
+      title: source.title ? `${source.title} (fork)` : 'Fork',
+      now,
+      parentThreadId: op.threadId,
+      forkedFromNodeId: op.nodeId,
+    });
     t.titleSource = 'user';
     const idMap = new Map<string, string>();
     let seq = 0;
@@ -125,7 +160,8 @@ const fork: Handler<'thread.fork'> = async (engine, _client, op, ctx) => {
         seq: ++seq,
         item: { ...structuredClone(n.item), id },
       };
-      if (copy.item.kind === 'tool_call' && copy.item.assistantId) copy.item.assistantId = idMap.get(copy.item.assistantId) ?? copy.item.assistantId;
+      if (copy.item.kind === 'tool_call' && copy.item.assistantId)
+        copy.item.assistantId = idMap.get(copy.item.assistantId) ?? copy.item.assistantId;
       await store.threads.putNode(copy);
     }
     t.leafId = idMap.get(op.nodeId) ?? null;
@@ -133,16 +169,25 @@ const fork: Handler<'thread.fork'> = async (engine, _client, op, ctx) => {
     await ctx.writeReceipt(outcome);
     return t;
   });
-  return done(outcome, () => engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(created) }));
+  return done(outcome, () =>
+    engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(created) }),
+  );
 };
 
 const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;
   const thread = await store.threads.get(op.threadId);
   const node = await store.threads.getNode(op.leafId);
-  if (!thread || !node || node.threadId !== op.threadId) return done(reject('not_found', 'That branch does not exist in this thread.'));
+  if (!thread || !node || node.threadId !== op.threadId)
+    return done(reject('not_found', 'That branch does not exist in this thread.'));
   const current = await store.runs.current(op.threadId);
-  if (current && isBusy(current.state)) return done(reject('busy', 'The thread is working on a task: switch branches when it is done, or interrupt it.'));
+  if (current && isBusy(current.state))
+    return done(
+      reject(
+        'busy',
+        'The thread is working on a task: switch branches when it is done, or interrupt it.',
+      ),
+    );
   const outcome = ack();
   const updated = await engine.ctx.commit('select_branch', async () => {
     // A non-leaf id selects the newest leaf beneath it.
@@ -164,17 +209,26 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
     await ctx.writeReceipt(outcome);
     return { t, superseded };
   });
-  if (!updated) return done(reject('busy', 'The thread is working on a task: switch branches when it is done, or interrupt it.'));
+  if (!updated)
+    return done(
+      reject(
+        'busy',
+        'The thread is working on a task: switch branches when it is done, or interrupt it.',
+      ),
+    );
   return done(outcome, () => {
     for (const n of updated.superseded) emitCommitted(engine.ctx, n);
     engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated.t) });
-    void threadSnapshot(store, op.threadId).then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }));
+    void threadSnapshot(store, op.threadId).then(
+      (s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }),
+    );
   });
 };
 
 const setOptions: Handler<'thread.setOptions'> = async (engine, _client, op, ctx) => {
   const { store } = engine.ctx;
-  if (!(await store.threads.get(op.threadId))) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
+  if (!(await store.threads.get(op.threadId)))
+    return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const outcome = ack();
   const t = await engine.ctx.commit('thread_options', async () => {
     const t = await store.threads.update(op.threadId, (t) => {
@@ -196,13 +250,31 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   const runs = await store.runs.byThread(op.threadId);
   const approvals = await store.approvals.byThread(op.threadId);
   const payload = {
-      format: 'keel.thread/v1',
-      thread: threadMeta(t),
-      nodes: nodes.map((n) => ({ id: n.id, parentId: n.parentId, runId: n.runId, turnId: n.turnId, item: n.item, visible: isVisible(n.item) })),
-      runs: runs.map((r) => ({ runId: r.runId, turnId: r.turnId, state: r.state, stopReason: r.stopReason, usage: r.usage, costUsd: r.costUsd, model: r.env?.model, providerId: r.env?.providerId, createdAt: r.createdAt, updatedAt: r.updatedAt })),
-      approvals: auditApprovals(approvals),
-      steps: auditSteps(nodes, approvals),
-      exportedAt: engine.ctx.clock.now(),
+    format: 'keel.thread/v1',
+    thread: threadMeta(t),
+    nodes: nodes.map((n) => ({
+      id: n.id,
+      parentId: n.parentId,
+      runId: n.runId,
+      turnId: n.turnId,
+      item: n.item,
+      visible: isVisible(n.item),
+    })),
+    runs: runs.map((r) => ({
+      runId: r.runId,
+      turnId: r.turnId,
+      state: r.state,
+      stopReason: r.stopReason,
+      usage: r.usage,
+      costUsd: r.costUsd,
+      model: r.env?.model,
+      providerId: r.env?.providerId,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    })),
+    approvals: auditApprovals(approvals),
+    steps: auditSteps(nodes, approvals),
+    exportedAt: engine.ctx.clock.now(),
   };
   // Scanned before it leaves: a key the user pasted into a chat (or a page echoed) is redacted.
   const { text, found } = await redactSecrets(store, JSON.stringify(payload));

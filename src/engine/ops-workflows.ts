@@ -16,45 +16,78 @@ import { publishWorkflows } from './workflow-view';
 
 const save: Handler<'workflow.save'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
-  if (!(await store.threads.get(op.threadId))) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
+  if (!(await store.threads.get(op.threadId)))
+    return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const run = (await store.runs.byThread(op.threadId)).find((r) => r.turnId === op.turnId);
   if (!run) return done(reject('not_found', `Turn ${op.turnId} does not exist in this thread.`));
-  if (run.state !== 'completed' || run.stopReason !== 'end') return done(reject('not_replayable', 'Only a turn that completed can be saved as a workflow.'));
-  const nodes = (await store.threads.allNodes(op.threadId)).filter((n) => n.turnId === op.turnId).sort((a, b) => a.seq - b.seq);
+  if (run.state !== 'completed' || run.stopReason !== 'end')
+    return done(reject('not_replayable', 'Only a turn that completed can be saved as a workflow.'));
+  const nodes = (await store.threads.allNodes(op.threadId))
+    .filter((n) => n.turnId === op.turnId)
+    .sort((a, b) => a.seq - b.seq);
   const last = nodes[nodes.length - 1];
-  const path = last ? (await store.threads.path(op.threadId, last.id)).filter((n) => n.turnId === op.turnId) : [];
+  const path = last
+    ? (await store.threads.path(op.threadId, last.id)).filter((n) => n.turnId === op.turnId)
+    : [];
   const derived = deriveWorkflow(path.map((n) => n.item));
   if (derived.kind === 'not_replayable') return done(reject('not_replayable', derived.message));
   const workflowId = ids.next('wf');
   const now = clock.now();
-  const rec: WorkflowRecord = { v: 1, workflowId, name: op.name, createdAt: now, updatedAt: now, source: { threadId: op.threadId, turnId: op.turnId }, definition: derived.workflow, schedule: null };
+  const rec: WorkflowRecord = {
+    v: 1,
+    workflowId,
+    name: op.name,
+    createdAt: now,
+    updatedAt: now,
+    source: { threadId: op.threadId, turnId: op.turnId },
+    definition: derived.workflow,
+    schedule: null,
+  };
   const outcome = ack({ workflowId });
   await engine.ctx.commit('workflow_save', async () => {
     await store.workflows.put(rec);
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)));
+  return done(
+    outcome,
+    () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)),
+  );
 };
 
 const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
   const wf = await store.workflows.get(op.workflowId);
-  if (!wf || wf.definition.v !== WORKFLOW_VERSION) return done(reject('not_found', `Workflow ${op.workflowId} does not exist.`));
+  if (!wf || wf.definition.v !== WORKFLOW_VERSION)
+    return done(reject('not_found', `Workflow ${op.workflowId} does not exist.`));
   const known = new Set(wf.definition.inputs.map((i) => i.name));
   const unknown = Object.keys(op.inputs ?? {}).filter((k) => !known.has(k));
-  if (unknown.length) return done(reject('invalid_command', `This workflow has no input called ${unknown.map((k) => `"${k}"`).join(', ')}.`));
+  if (unknown.length)
+    return done(
+      reject(
+        'invalid_command',
+        `This workflow has no input called ${unknown.map((k) => `"${k}"`).join(', ')}.`,
+      ),
+    );
   const values = inputValues(wf.definition.inputs, op.inputs);
-  const missing = wf.definition.inputs.find((i) => values[i.name] === undefined || values[i.name].trim() === '');
+  const missing = wf.definition.inputs.find(
+    (i) => values[i.name] === undefined || values[i.name].trim() === '',
+  );
   if (missing) return done(reject('invalid_command', `The input "${missing.name}" needs a value.`));
   // A scheduled run lands in the workflow's thread (created by its first scheduled run).
   const threadId0 = op.threadId ?? (op.trigger === 'schedule' ? wf.threadId : undefined);
   let thread = threadId0 ? await store.threads.get(threadId0) : undefined;
-  if (op.threadId && !thread) return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
+  if (op.threadId && !thread)
+    return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const fresh = !thread;
-  thread ??= store.threads.newThread({ threadId: ids.next('thr'), title: wf.name, now: clock.now() });
+  thread ??= store.threads.newThread({
+    threadId: ids.next('thr'),
+    title: wf.name,
+    now: clock.now(),
+  });
   if (fresh) thread.titleSource = 'user';
   const current0 = fresh ? undefined : await store.runs.current(thread.threadId);
-  if (current0 && isBusy(current0.state)) return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
+  if (current0 && isBusy(current0.state))
+    return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
   let prepared: Awaited<ReturnType<typeof prepareWorkflowStart>>;
   try {
     prepared = await prepareWorkflowStart(engine, thread);
@@ -74,17 +107,47 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
     const now = clock.now();
     const superseded = await supersedeCurrent(engine, current);
     const t = (await store.threads.get(threadId))!;
-    const r = newRun({ runId, turnId, threadId, now, state: 'streaming_model', env: prepared.env, ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}) });
-    const state: ReplayState = { workflowId: wf.workflowId, definition: wf.definition, values, next: 0, phase: 'observe', replayed: 0, mode: 'replay', fallback: op.onDivergence ?? 'model' };
+    const r = newRun({
+      runId,
+      turnId,
+      threadId,
+      now,
+      state: 'streaming_model',
+      env: prepared.env,
+      ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}),
+    });
+    const state: ReplayState = {
+      workflowId: wf.workflowId,
+      definition: wf.definition,
+      values,
+      next: 0,
+      phase: 'observe',
+      replayed: 0,
+      mode: 'replay',
+      fallback: op.onDivergence ?? 'model',
+    };
     r.workflow = state;
     await store.runs.add(r);
-    const shown = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
-    const started = await commitTurnStart(engine, { thread: t, run: r, input: { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` }, parentId: t.leafId, now });
-    await store.workflows.update(wf.workflowId, (w) => ({ ...w, ...(op.trigger === 'schedule' ? { threadId } : {}), lastRun: { threadId, runId, at: now, outcome: 'running' } }));
+    const shown = Object.entries(values)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+    const started = await commitTurnStart(engine, {
+      thread: t,
+      run: r,
+      input: { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` },
+      parentId: t.leafId,
+      now,
+    });
+    await store.workflows.update(wf.workflowId, (w) => ({
+      ...w,
+      ...(op.trigger === 'schedule' ? { threadId } : {}),
+      lastRun: { threadId, runId, at: now, outcome: 'running' },
+    }));
     await ctx.writeReceipt(outcome);
     return { ...started, run: r, superseded };
   });
-  if (!res) return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
+  if (!res)
+    return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
   return done(outcome, () => {
     for (const n of res.superseded) emitCommitted(engine.ctx, n);
     void announceTurnStart(engine, res, 'schedule');
@@ -98,7 +161,13 @@ const update: Handler<'workflow.update'> = async (engine, _client, op, ctx) => {
   if (!wf) return done(reject('not_found', `Workflow ${op.workflowId} does not exist.`));
   const known = new Set(wf.definition.inputs.map((i) => i.name));
   const unknown = (op.patch.inputs ?? []).filter((i) => !known.has(i.name));
-  if (unknown.length) return done(reject('invalid_command', `This workflow has no input called "${unknown[0].name}" (inputs come from the saved task).`));
+  if (unknown.length)
+    return done(
+      reject(
+        'invalid_command',
+        `This workflow has no input called "${unknown[0].name}" (inputs come from the saved task).`,
+      ),
+    );
   const outcome = ack();
   await engine.ctx.commit('workflow_update', async () => {
     await store.workflows.update(op.workflowId, (w) => {
@@ -118,18 +187,25 @@ const update: Handler<'workflow.update'> = async (engine, _client, op, ctx) => {
     });
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)));
+  return done(
+    outcome,
+    () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)),
+  );
 };
 
 const del: Handler<'workflow.delete'> = async (engine, _client, op, ctx) => {
   const { store } = engine.ctx;
-  if (!(await store.workflows.get(op.workflowId))) return done(reject('not_found', `Workflow ${op.workflowId} does not exist.`));
+  if (!(await store.workflows.get(op.workflowId)))
+    return done(reject('not_found', `Workflow ${op.workflowId} does not exist.`));
   const outcome = ack();
   await engine.ctx.commit('workflow_delete', async () => {
     await store.workflows.remove(op.workflowId);
     await ctx.writeReceipt(outcome);
   });
-  return done(outcome, () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)));
+  return done(
+    outcome,
+    () => void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e)),
+  );
 };
 
 export const workflowOps = {

@@ -27,7 +27,10 @@ export function detectIntent(text: string): Intent {
 }
 
 export function stripIntentTags(text: string): string {
-  return text.replace(/<\/?(?:need_tool|no_tool)>/g, '').replace(/[ \t]+\n/g, '\n').trimEnd();
+  return text
+    .replace(/<\/?(?:need_tool|no_tool)>/g, '')
+    .replace(/[ \t]+\n/g, '\n')
+    .trimEnd();
 }
 
 /**

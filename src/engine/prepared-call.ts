@@ -11,7 +11,12 @@ import { afterDecision, afterUncertainResolution } from './run-machine';
 type Phase<P extends PreparedToolCall['phase']> = PreparedToolCall & { phase: P };
 
 /** The user's decision on a parked call (`afterDecision`); `ruleVersion` is the rule after it. */
-export function decidedCall(p: Phase<'awaiting_approval'>, decision: Decision, ruleVersion: number, reason?: string): PreparedToolCall {
+export function decidedCall(
+  p: Phase<'awaiting_approval'>,
+  decision: Decision,
+  ruleVersion: number,
+  reason?: string,
+): PreparedToolCall {
   const { phase: _phase, ...rest } = p;
   const next = afterDecision(decision).phase;
   if (next === 'approved') return { ...rest, phase: 'approved', ruleVersion };
@@ -20,11 +25,24 @@ export function decidedCall(p: Phase<'awaiting_approval'>, decision: Decision, r
 
 /** A question's answer arrived with nobody waiting in memory: the tool step turns it into the result. */
 export function answeredCall(p: PreparedToolCall, interactionId: string): PreparedToolCall {
-  return { toolCallId: p.toolCallId, nodeId: p.nodeId, name: p.name, params: p.params, attempts: p.attempts, phase: 'answered', interactionId };
+  return {
+    toolCallId: p.toolCallId,
+    nodeId: p.nodeId,
+    name: p.name,
+    params: p.params,
+    attempts: p.attempts,
+    phase: 'answered',
+    interactionId,
+  };
 }
 
 /** The call starts (phase `executing`, attempt counted before the effect). */
-export function startedCall(prev: PreparedToolCall | undefined, base: { toolCallId: string; nodeId: string; name: string }, params: unknown, target: ToolTarget): PreparedToolCall {
+export function startedCall(
+  prev: PreparedToolCall | undefined,
+  base: { toolCallId: string; nodeId: string; name: string },
+  params: unknown,
+  target: ToolTarget,
+): PreparedToolCall {
   return {
     ...base,
     params,
@@ -44,11 +62,28 @@ export function startedCall(prev: PreparedToolCall | undefined, base: { toolCall
  * through the dispatch re-check: what the call was judged on is kept, and anything unknown (a
  * call started without a judgement on record) reads as changed, so it is judged afresh.
  */
-export function resolvedCall(p: PreparedToolCall, resolution: 'retry' | 'mark_done' | 'fail'): PreparedToolCall {
+export function resolvedCall(
+  p: PreparedToolCall,
+  resolution: 'retry' | 'mark_done' | 'fail',
+): PreparedToolCall {
   const next = afterUncertainResolution(resolution).phase;
-  const base = { toolCallId: p.toolCallId, nodeId: p.nodeId, name: p.name, params: p.params, attempts: p.attempts };
+  const base = {
+    toolCallId: p.toolCallId,
+    nodeId: p.nodeId,
+    name: p.name,
+    params: p.params,
+    attempts: p.attempts,
+  };
   if (next === 'approved') {
-    return { ...base, phase: 'approved', target: p.target ?? {}, ruleVersion: p.ruleVersion ?? -1, descriptorDigest: p.descriptorDigest ?? '', ...(p.approvalId ? { approvalId: p.approvalId } : {}), ...(p.approvalDigest ? { approvalDigest: p.approvalDigest } : {}) };
+    return {
+      ...base,
+      phase: 'approved',
+      target: p.target ?? {},
+      ruleVersion: p.ruleVersion ?? -1,
+      descriptorDigest: p.descriptorDigest ?? '',
+      ...(p.approvalId ? { approvalId: p.approvalId } : {}),
+      ...(p.approvalDigest ? { approvalDigest: p.approvalDigest } : {}),
+    };
   }
   return { ...base, phase: next, ...(p.target ? { target: p.target } : {}) };
 }

@@ -29,8 +29,19 @@ export class SettingsProviderResolver implements ProviderResolver {
     const version = `${settings.revision}:${stamp}`;
     const cached = this.cache.get(providerId);
     if (cached?.version === version) return cached.provider;
-    const apiKey = p.credentialId ? ((await this.store.credentials.getSecret(p.credentialId)) ?? '') : '';
-    const provider = createProvider({ id: p.id, kind: p.kind, ...(p.baseURL ? { baseURL: p.baseURL } : {}), apiKey, ...(p.models ? { models: p.models } : {}) }, this.deps);
+    const apiKey = p.credentialId
+      ? ((await this.store.credentials.getSecret(p.credentialId)) ?? '')
+      : '';
+    const provider = createProvider(
+      {
+        id: p.id,
+        kind: p.kind,
+        ...(p.baseURL ? { baseURL: p.baseURL } : {}),
+        apiKey,
+        ...(p.models ? { models: p.models } : {}),
+      },
+      this.deps,
+    );
     this.cache.set(providerId, { version, provider });
     return provider;
   }
@@ -41,10 +52,16 @@ export class SettingsProviderResolver implements ProviderResolver {
     return providerModelInfo({ models: p?.models ?? [] }, model);
   }
 
-  async transportIdentity(providerId: string): Promise<{ kind: string; baseURL?: string; credentialRef?: string } | null> {
+  async transportIdentity(
+    providerId: string,
+  ): Promise<{ kind: string; baseURL?: string; credentialRef?: string } | null> {
     const settings = await this.store.settings.get();
     const p = settings.providers.find((x) => x.id === providerId);
     if (!p) return null;
-    return { kind: p.kind, ...(p.baseURL ? { baseURL: p.baseURL } : {}), ...(p.credentialId ? { credentialRef: p.credentialId } : {}) };
+    return {
+      kind: p.kind,
+      ...(p.baseURL ? { baseURL: p.baseURL } : {}),
+      ...(p.credentialId ? { credentialRef: p.credentialId } : {}),
+    };
   }
 }

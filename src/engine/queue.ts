@@ -9,8 +9,14 @@ import { announceTurnStart, commitTurnStart, imagesRefusal, prepareStart } from 
  * with its real reason (no provider, too large, no vision) and the next one is tried.
  */
 
-export async function queueItems(engine: EngineHost, threadId: string): Promise<{ queueItemId: string; input: UserInput }[]> {
-  return (await engine.ctx.store.runs.queued(threadId)).map((r) => ({ queueItemId: r.runId, input: r.input ?? { text: '' } }));
+export async function queueItems(
+  engine: EngineHost,
+  threadId: string,
+): Promise<{ queueItemId: string; input: UserInput }[]> {
+  return (await engine.ctx.store.runs.queued(threadId)).map((r) => ({
+    queueItemId: r.runId,
+    input: r.input ?? { text: '' },
+  }));
 }
 
 /**
@@ -18,7 +24,10 @@ export async function queueItems(engine: EngineHost, threadId: string): Promise<
  * images for a model without vision are refused at enqueue, like at submit. Null = fine (or
  * unknown: no model configured yet — the start itself will say so).
  */
-export async function queuedInputRefusal(engine: EngineHost, input: UserInput): Promise<string | null> {
+export async function queuedInputRefusal(
+  engine: EngineHost,
+  input: UserInput,
+): Promise<string | null> {
   if (!input.images?.length) return null;
   const { store, providers } = engine.ctx;
   const def = (await store.settings.get()).defaultModel;
@@ -41,22 +50,44 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
       let refusal: { code: string; message: string } | null = null;
       try {
         prepared = await prepareStart(engine, thread, next.overrides);
-        const images = imagesRefusal(next.input ?? { text: '' }, prepared.env.modelInfo.vision, prepared.env.model);
+        const images = imagesRefusal(
+          next.input ?? { text: '' },
+          prepared.env.modelInfo.vision,
+          prepared.env.model,
+        );
         if (images) refusal = { code: 'no_vision', message: images };
       } catch (e) {
-        refusal = { code: e instanceof EnvironmentError ? e.code : 'internal', message: e instanceof Error ? e.message : String(e) };
+        refusal = {
+          code: e instanceof EnvironmentError ? e.code : 'internal',
+          message: e instanceof Error ? e.message : String(e),
+        };
       }
       if (refusal) {
         const error = refusal;
         await engine.ctx.commit('queued_failed', () =>
-          store.runs.update(next.runId, (r) => {
-            r.state = 'failed';
-            r.stopReason = 'error';
-            r.error = error;
-          }, clock.now()),
+          store.runs.update(
+            next.runId,
+            (r) => {
+              r.state = 'failed';
+              r.stopReason = 'error';
+              r.error = error;
+            },
+            clock.now(),
+          ),
         );
-        engine.ctx.emit({ type: 'queue.updated', threadId, items: await queueItems(engine, threadId) });
-        engine.ctx.emit({ type: 'turn.complete', threadId, turnId: next.turnId, runId: next.runId, stopReason: 'error', error });
+        engine.ctx.emit({
+          type: 'queue.updated',
+          threadId,
+          items: await queueItems(engine, threadId),
+        });
+        engine.ctx.emit({
+          type: 'turn.complete',
+          threadId,
+          turnId: next.turnId,
+          runId: next.runId,
+          stopReason: 'error',
+          error,
+        });
         continue;
       }
       const started = await engine.ctx.commit('queued_start', async () => {
@@ -65,17 +96,31 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
         if (!r0 || r0.state !== 'queued') return null;
         const t = (await store.threads.get(threadId))!;
         const now = clock.now();
-        const run = await store.runs.update(next.runId, (r) => {
-          r.state = 'streaming_model';
-          r.env = prepared.env;
-          if (prepared.tabId !== undefined) r.tabId = prepared.tabId;
-          delete r.queueSeq;
-        }, now);
-        const res = await commitTurnStart(engine, { thread: t, run, input: r0.input ?? { text: '' }, parentId: t.leafId, now });
+        const run = await store.runs.update(
+          next.runId,
+          (r) => {
+            r.state = 'streaming_model';
+            r.env = prepared.env;
+            if (prepared.tabId !== undefined) r.tabId = prepared.tabId;
+            delete r.queueSeq;
+          },
+          now,
+        );
+        const res = await commitTurnStart(engine, {
+          thread: t,
+          run,
+          input: r0.input ?? { text: '' },
+          parentId: t.leafId,
+          now,
+        });
         return { ...res, run };
       });
       if (!started) continue;
-      engine.ctx.emit({ type: 'queue.updated', threadId, items: await queueItems(engine, threadId) });
+      engine.ctx.emit({
+        type: 'queue.updated',
+        threadId,
+        items: await queueItems(engine, threadId),
+      });
       await announceTurnStart(engine, started, 'inline');
       return;
     }

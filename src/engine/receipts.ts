@@ -13,8 +13,19 @@ export function opFingerprint(op: Op): Promise<string> {
 
 export type Outcome = ReceiptOutcome;
 
-export const ack = (result?: unknown): Outcome => (result === undefined ? { kind: 'ack' } : { kind: 'ack', result });
-export const reject = (code: string, message: string): Outcome => ({ kind: 'reject', code, message });
+export const ack = (result?: unknown): Outcome =>
+  result === undefined ? { kind: 'ack' } : { kind: 'ack', result };
+export const reject = (code: string, message: string): Outcome => ({
+  kind: 'reject',
+  code,
+  message,
+});
 
 /** Ops that change nothing durable: answered directly, no receipt. */
-export const READ_ONLY_OPS = new Set(['initialize', 'thread.subscribe', 'thread.unsubscribe', 'thread.export', 'thread.search']);
+export const READ_ONLY_OPS = new Set([
+  'initialize',
+  'thread.subscribe',
+  'thread.unsubscribe',
+  'thread.export',
+  'thread.search',
+]);

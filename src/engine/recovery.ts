@@ -8,7 +8,8 @@ import { batchClosed, closeOpenBatch } from './close-calls';
 import { isCurrent } from './run-machine';
 
 const DRIFT_BATCH_TEXTS = {
-  running: 'Keel restarted while this was running and the task could not resume: the action may have been partly done; check before repeating it.',
+  running:
+    'Keel restarted while this was running and the task could not resume: the action may have been partly done; check before repeating it.',
   pending: 'Not executed: the task could not resume after Keel restarted.',
 };
 import { commitEnd } from './run-end';
@@ -30,7 +31,12 @@ import { approvalEvent, interactionEvent, runSummary } from './thread-view';
  * fails the run with `environment_drift` — acked steers materialized first, a parked request
  * withdrawn — and nothing more runs.
  */
-export type RecoveryAction = 'start_queue' | 'verify_then_drive' | 'verify_then_reshow' | 'wait' | 'none';
+export type RecoveryAction =
+  | 'start_queue'
+  | 'verify_then_drive'
+  | 'verify_then_reshow'
+  | 'wait'
+  | 'none';
 
 /** The crash table as a pure decision. */
 export function recoveryAction(state: RunRecord['state']): RecoveryAction {
@@ -44,7 +50,9 @@ export function recoveryAction(state: RunRecord['state']): RecoveryAction {
 /** The drift of a run's snapshot against the world now, or null. */
 export function runDrift(engine: EngineHost, run: RunRecord): Promise<string | null> {
   const { providers, registry } = engine.ctx;
-  return run.env ? verifyEnvironment(run.env, providers, registry.snapshot()) : Promise.resolve('the run has no environment snapshot');
+  return run.env
+    ? verifyEnvironment(run.env, providers, registry.snapshot())
+    : Promise.resolve('the run has no environment snapshot');
 }
 
 export async function recoverRuns(engine: EngineHost): Promise<void> {
@@ -63,12 +71,15 @@ export async function recoverRuns(engine: EngineHost): Promise<void> {
     if (action === 'verify_then_drive') {
       engine.schedule(run.threadId, run.runId);
     } else if (run.state === 'waiting_approval') {
-      for (const a of await store.approvals.pendingForRun(run.runId)) engine.ctx.emit(approvalEvent(a));
+      for (const a of await store.approvals.pendingForRun(run.runId))
+        engine.ctx.emit(approvalEvent(a));
     } else {
-      for (const i of await store.interactions.pendingForRun(run.runId)) engine.ctx.emit(interactionEvent(i));
+      for (const i of await store.interactions.pendingForRun(run.runId))
+        engine.ctx.emit(interactionEvent(i));
     }
   }
-  for (const threadId of threadsWithQueue) void startNextQueued(engine, threadId).catch((e) => engine.onBackgroundError(e));
+  for (const threadId of threadsWithQueue)
+    void startNextQueued(engine, threadId).catch((e) => engine.onBackgroundError(e));
 }
 
 async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string): Promise<void> {
@@ -77,16 +88,42 @@ async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string):
     const run = (await store.runs.get(run0.runId))!;
     const now = engine.ctx.clock.now();
     // A parked request is withdrawn with the run (as on interrupt): a late answer is `already_resolved`.
-    for (const a of await store.approvals.pendingForRun(run.runId)) await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
-    for (const i of await store.interactions.pendingForRun(run.runId)) await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
+    for (const a of await store.approvals.pendingForRun(run.runId))
+      await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
+    for (const i of await store.interactions.pendingForRun(run.runId))
+      await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
     const w = await LeafWriter.open(engine.ctx, run);
     const text = `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`;
     await closeOpenBatch(engine.ctx, w, run, DRIFT_BATCH_TEXTS);
-    const ended = await commitEnd(engine.ctx, w, run, { state: 'failed', stopReason: 'error', error: { code: 'environment_drift', message: drift }, notice: { code: 'environment_drift', text } }, { run: batchClosed });
+    const ended = await commitEnd(
+      engine.ctx,
+      w,
+      run,
+      {
+        state: 'failed',
+        stopReason: 'error',
+        error: { code: 'environment_drift', message: drift },
+        notice: { code: 'environment_drift', text },
+      },
+      { run: batchClosed },
+    );
     return { created: w.created, run: ended.run };
   });
   for (const n of out.created) emitCommitted(engine.ctx, n);
   const r = out.run;
-  engine.ctx.emit({ type: 'run.updated', threadId: r.threadId, runId: r.runId, state: r.state, run: runSummary(r) });
-  engine.ctx.emit({ type: 'turn.complete', threadId: r.threadId, turnId: r.turnId, runId: r.runId, stopReason: 'error', error: r.error! });
+  engine.ctx.emit({
+    type: 'run.updated',
+    threadId: r.threadId,
+    runId: r.runId,
+    state: r.state,
+    run: runSummary(r),
+  });
+  engine.ctx.emit({
+    type: 'turn.complete',
+    threadId: r.threadId,
+    turnId: r.turnId,
+    runId: r.runId,
+    stopReason: 'error',
+    error: r.error!,
+  });
 }

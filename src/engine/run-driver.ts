@@ -80,12 +80,22 @@ export class RunDriver {
     } catch (e) {
       if (e instanceof EngineKilled) throw e;
       if (e instanceof RunAborted || controller.signal.aborted) {
-        await this.finalizeInterrupt(runId, e instanceof RunAborted ? e.partial : undefined, e instanceof InterruptedAnswer ? e.answer : undefined);
+        await this.finalizeInterrupt(
+          runId,
+          e instanceof RunAborted ? e.partial : undefined,
+          e instanceof InterruptedAnswer ? e.answer : undefined,
+        );
         await this.ended(runId);
         return;
       }
-      this.ctx.log.error('run failed unexpectedly', { runId, error: e instanceof Error ? e.message : String(e) });
-      await failRun(this.ctx, runId, { code: 'internal', message: `Internal error: ${e instanceof Error ? e.message : String(e)}` });
+      this.ctx.log.error('run failed unexpectedly', {
+        runId,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      await failRun(this.ctx, runId, {
+        code: 'internal',
+        message: `Internal error: ${e instanceof Error ? e.message : String(e)}`,
+      });
       await this.ended(runId);
     } finally {
       this.live.delete(runId);
@@ -105,11 +115,18 @@ export class RunDriver {
     const created = await this.ctx.commit('interrupt', async () => {
       const run = await store.runs.get(runId);
       if (!run) return [];
-      const t = onInterrupt({ state: run.state, toolCalls: run.stepCursor.toolCalls, nextToolIndex: run.stepCursor.nextToolIndex, ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}), ...(partial ? { partial } : {}) });
+      const t = onInterrupt({
+        state: run.state,
+        toolCalls: run.stepCursor.toolCalls,
+        nextToolIndex: run.stepCursor.nextToolIndex,
+        ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}),
+        ...(partial ? { partial } : {}),
+      });
       if (t.kind === 'noop') return [];
       const now = this.ctx.clock.now();
       const w = await LeafWriter.open(this.ctx, run);
-      const kept = answer && run.state === 'streaming_model' && (answer.text.trim() || answer.thinking.trim());
+      const kept =
+        answer && run.state === 'streaming_model' && (answer.text.trim() || answer.thinking.trim());
       if (kept) {
         await w.append({
           kind: 'assistant_message',
@@ -121,26 +138,44 @@ export class RunDriver {
           ...(run.env ? { model: run.env.model, providerId: run.env.providerId } : {}),
         });
       }
-      await closeRemainingCalls(this.ctx, w, run, t.close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })), 'interrupted');
+      await closeRemainingCalls(
+        this.ctx,
+        w,
+        run,
+        t.close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })),
+        'interrupted',
+      );
       if (t.cancelApproval) {
         const a = await store.approvals.get(t.cancelApproval);
-        if (a?.status === 'pending') await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
+        if (a?.status === 'pending')
+          await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
       }
       if (t.cancelInteraction) {
         const i = await store.interactions.get(t.cancelInteraction);
-        if (i?.status === 'pending') await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
+        if (i?.status === 'pending')
+          await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
       }
       // After a kept partial answer the model must hear that it was cut off (and the next
       // request must not end on an assistant message).
       const notice = kept
-        ? { code: 'interrupted', text: 'The user interrupted this reply. Continue to resume, or send a new message.', forModel: true }
+        ? {
+            code: 'interrupted',
+            text: 'The user interrupted this reply. Continue to resume, or send a new message.',
+            forModel: true,
+          }
         : { code: 'interrupted', text: 'Interrupted. Continue to resume, or send a new message.' };
-      await commitEnd(this.ctx, w, run, { state: 'interrupted', stopReason: 'interrupted', notice }, {
-        run: (r) => {
-          r.pendingTool = undefined;
-          r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
+      await commitEnd(
+        this.ctx,
+        w,
+        run,
+        { state: 'interrupted', stopReason: 'interrupted', notice },
+        {
+          run: (r) => {
+            r.pendingTool = undefined;
+            r.stepCursor = { ...r.stepCursor, nextToolIndex: r.stepCursor.toolCalls.length };
+          },
         },
-      });
+      );
       return w.created;
     });
     for (const n of created) emitCommitted(this.ctx, n);
@@ -157,10 +192,18 @@ export class RunDriver {
         if (run.state === 'interrupted') await l.runInterrupted?.(runId, run.threadId);
         else await l.runEnded?.(runId, run.threadId);
       } catch (e) {
-        this.ctx.log.warn('tool lifecycle hook failed', { error: e instanceof Error ? e.message : String(e) });
+        this.ctx.log.warn('tool lifecycle hook failed', {
+          error: e instanceof Error ? e.message : String(e),
+        });
       }
     }
-    this.ctx.emit({ type: 'run.updated', threadId: run.threadId, runId, state: run.state, run: runSummary(run) });
+    this.ctx.emit({
+      type: 'run.updated',
+      threadId: run.threadId,
+      runId,
+      state: run.state,
+      run: runSummary(run),
+    });
     const thread = await this.ctx.store.threads.get(run.threadId);
     if (thread) this.ctx.emit({ type: 'thread.updated', thread: threadMeta(thread, run) });
     if (run.stopReason && !isDriven(run.state)) {
@@ -171,7 +214,9 @@ export class RunDriver {
         runId,
         stopReason: run.stopReason,
         ...(run.error ? { error: run.error } : {}),
-        ...(run.workflow ? { workflow: replayReport(run.workflow, run.stepCursor.modelCalls) } : {}),
+        ...(run.workflow
+          ? { workflow: replayReport(run.workflow, run.stepCursor.modelCalls) }
+          : {}),
       });
     }
     if (run.workflow) await workflowRunEnded(this.ctx, run);

@@ -5,7 +5,10 @@ import type { LeafWriter } from './leaf-writer';
 import { dropMaterialized, materializeAdmittedSteers } from './steer-admission';
 
 export interface EndWrite {
-  state: Extract<RunState, 'completed' | 'failed' | 'budget_paused' | 'interrupted' | 'paused_uncertain'>;
+  state: Extract<
+    RunState,
+    'completed' | 'failed' | 'budget_paused' | 'interrupted' | 'paused_uncertain'
+  >;
   stopReason: StopReason;
   error?: { code: string; message: string };
   /** A notice for the user at the end of the turn (after the steers). */
@@ -28,12 +31,16 @@ export async function commitEnd(
   const steers = await materializeAdmittedSteers(ctx, w, run);
   if (end.notice) await w.notice(end.notice.code, end.notice.text, end.notice.forModel ?? false);
   const thread = await w.finish(now, more.thread);
-  const r = await ctx.store.runs.update(run.runId, (r) => {
-    dropMaterialized(r, steers);
-    r.state = end.state;
-    r.stopReason = end.stopReason;
-    if (end.error) r.error = end.error;
-    more.run?.(r);
-  }, now);
+  const r = await ctx.store.runs.update(
+    run.runId,
+    (r) => {
+      dropMaterialized(r, steers);
+      r.state = end.state;
+      r.stopReason = end.stopReason;
+      if (end.error) r.error = end.error;
+      more.run?.(r);
+    },
+    now,
+  );
   return { run: r, thread };
 }

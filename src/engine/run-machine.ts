@@ -155,8 +155,17 @@ export function afterAssistant(f: AssistantFacts): AfterAssistant {
   const failed = f.stop === 'error';
   const toolsOffered = !f.round && !f.toolsDisabled;
   let next: ModelAgain | End;
-  if (f.round === 'plan' && !failed && f.stop !== 'max_tokens' && f.stop !== 'content_filter' && f.stop !== 'refusal') {
-    next = f.intent === 'no_tool' && !steered ? { kind: 'model_again', round: 'continuation' } : { kind: 'model_again' };
+  if (
+    f.round === 'plan' &&
+    !failed &&
+    f.stop !== 'max_tokens' &&
+    f.stop !== 'content_filter' &&
+    f.stop !== 'refusal'
+  ) {
+    next =
+      f.intent === 'no_tool' && !steered
+        ? { kind: 'model_again', round: 'continuation' }
+        : { kind: 'model_again' };
   } else if (steered && !failed) {
     next = { kind: 'model_again' };
   } else if (f.toolsDisabled && !f.round && !failed) {
@@ -167,12 +176,21 @@ export function afterAssistant(f: AssistantFacts): AfterAssistant {
   if (f.callCount === 0) return next;
   if (toolsOffered && f.stop === 'tool_use') return { kind: 'execute_tools' };
   if (!toolsOffered) {
-    const why = f.round ? 'Not executed: tools are not available in this round.' : 'Not executed: tools are disabled after repeated failures.';
+    const why = f.round
+      ? 'Not executed: tools are not available in this round.'
+      : 'Not executed: tools are disabled after repeated failures.';
     return { kind: 'close_calls', why, next };
   }
   // Tool calls with a non-tool_use stop: the calls may be incomplete (spec/001 §2).
   const why = `Not executed: the response ended with "${f.stop}" instead of a tool call, so the call may be incomplete.`;
-  if (f.stop === 'max_tokens') return { kind: 'close_calls', why, next: steered ? { kind: 'model_again' } : { kind: 'end', state: 'completed', stopReason: 'max_tokens' } };
+  if (f.stop === 'max_tokens')
+    return {
+      kind: 'close_calls',
+      why,
+      next: steered
+        ? { kind: 'model_again' }
+        : { kind: 'end', state: 'completed', stopReason: 'max_tokens' },
+    };
   return {
     kind: 'close_calls',
     why,
@@ -180,7 +198,10 @@ export function afterAssistant(f: AssistantFacts): AfterAssistant {
       kind: 'end',
       state: 'failed',
       stopReason: 'error',
-      error: { code: 'protocol_error', message: `The model requested tools but its response ended with "${f.stop}"; nothing was executed.` },
+      error: {
+        code: 'protocol_error',
+        message: `The model requested tools but its response ended with "${f.stop}"; nothing was executed.`,
+      },
     },
   };
 }
@@ -223,14 +244,28 @@ export type AfterToolResult = {
  * (the rest of the batch is closed). A call whose outcome ends the turn closes the rest too.
  */
 export function afterToolResult(f: ToolResultFacts): AfterToolResult {
-  const failures = f.failure === 'success' ? 0 : f.failure === 'failure' ? f.consecutiveFailures + 1 : f.consecutiveFailures;
+  const failures =
+    f.failure === 'success'
+      ? 0
+      : f.failure === 'failure'
+        ? f.consecutiveFailures + 1
+        : f.consecutiveFailures;
   const warn = f.failure === 'failure' && failures === WARN_AFTER;
   const disabledNow = f.failure === 'failure' && failures >= DISABLE_AFTER && !f.toolsDisabled;
   const toolsDisabled = f.toolsDisabled || disabledNow;
   const breaker = { failures, toolsDisabled, warn, disabledNow };
   const rest = f.total - f.index - 1;
-  if (f.end) return rest > 0 ? { ...breaker, kind: 'close_calls', why: 'Not executed: the turn was stopped.', next: f.end } : { ...breaker, ...f.end };
-  if (toolsDisabled && rest > 0) return { ...breaker, kind: 'close_calls', why: 'Not executed: tools were disabled after repeated failures.', next: { kind: 'model_again' } };
+  if (f.end)
+    return rest > 0
+      ? { ...breaker, kind: 'close_calls', why: 'Not executed: the turn was stopped.', next: f.end }
+      : { ...breaker, ...f.end };
+  if (toolsDisabled && rest > 0)
+    return {
+      ...breaker,
+      kind: 'close_calls',
+      why: 'Not executed: tools were disabled after repeated failures.',
+      next: { kind: 'model_again' },
+    };
   return rest > 0 ? { ...breaker, kind: 'next_call' } : { ...breaker, kind: 'model_again' };
 }
 
@@ -244,11 +279,24 @@ export type CutoffDecision =
  * call of the turn (or of its last resume); the attempt is counted before the call, so a crash
  * loop cannot reset it. Either way the admitted steers are materialized first.
  */
-export function cutoffDecision(f: { tokenBudget: number | null; modelCalls: number; usedSinceBaseline: number; attempts: number; maxAttempts: number }): CutoffDecision {
-  if (f.tokenBudget !== null && f.modelCalls > 0 && f.usedSinceBaseline >= f.tokenBudget) return { kind: 'budget_pause', budget: f.tokenBudget };
+export function cutoffDecision(f: {
+  tokenBudget: number | null;
+  modelCalls: number;
+  usedSinceBaseline: number;
+  attempts: number;
+  maxAttempts: number;
+}): CutoffDecision {
+  if (f.tokenBudget !== null && f.modelCalls > 0 && f.usedSinceBaseline >= f.tokenBudget)
+    return { kind: 'budget_pause', budget: f.tokenBudget };
   const attempt = f.attempts + 1;
   if (attempt > f.maxAttempts) {
-    return { kind: 'attempts_exhausted', error: { code: 'model_failed', message: `The model call failed ${f.maxAttempts} times; the run stopped. Retry with Continue or a new message.` } };
+    return {
+      kind: 'attempts_exhausted',
+      error: {
+        code: 'model_failed',
+        message: `The model call failed ${f.maxAttempts} times; the run stopped. Retry with Continue or a new message.`,
+      },
+    };
   }
   return { kind: 'call', attempt };
 }
@@ -258,20 +306,31 @@ export type ProviderFailure =
   | { kind: 'fail'; error: { code: string; message: string } };
 
 /** A failed model attempt: retried from the checkpoint while attempts remain and the error may pass. */
-export function onProviderFailure(f: { code: string; message: string; retryable: boolean; attempts: number; maxAttempts: number }): ProviderFailure {
-  if (f.retryable && f.code !== 'aborted' && f.attempts < f.maxAttempts) return { kind: 'retry', attempt: f.attempts + 1, of: f.maxAttempts };
+export function onProviderFailure(f: {
+  code: string;
+  message: string;
+  retryable: boolean;
+  attempts: number;
+  maxAttempts: number;
+}): ProviderFailure {
+  if (f.retryable && f.code !== 'aborted' && f.attempts < f.maxAttempts)
+    return { kind: 'retry', attempt: f.attempts + 1, of: f.maxAttempts };
   return { kind: 'fail', error: { code: f.code, message: f.message } };
 }
 
 /** The phase an approval decision moves the parked call to (committed with the decision). */
-export function afterDecision(decision: Decision): { phase: 'approved' | 'denied' | 'denied_stop' } {
+export function afterDecision(decision: Decision): {
+  phase: 'approved' | 'denied' | 'denied_stop';
+} {
   if (decision === 'deny') return { phase: 'denied' };
   if (decision === 'deny_stop') return { phase: 'denied_stop' };
   return { phase: 'approved' };
 }
 
 /** The phase the user's answer for an uncertain write moves the call to. */
-export function afterUncertainResolution(resolution: 'retry' | 'mark_done' | 'fail'): { phase: 'approved' | 'resolved_done' | 'resolved_failed' } {
+export function afterUncertainResolution(resolution: 'retry' | 'mark_done' | 'fail'): {
+  phase: 'approved' | 'resolved_done' | 'resolved_failed';
+} {
   // 'retry' goes through the dispatch-time re-check (same origin, rule, tool) before running.
   if (resolution === 'retry') return { phase: 'approved' };
   return { phase: resolution === 'mark_done' ? 'resolved_done' : 'resolved_failed' };
@@ -287,7 +346,12 @@ export type Interrupt =
       cancelInteraction?: string;
     };
 
-type BatchFacts = { state: RunState; toolCalls: { id: string }[]; nextToolIndex: number; pendingTool?: Pick<PreparedToolCall, 'toolCallId' | 'phase'> };
+type BatchFacts = {
+  state: RunState;
+  toolCalls: { id: string }[];
+  nextToolIndex: number;
+  pendingTool?: Pick<PreparedToolCall, 'toolCallId' | 'phase'>;
+};
 
 /**
  * The calls of the current batch that have no result yet, when a run stops mid-batch: each must
@@ -295,8 +359,15 @@ type BatchFacts = { state: RunState; toolCalls: { id: string }[]; nextToolIndex:
  * user message may land between a tool_call and its result. `running` is the text for the call
  * that may have had an effect; `pending` for the ones that certainly did not.
  */
-export function openBatch(f: BatchFacts, texts: { running: string; pending: string }): { index: number; why: string }[] {
-  const inBatch = f.state === 'executing_tool' || f.state === 'waiting_approval' || f.state === 'waiting_interaction' || f.state === 'paused_uncertain';
+export function openBatch(
+  f: BatchFacts,
+  texts: { running: string; pending: string },
+): { index: number; why: string }[] {
+  const inBatch =
+    f.state === 'executing_tool' ||
+    f.state === 'waiting_approval' ||
+    f.state === 'waiting_interaction' ||
+    f.state === 'paused_uncertain';
   if (!inBatch) return [];
   return f.toolCalls.slice(f.nextToolIndex).map((c, i) => {
     const running = f.pendingTool?.toolCallId === c.id && f.pendingTool.phase === 'executing';
@@ -309,7 +380,12 @@ export function openBatch(f: BatchFacts, texts: { running: string; pending: stri
  * result (with its partial progress) and the rest of its batch "not executed"; a pending approval
  * or question is withdrawn. Always allowed; a finished run is left alone.
  */
-export function onInterrupt(f: BatchFacts & { pendingTool?: Pick<PreparedToolCall, 'approvalId' | 'interactionId'>; partial?: string }): Interrupt {
+export function onInterrupt(
+  f: BatchFacts & {
+    pendingTool?: Pick<PreparedToolCall, 'approvalId' | 'interactionId'>;
+    partial?: string;
+  },
+): Interrupt {
   // Only a working run stops: paused runs are already stopped, finished and queued ones never ran.
   if (!isSteerable(f.state)) return { kind: 'noop' };
   const close = openBatch(f, {
@@ -326,16 +402,26 @@ export function onInterrupt(f: BatchFacts & { pendingTool?: Pick<PreparedToolCal
 
 /** The texts for calls left open when a run fails mid-batch (an internal error, drift on recovery). */
 export const FAILED_BATCH_TEXTS = {
-  running: 'The run failed while this was running: the action may have been partly done; check before repeating it.',
+  running:
+    'The run failed while this was running: the action may have been partly done; check before repeating it.',
   pending: 'Not executed: the run failed.',
 };
 
-export type Resume = { kind: 'reject'; message: string } | { kind: 'continue'; state: 'executing_tool' | 'streaming_model' };
+export type Resume =
+  | { kind: 'reject'; message: string }
+  | { kind: 'continue'; state: 'executing_tool' | 'streaming_model' };
 
 /** `run.resume`: a resumable run goes on where its cursor stands (the rest of a batch first). */
 export function onResume(run: Pick<RunRecord, 'state' | 'error' | 'env' | 'stepCursor'>): Resume {
-  if (!isResumable(run)) return { kind: 'reject', message: `A run in state ${run.state} cannot be continued.` };
-  return { kind: 'continue', state: run.stepCursor.nextToolIndex < run.stepCursor.toolCalls.length ? 'executing_tool' : 'streaming_model' };
+  if (!isResumable(run))
+    return { kind: 'reject', message: `A run in state ${run.state} cannot be continued.` };
+  return {
+    kind: 'continue',
+    state:
+      run.stepCursor.nextToolIndex < run.stepCursor.toolCalls.length
+        ? 'executing_tool'
+        : 'streaming_model',
+  };
 }
 
 /** What the driver does with a run in each state. */

@@ -17,7 +17,10 @@ export const REDACTED = '[redacted secret]';
  * like a well-known key from a text that is about to leave Keel (an export). Returns the clean
  * text and how many secrets were found.
  */
-export async function redactSecrets(store: Store, text: string): Promise<{ text: string; found: number }> {
+export async function redactSecrets(
+  store: Store,
+  text: string,
+): Promise<{ text: string; found: number }> {
   let found = 0;
   let out = text;
   const ids = await store.credentials.ids();

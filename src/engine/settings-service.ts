@@ -1,5 +1,11 @@
 import type { PublicSettings, SettingsPatch } from '../protocol';
-import type { SettingsRecord, SiteRuleRecord, SkillRecord, StoredMcpServer, StoredProvider } from '../store/records';
+import type {
+  SettingsRecord,
+  SiteRuleRecord,
+  SkillRecord,
+  StoredMcpServer,
+  StoredProvider,
+} from '../store/records';
 import type { Store } from '../store/store';
 import { mcpOrigin } from '../gatekeeper/origins';
 
@@ -19,7 +25,10 @@ export interface SecretWrite {
  * omitted apiKey/token keeps the stored secret. Returns the new record and the secrets to write;
  * secrets never enter the settings record itself.
  */
-export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch): { next: SettingsRecord; secrets: SecretWrite[]; removedRules: string[] } {
+export function applySettingsPatch(
+  current: SettingsRecord,
+  patch: SettingsPatch,
+): { next: SettingsRecord; secrets: SecretWrite[]; removedRules: string[] } {
   const next: SettingsRecord = structuredClone(current);
   const secrets: SecretWrite[] = [];
   /** Permission keys that die with their endpoint (mcp:<id> of a removed or moved server). */
@@ -37,13 +46,25 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
     const entry: StoredProvider = {
       id: p.id,
       kind: p.kind,
-      ...(p.baseURL !== undefined ? { baseURL: p.baseURL } : prev?.baseURL !== undefined && prev.kind === p.kind ? { baseURL: prev.baseURL } : {}),
+      ...(p.baseURL !== undefined
+        ? { baseURL: p.baseURL }
+        : prev?.baseURL !== undefined && prev.kind === p.kind
+          ? { baseURL: prev.baseURL }
+          : {}),
       ...(p.label !== undefined ? { label: p.label } : prev?.label ? { label: prev.label } : {}),
-      ...(p.models !== undefined ? { models: p.models } : prev?.models ? { models: prev.models } : {}),
+      ...(p.models !== undefined
+        ? { models: p.models }
+        : prev?.models
+          ? { models: prev.models }
+          : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
     };
     // A key was given for one endpoint: a new base URL or kind must not receive it unasked.
-    if (prev?.credentialId && p.apiKey === undefined && (prev.kind !== entry.kind || (prev.baseURL ?? '') !== (entry.baseURL ?? ''))) {
+    if (
+      prev?.credentialId &&
+      p.apiKey === undefined &&
+      (prev.kind !== entry.kind || (prev.baseURL ?? '') !== (entry.baseURL ?? ''))
+    ) {
       secrets.push({ credentialId: providerCredentialId(p.id), value: null });
       delete entry.credentialId;
     }
@@ -62,7 +83,8 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       const removed = idx >= 0 ? next.mcpServers.splice(idx, 1)[0] : undefined;
       secrets.push({ credentialId: mcpCredentialId(m.id), value: null });
       removedRules.push(mcpOrigin(m.id));
-      if (removed?.oauthClientSecretId) secrets.push({ credentialId: removed.oauthClientSecretId, value: null });
+      if (removed?.oauthClientSecretId)
+        secrets.push({ credentialId: removed.oauthClientSecretId, value: null });
       continue;
     }
     const prev = idx >= 0 ? next.mcpServers[idx] : undefined;
@@ -71,11 +93,27 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
       url: m.url,
       enabled: m.enabled,
       // null clears the list (every tool again); absent keeps the stored one.
-      ...(m.allowedTools === null ? {} : m.allowedTools ? { allowedTools: m.allowedTools } : prev?.allowedTools ? { allowedTools: prev.allowedTools } : {}),
+      ...(m.allowedTools === null
+        ? {}
+        : m.allowedTools
+          ? { allowedTools: m.allowedTools }
+          : prev?.allowedTools
+            ? { allowedTools: prev.allowedTools }
+            : {}),
       ...(m.label !== undefined ? { label: m.label } : prev?.label ? { label: prev.label } : {}),
-      ...(m.isolation !== undefined ? { isolation: m.isolation } : prev?.isolation ? { isolation: prev.isolation } : {}),
+      ...(m.isolation !== undefined
+        ? { isolation: m.isolation }
+        : prev?.isolation
+          ? { isolation: prev.isolation }
+          : {}),
       ...(prev?.credentialId ? { credentialId: prev.credentialId } : {}),
-      ...(m.oauthClientId === null ? {} : m.oauthClientId ? { oauthClientId: m.oauthClientId } : prev?.oauthClientId ? { oauthClientId: prev.oauthClientId } : {}),
+      ...(m.oauthClientId === null
+        ? {}
+        : m.oauthClientId
+          ? { oauthClientId: m.oauthClientId }
+          : prev?.oauthClientId
+            ? { oauthClientId: prev.oauthClientId }
+            : {}),
       ...(prev?.oauthClientSecretId ? { oauthClientSecretId: prev.oauthClientSecretId } : {}),
     };
     // The token and the "always allow" were given for one URL: moving the server drops both.
@@ -112,12 +150,18 @@ export function applySettingsPatch(current: SettingsRecord, patch: SettingsPatch
 /** Check references a patch may leave dangling; returns a message for `invalid_command`. */
 export function validateSettings(s: SettingsRecord): string | null {
   const ids = new Set(s.providers.map((p) => p.id));
-  if (s.defaultModel && !ids.has(s.defaultModel.providerId)) return `defaultModel refers to unknown provider "${s.defaultModel.providerId}"`;
-  if (s.taskModel && !ids.has(s.taskModel.providerId)) return `taskModel refers to unknown provider "${s.taskModel.providerId}"`;
+  if (s.defaultModel && !ids.has(s.defaultModel.providerId))
+    return `defaultModel refers to unknown provider "${s.defaultModel.providerId}"`;
+  if (s.taskModel && !ids.has(s.taskModel.providerId))
+    return `taskModel refers to unknown provider "${s.taskModel.providerId}"`;
   return null;
 }
 
-export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skills: SkillRecord[] = []): PublicSettings {
+export function publicSettings(
+  s: SettingsRecord,
+  rules: SiteRuleRecord[],
+  skills: SkillRecord[] = [],
+): PublicSettings {
   return {
     providers: s.providers.map((p) => ({
       id: p.id,
@@ -143,13 +187,27 @@ export function publicSettings(s: SettingsRecord, rules: SiteRuleRecord[], skill
       ...(m.oauthClientId ? { oauthClientId: m.oauthClientId } : {}),
       ...(m.oauthClientSecretId ? { hasOAuthClientSecret: true } : {}),
     })),
-    siteRules: rules.filter((r) => r.rule !== 'ask').map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt })).sort((a, b) => a.origin.localeCompare(b.origin)),
-    skills: skills.map((k) => ({ name: k.name, description: k.description, updatedAt: k.updatedAt })),
+    siteRules: rules
+      .filter((r) => r.rule !== 'ask')
+      .map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt }))
+      .sort((a, b) => a.origin.localeCompare(b.origin)),
+    skills: skills.map((k) => ({
+      name: k.name,
+      description: k.description,
+      updatedAt: k.updatedAt,
+    })),
   };
 }
 
-export async function readPublicSettings(ctx: { store: Store; live?: { mcp: Record<string, NonNullable<PublicSettings['mcpServers'][number]['status']>> } }): Promise<PublicSettings> {
-  const pub = publicSettings(await ctx.store.settings.get(), await ctx.store.siteRules.list(), await ctx.store.skills.list());
+export async function readPublicSettings(ctx: {
+  store: Store;
+  live?: { mcp: Record<string, NonNullable<PublicSettings['mcpServers'][number]['status']>> };
+}): Promise<PublicSettings> {
+  const pub = publicSettings(
+    await ctx.store.settings.get(),
+    await ctx.store.siteRules.list(),
+    await ctx.store.skills.list(),
+  );
   const live = ctx.live?.mcp ?? {};
   pub.mcpServers = pub.mcpServers.map((m) => (live[m.id] ? { ...m, status: live[m.id] } : m));
   return pub;

@@ -15,18 +15,37 @@ import { isSteerable } from './run-machine';
 /** Inside the steer op's commit: admit the steer into the current run, or say why not. */
 export async function admitSteer(
   ctx: EngineContext,
-  a: { threadId: string; expectedTurnId: string; input: UserInput; steerId: string; writeReceipt: (o: Outcome) => Promise<void>; outcome: Outcome },
+  a: {
+    threadId: string;
+    expectedTurnId: string;
+    input: UserInput;
+    steerId: string;
+    writeReceipt: (o: Outcome) => Promise<void>;
+    outcome: Outcome;
+  },
 ): Promise<Outcome> {
   const { store, clock } = ctx;
   const run = await store.runs.current(a.threadId);
   if (!run) return reject('no_active_turn', 'No task is running in this thread.');
-  if (run.turnId !== a.expectedTurnId) return reject('turn_mismatch', `The running turn is ${run.turnId}, not ${a.expectedTurnId}.`);
-  if (!isSteerable(run.state)) return reject('not_steerable', 'The task is paused: queue your message or continue the task.');
-  if (a.input.images?.length && run.env && !run.env.modelInfo.vision) return reject('invalid_command', `The model ${run.env.model} cannot see images.`);
-  await store.runs.update(run.runId, (r) => {
-    r.pendingSteers.push({ steerId: a.steerId, seq: r.nextSteerSeq, input: a.input, admittedAt: clock.now() });
-    r.nextSteerSeq += 1;
-  }, clock.now());
+  if (run.turnId !== a.expectedTurnId)
+    return reject('turn_mismatch', `The running turn is ${run.turnId}, not ${a.expectedTurnId}.`);
+  if (!isSteerable(run.state))
+    return reject('not_steerable', 'The task is paused: queue your message or continue the task.');
+  if (a.input.images?.length && run.env && !run.env.modelInfo.vision)
+    return reject('invalid_command', `The model ${run.env.model} cannot see images.`);
+  await store.runs.update(
+    run.runId,
+    (r) => {
+      r.pendingSteers.push({
+        steerId: a.steerId,
+        seq: r.nextSteerSeq,
+        input: a.input,
+        admittedAt: clock.now(),
+      });
+      r.nextSteerSeq += 1;
+    },
+    clock.now(),
+  );
   await a.writeReceipt(a.outcome);
   return a.outcome;
 }
@@ -36,11 +55,22 @@ export async function admitSteer(
  * steers at the writer's leaf in admission order and return their ids; the caller removes exactly
  * those from `pendingSteers` in the same commit (`dropMaterialized`).
  */
-export async function materializeAdmittedSteers(ctx: EngineContext, w: LeafWriter, run: Pick<RunRecord, 'pendingSteers'>): Promise<Set<string>> {
+export async function materializeAdmittedSteers(
+  ctx: EngineContext,
+  w: LeafWriter,
+  run: Pick<RunRecord, 'pendingSteers'>,
+): Promise<Set<string>> {
   const now = ctx.clock.now();
   const ids = new Set<string>();
   for (const s of [...run.pendingSteers].sort((a, b) => a.seq - b.seq)) {
-    await w.append({ kind: 'user_message', id: ctx.ids.next('n'), createdAt: now, text: s.input.text, ...(s.input.images?.length ? { images: s.input.images } : {}), steered: true });
+    await w.append({
+      kind: 'user_message',
+      id: ctx.ids.next('n'),
+      createdAt: now,
+      text: s.input.text,
+      ...(s.input.images?.length ? { images: s.input.images } : {}),
+      steered: true,
+    });
     ids.add(s.steerId);
   }
   return ids;

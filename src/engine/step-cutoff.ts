@@ -34,19 +34,31 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
     });
     if (decision.kind === 'budget_pause') {
       const text = `Paused: this turn used its token budget (${decision.budget.toLocaleString('en-US')} tokens). Continue to give it another budget.`;
-      const { run: r } = await commitEnd(ctx, w, run, { state: 'budget_paused', stopReason: 'budget_pause', notice: { code: 'budget_pause', text } });
+      const { run: r } = await commitEnd(ctx, w, run, {
+        state: 'budget_paused',
+        stopReason: 'budget_pause',
+        notice: { code: 'budget_pause', text },
+      });
       return { kind: 'budget' as const, run: r, created: w.created };
     }
     if (decision.kind === 'attempts_exhausted') {
-      const { run: r } = await commitEnd(ctx, w, run, { state: 'failed', stopReason: 'error', error: decision.error });
+      const { run: r } = await commitEnd(ctx, w, run, {
+        state: 'failed',
+        stopReason: 'error',
+        error: decision.error,
+      });
       return { kind: 'failed' as const, run: r, created: w.created };
     }
     const steers = await materializeAdmittedSteers(ctx, w, run);
     if (steers.size) await w.finish(now);
-    const r = await store.runs.update(runId, (r) => {
-      dropMaterialized(r, steers);
-      r.counters.modelAttempts = decision.attempt;
-    }, now);
+    const r = await store.runs.update(
+      runId,
+      (r) => {
+        dropMaterialized(r, steers);
+        r.counters.modelAttempts = decision.attempt;
+      },
+      now,
+    );
     return { kind: 'call' as const, run: r, leaf: w.leaf, created: w.created };
   });
 }

@@ -26,7 +26,7 @@ export function buildSystemPrompt(input: PromptInput): string {
           '- Refs come from the latest snapshot of that tab. If a ref is stale, take a new snapshot instead of guessing.',
           '- Each action reports what changed; take a new snapshot only when you need to see more.',
           '- If a tool fails, read the error and change your approach rather than repeating the same call.',
-          '- Some actions need the user\'s approval. If the user denies one, do not retry it: continue another way or ask.',
+          "- Some actions need the user's approval. If the user denies one, do not retry it: continue another way or ask.",
           '- Keep the user informed with one short sentence before a series of actions, and summarize what you did at the end.',
         ].join('\n')
       : '# Tools\nNo tools are available in this conversation: answer from what you know and what the user gives you.',
@@ -40,10 +40,15 @@ export function buildSystemPrompt(input: PromptInput): string {
   ];
   if (input.skills.length) {
     sections.push(
-      ['# Skills', 'Load a skill\'s full instructions with get_skill before using it.', ...input.skills.map((s) => `- ${s.name}: ${s.description}`)].join('\n'),
+      [
+        '# Skills',
+        "Load a skill's full instructions with get_skill before using it.",
+        ...input.skills.map((s) => `- ${s.name}: ${s.description}`),
+      ].join('\n'),
     );
   }
-  if (input.locale === 'zh-CN') sections.push('Reply in Simplified Chinese unless the user writes in another language.');
+  if (input.locale === 'zh-CN')
+    sections.push('Reply in Simplified Chinese unless the user writes in another language.');
   else sections.push("Reply in the user's language.");
   return sections.join('\n\n');
 }

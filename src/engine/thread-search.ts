@@ -22,7 +22,8 @@ export function queryWords(query: string): string[] {
 
 function searchableText(n: NodeRecord): string | null {
   const item = n.item;
-  if (item.kind === 'user_message' || item.kind === 'assistant_message' || item.kind === 'notice') return item.text;
+  if (item.kind === 'user_message' || item.kind === 'assistant_message' || item.kind === 'notice')
+    return item.text;
   return null;
 }
 
@@ -38,7 +39,11 @@ function snippetAround(text: string, word: string): string {
  * A thread matches when every word is in its title, or every word is in one of its messages
  * (words split across two messages do not make a match: the snippet must show them together).
  */
-export function matchThread(thread: ThreadRecord, nodes: NodeRecord[], words: string[]): ThreadMatch | null {
+export function matchThread(
+  thread: ThreadRecord,
+  nodes: NodeRecord[],
+  words: string[],
+): ThreadMatch | null {
   if (words.length === 0) return null;
   const title = (thread.title ?? '').toLocaleLowerCase();
   if (words.every((w) => title.includes(w))) return { threadId: thread.threadId, in: 'title' };
@@ -46,7 +51,13 @@ export function matchThread(thread: ThreadRecord, nodes: NodeRecord[], words: st
     const text = searchableText(n);
     if (!text) continue;
     const lower = text.toLocaleLowerCase();
-    if (words.every((w) => lower.includes(w))) return { threadId: thread.threadId, in: 'text', snippet: snippetAround(text, words[0]), nodeId: n.id };
+    if (words.every((w) => lower.includes(w)))
+      return {
+        threadId: thread.threadId,
+        in: 'text',
+        snippet: snippetAround(text, words[0]),
+        nodeId: n.id,
+      };
   }
   return null;
 }

@@ -1,5 +1,19 @@
-import type { ApprovalRequest, BranchPoint, InteractionRequest, Item, RunSummary, ThreadMeta, ThreadSnapshot } from '../protocol';
-import type { ApprovalRecord, InteractionRecord, NodeRecord, RunRecord, ThreadRecord } from '../store/records';
+import type {
+  ApprovalRequest,
+  BranchPoint,
+  InteractionRequest,
+  Item,
+  RunSummary,
+  ThreadMeta,
+  ThreadSnapshot,
+} from '../protocol';
+import type {
+  ApprovalRecord,
+  InteractionRecord,
+  NodeRecord,
+  RunRecord,
+  ThreadRecord,
+} from '../store/records';
 import { pathFrom } from '../store/threads-repo';
 import type { Store } from '../store/store';
 
@@ -23,7 +37,10 @@ export function threadMeta(t: ThreadRecord, run?: RunRecord): ThreadMeta {
 
 /** Internal tools (todo) leave no tool-call items for the UI (spec/003). */
 export function isVisible(item: Item): boolean {
-  return !((item.kind === 'tool_call' || item.kind === 'tool_result') && (item as { visibility?: string }).visibility === 'internal');
+  return !(
+    (item.kind === 'tool_call' || item.kind === 'tool_result') &&
+    (item as { visibility?: string }).visibility === 'internal'
+  );
 }
 
 export function approvalEvent(a: ApprovalRecord): ApprovalRequest {
@@ -43,7 +60,9 @@ export function approvalEvent(a: ApprovalRecord): ApprovalRequest {
       ...(a.target.serverId ? { serverId: a.target.serverId } : {}),
       ...(a.target.favIconUrl ? { favIconUrl: a.target.favIconUrl } : {}),
       ...(a.target.element ? { element: a.target.element } : {}),
-      ...(a.target.topOrigin ? { topOrigin: a.target.topOrigin, ...(a.target.topUrl ? { topUrl: a.target.topUrl } : {}) } : {}),
+      ...(a.target.topOrigin
+        ? { topOrigin: a.target.topOrigin, ...(a.target.topUrl ? { topUrl: a.target.topUrl } : {}) }
+        : {}),
     },
     options: a.options,
     ...(a.reason ? { reason: a.reason } : {}),
@@ -51,10 +70,21 @@ export function approvalEvent(a: ApprovalRecord): ApprovalRequest {
 }
 
 export function interactionEvent(i: InteractionRecord): InteractionRequest {
-  return { type: 'interaction.request', threadId: i.threadId, runId: i.runId, interactionId: i.interactionId, kind: i.kind, payload: i.payload };
+  return {
+    type: 'interaction.request',
+    threadId: i.threadId,
+    runId: i.runId,
+    interactionId: i.interactionId,
+    kind: i.kind,
+    payload: i.payload,
+  };
 }
 
-export function runSummary(run: RunRecord, approval?: ApprovalRecord, interaction?: InteractionRecord): RunSummary {
+export function runSummary(
+  run: RunRecord,
+  approval?: ApprovalRecord,
+  interaction?: InteractionRecord,
+): RunSummary {
   return {
     runId: run.runId,
     turnId: run.turnId,
@@ -62,7 +92,9 @@ export function runSummary(run: RunRecord, approval?: ApprovalRecord, interactio
     ...(run.stopReason ? { stopReason: run.stopReason } : {}),
     ...(approval ? { pendingApproval: approvalEvent(approval) } : {}),
     ...(interaction ? { pendingInteraction: interactionEvent(interaction) } : {}),
-    ...(run.state === 'paused_uncertain' && run.pendingTool ? { uncertainToolCallId: run.pendingTool.toolCallId } : {}),
+    ...(run.state === 'paused_uncertain' && run.pendingTool
+      ? { uncertainToolCallId: run.pendingTool.toolCallId }
+      : {}),
     ...(run.error ? { error: run.error } : {}),
   };
 }
@@ -87,14 +119,22 @@ export function branchPoints(nodes: NodeRecord[], path: NodeRecord[]): BranchPoi
   for (const node of path) {
     const siblings = (children.get(node.parentId) ?? []).slice().sort((a, b) => a.seq - b.seq);
     if (siblings.length > 1) {
-      out.push({ parentId: node.parentId, childIds: siblings.map((s) => s.id), selected: node.id, leafIds: siblings.map(newestLeaf) });
+      out.push({
+        parentId: node.parentId,
+        childIds: siblings.map((s) => s.id),
+        selected: node.id,
+        leafIds: siblings.map(newestLeaf),
+      });
     }
   }
   return out;
 }
 
 /** One consistent snapshot of a thread, read in a single read transaction. */
-export async function threadSnapshot(store: Store, threadId: string): Promise<ThreadSnapshot | null> {
+export async function threadSnapshot(
+  store: Store,
+  threadId: string,
+): Promise<ThreadSnapshot | null> {
   return store.read(async () => {
     const t = await store.threads.get(threadId);
     if (!t) return null;
@@ -104,8 +144,10 @@ export async function threadSnapshot(store: Store, threadId: string): Promise<Th
     const run = current ?? (await store.runs.latest(threadId));
     let approval: ApprovalRecord | undefined;
     let interaction: InteractionRecord | undefined;
-    if (current?.state === 'waiting_approval') approval = (await store.approvals.pendingForRun(current.runId))[0];
-    if (current?.state === 'waiting_interaction') interaction = (await store.interactions.pendingForRun(current.runId))[0];
+    if (current?.state === 'waiting_approval')
+      approval = (await store.approvals.pendingForRun(current.runId))[0];
+    if (current?.state === 'waiting_interaction')
+      interaction = (await store.interactions.pendingForRun(current.runId))[0];
     const queued = await store.runs.queued(threadId);
     return {
       thread: threadMeta(t, current),

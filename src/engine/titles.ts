@@ -9,7 +9,11 @@ const TITLE_PROMPT =
  * model title replaces it only if nothing else (the user) renamed the thread meanwhile. Failures
  * are silent — a title is never worth an error in the chat.
  */
-export async function generateTitle(engine: EngineHost, threadId: string, text: string): Promise<void> {
+export async function generateTitle(
+  engine: EngineHost,
+  threadId: string,
+  text: string,
+): Promise<void> {
   const { store, providers, clock } = engine.ctx;
   const settings = await store.settings.get();
   const ref = settings.taskModel ?? settings.defaultModel;
@@ -35,7 +39,12 @@ export async function generateTitle(engine: EngineHost, threadId: string, text: 
   } finally {
     clearTimeout(timer);
   }
-  title = title.replace(/["“”'`*#]/g, '').split('\n')[0].trim().replace(/[.。!！?？]+$/, '').slice(0, 80);
+  title = title
+    .replace(/["“”'`*#]/g, '')
+    .split('\n')[0]
+    .trim()
+    .replace(/[.。!！?？]+$/, '')
+    .slice(0, 80);
   if (!title) return;
   const updated = await engine.ctx.commit('title', async () => {
     const t = await store.threads.get(threadId);
@@ -46,5 +55,9 @@ export async function generateTitle(engine: EngineHost, threadId: string, text: 
       th.updatedAt = Math.max(th.updatedAt, clock.now());
     });
   });
-  if (updated) engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated, await store.runs.current(threadId)) });
+  if (updated)
+    engine.ctx.emit({
+      type: 'thread.updated',
+      thread: threadMeta(updated, await store.runs.current(threadId)),
+    });
 }

@@ -19,7 +19,14 @@ export function errorText(e: unknown): string {
  * the call streamed; level, effects and visibility come from the registered descriptor (an
  * unknown tool has none), and invalid JSON arguments are kept raw for the user to see.
  */
-export function toolCallItem(a: { call: PlannedToolCall; reg: RegisteredTool | undefined; params: unknown; state: ToolCallState; assistantId: string | undefined; now: number }): ToolCallItem {
+export function toolCallItem(a: {
+  call: PlannedToolCall;
+  reg: RegisteredTool | undefined;
+  params: unknown;
+  state: ToolCallState;
+  assistantId: string | undefined;
+  now: number;
+}): ToolCallItem {
   const d = a.reg?.descriptor;
   return {
     kind: 'tool_call',
@@ -40,7 +47,15 @@ export function toolCallItem(a: { call: PlannedToolCall; reg: RegisteredTool | u
  * Create the tool_call node at the leaf, or move an existing one to a new state. Call inside a
  * commit; pass the step's writer so the node is chained (and emitted) with the rest.
  */
-export async function upsertCallNode(ctx: EngineContext, run: RunRecord, c: PlannedToolCall, reg: RegisteredTool | undefined, params: unknown, state: ToolCallState, writer?: LeafWriter): Promise<NodeRecord> {
+export async function upsertCallNode(
+  ctx: EngineContext,
+  run: RunRecord,
+  c: PlannedToolCall,
+  reg: RegisteredTool | undefined,
+  params: unknown,
+  state: ToolCallState,
+  writer?: LeafWriter,
+): Promise<NodeRecord> {
   const existing = await ctx.store.threads.getNode(c.nodeId);
   if (existing) {
     const n = await ctx.store.threads.updateNodeItem(c.nodeId, (item) => {
@@ -50,7 +65,16 @@ export async function upsertCallNode(ctx: EngineContext, run: RunRecord, c: Plan
     return n;
   }
   const w = writer ?? (await LeafWriter.open(ctx, run));
-  const node = await w.append(toolCallItem({ call: c, reg, params, state, assistantId: run.stepCursor.assistantNodeId, now: ctx.clock.now() }));
+  const node = await w.append(
+    toolCallItem({
+      call: c,
+      reg,
+      params,
+      state,
+      assistantId: run.stepCursor.assistantNodeId,
+      now: ctx.clock.now(),
+    }),
+  );
   if (!writer) await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = node.id));
   return node;
 }

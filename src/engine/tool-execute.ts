@@ -1,4 +1,9 @@
-import { RECORD_VERSION, type PlannedToolCall, type PreparedToolCall, type RunRecord } from '../store/records';
+import {
+  RECORD_VERSION,
+  type PlannedToolCall,
+  type PreparedToolCall,
+  type RunRecord,
+} from '../store/records';
 import type { RegisteredTool } from '../tools/registry';
 import type { ToolCallContext, ToolResult, ToolTarget } from '../tools/types';
 import { RunAborted, type EngineContext } from './context';
@@ -29,10 +34,19 @@ export async function execute(
   const node = await ctx.commit('tool_start', async () => {
     const now = ctx.clock.now();
     const n = await upsertCallNode(ctx, run, call, reg, params, 'executing');
-    await ctx.store.runs.update(run.runId, (r) => {
-      r.state = 'executing_tool';
-      r.pendingTool = startedCall(prev, { toolCallId: call.id, nodeId: call.nodeId, name: call.name }, params, target);
-    }, now);
+    await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        r.state = 'executing_tool';
+        r.pendingTool = startedCall(
+          prev,
+          { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
+          params,
+          target,
+        );
+      },
+      now,
+    );
     return n;
   });
   emitCommitted(ctx, node);
@@ -45,16 +59,36 @@ export async function execute(
       const interactionId = ctx.ids.next('int');
       const rec = await ctx.commit('interaction_live', async () => {
         const now = ctx.clock.now();
-        const r = { v: RECORD_VERSION, interactionId, threadId: run.threadId, runId: run.runId, toolCallId: call.id, nodeId: call.nodeId, kind, payload, status: 'pending' as const, createdAt: now };
+        const r = {
+          v: RECORD_VERSION,
+          interactionId,
+          threadId: run.threadId,
+          runId: run.runId,
+          toolCallId: call.id,
+          nodeId: call.nodeId,
+          kind,
+          payload,
+          status: 'pending' as const,
+          createdAt: now,
+        };
         await ctx.store.interactions.put(r);
-        await ctx.store.runs.update(run.runId, (x) => {
-          x.state = 'waiting_interaction';
-          if (x.pendingTool) x.pendingTool.interactionId = interactionId;
-        }, now);
+        await ctx.store.runs.update(
+          run.runId,
+          (x) => {
+            x.state = 'waiting_interaction';
+            if (x.pendingTool) x.pendingTool.interactionId = interactionId;
+          },
+          now,
+        );
         return r;
       });
       ctx.emit(interactionEvent(rec));
-      ctx.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: 'waiting_interaction' });
+      ctx.emit({
+        type: 'run.updated',
+        threadId: run.threadId,
+        runId: run.runId,
+        state: 'waiting_interaction',
+      });
       return ctx.waiters.wait(interactionId, signal);
     },
   };
@@ -65,20 +99,40 @@ export async function execute(
   for (;;) {
     const out = await attemptOnce(ctx, reg, call, params, liveCtx, signal, (p) => {
       progress = p;
-      ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: p } });
+      ctx.emit({
+        type: 'item.delta',
+        threadId: run.threadId,
+        itemId: call.nodeId,
+        delta: { toolProgress: p },
+      });
     });
     if (out.kind === 'aborted') throw new RunAborted(progress);
     if (out.kind === 'result') {
       result = out.result;
       break;
     }
-    const next = retryDecision({ recovery: reg.descriptor.recovery, attempt, error: out.error, policy: ctx.options.toolRetry });
+    const next = retryDecision({
+      recovery: reg.descriptor.recovery,
+      attempt,
+      error: out.error,
+      policy: ctx.options.toolRetry,
+    });
     if (next.kind === 'give_up') {
       const why = errorText(out.error);
-      result = { content: text(attempt > 1 ? `${why} (after ${attempt} attempts)` : why), isError: true };
+      result = {
+        content: text(attempt > 1 ? `${why} (after ${attempt} attempts)` : why),
+        isError: true,
+      };
       break;
     }
-    ctx.emit({ type: 'item.delta', threadId: run.threadId, itemId: call.nodeId, delta: { toolProgress: `Retrying (attempt ${next.nextAttempt} of ${ctx.options.toolRetry.maxAttempts}): ${errorText(out.error)}` } });
+    ctx.emit({
+      type: 'item.delta',
+      threadId: run.threadId,
+      itemId: call.nodeId,
+      delta: {
+        toolProgress: `Retrying (attempt ${next.nextAttempt} of ${ctx.options.toolRetry.maxAttempts}): ${errorText(out.error)}`,
+      },
+    });
     try {
       await ctx.options.sleep(next.delayMs, signal);
     } catch {
@@ -89,10 +143,21 @@ export async function execute(
   }
   await ctx.boundary('tool:returned');
   const ok = !result.isError;
-  return finishCall(ctx, run, call, reg, { callState: 'result', ok, outcome: ok ? 'ok' : 'error', content: result.content, details: result.details, failure: ok ? 'success' : 'failure', attempts: attempt });
+  return finishCall(ctx, run, call, reg, {
+    callState: 'result',
+    ok,
+    outcome: ok ? 'ok' : 'error',
+    content: result.content,
+    details: result.details,
+    failure: ok ? 'success' : 'failure',
+    attempts: attempt,
+  });
 }
 
-type Attempt = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: unknown } | { kind: 'aborted' };
+type Attempt =
+  | { kind: 'result'; result: ToolResult }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'aborted' };
 
 /** One execution of the tool under the run's signal and the engine's bound. Never throws. */
 async function attemptOnce(
@@ -116,7 +181,11 @@ async function attemptOnce(
       if (reg.descriptor.level === 'mcp') return;
       timer = setTimeout(() => {
         callAbort.abort(new Error('timeout'));
-        reject(new Error(`The tool did not finish within ${Math.round(ctx.options.toolTimeoutMs / 1000)} s and was stopped.`));
+        reject(
+          new Error(
+            `The tool did not finish within ${Math.round(ctx.options.toolTimeoutMs / 1000)} s and was stopped.`,
+          ),
+        );
       }, ctx.options.toolTimeoutMs);
     });
     const aborted = new Promise<never>((_, reject) => {
@@ -124,7 +193,17 @@ async function attemptOnce(
       onAbortReject = () => reject(new RunAborted());
       signal.addEventListener('abort', onAbortReject, { once: true });
     });
-    const result = await Promise.race([reg.tool.execute(call.id, params, callAbort.signal, (u) => onProgress(u.progressText), liveCtx), timeout, aborted]);
+    const result = await Promise.race([
+      reg.tool.execute(
+        call.id,
+        params,
+        callAbort.signal,
+        (u) => onProgress(u.progressText),
+        liveCtx,
+      ),
+      timeout,
+      aborted,
+    ]);
     return { kind: 'result', result };
   } catch (e) {
     if (e instanceof RunAborted || signal.aborted) return { kind: 'aborted' };

@@ -5,7 +5,13 @@ import { closeRemainingCalls } from './close-calls';
 import type { EngineContext } from './context';
 import { LeafWriter } from './leaf-writer';
 import { emitCommitted } from './nodes';
-import { afterToolResult, DISABLE_AFTER, WARN_AFTER, type End, type FailureEffect } from './run-machine';
+import {
+  afterToolResult,
+  DISABLE_AFTER,
+  WARN_AFTER,
+  type End,
+  type FailureEffect,
+} from './run-machine';
 import { commitEnd } from './run-end';
 import type { StepOutcome } from './step-outcome';
 import { upsertCallNode } from './tool-call-node';
@@ -22,7 +28,12 @@ export interface Finish {
   /** Attempts of a retry-safe call that failed transiently before this result (spec/004). */
   attempts?: number;
   /** End the turn after recording this call (deny_stop, or the user marking an uncertain call failed). */
-  end?: { state: 'completed' | 'failed'; stopReason: 'interrupted' | 'error'; notice: { code: string; text: string }; error?: { code: string; message: string } };
+  end?: {
+    state: 'completed' | 'failed';
+    stopReason: 'interrupted' | 'error';
+    notice: { code: string; text: string };
+    error?: { code: string; message: string };
+  };
 }
 
 /**
@@ -57,14 +68,23 @@ export async function finishCall(
       ...(f.details !== undefined ? { details: f.details } : {}),
       ...(f.attempts && f.attempts > 1 ? { attempts: f.attempts } : {}),
       // A failed page or MCP call can quote the page too (an element's label, a server message).
-      ...(d && !d.trusted && (f.outcome === 'ok' || f.outcome === 'error') ? { untrusted: true } : {}),
+      ...(d && !d.trusted && (f.outcome === 'ok' || f.outcome === 'error')
+        ? { untrusted: true }
+        : {}),
       ...(d?.visibility === 'internal' ? { visibility: 'internal' } : {}),
     });
     if (extra.interactionId) {
       const i = await ctx.store.interactions.get(extra.interactionId);
       if (i) await ctx.store.interactions.put({ ...i, status: 'claimed' });
     }
-    const end: End | undefined = f.end ? { kind: 'end', state: f.end.state, stopReason: f.end.stopReason, ...(f.end.error ? { error: f.end.error } : {}) } : undefined;
+    const end: End | undefined = f.end
+      ? {
+          kind: 'end',
+          state: f.end.state,
+          stopReason: f.end.stopReason,
+          ...(f.end.error ? { error: f.end.error } : {}),
+        }
+      : undefined;
     const t = afterToolResult({
       failure: f.failure,
       consecutiveFailures: run.counters.consecutiveToolFailures,
@@ -74,31 +94,65 @@ export async function finishCall(
       ...(end ? { end } : {}),
     });
     if (t.warn) {
-      await w.notice('tool_failures_warning', `${WARN_AFTER} tool calls in a row have failed. Stop repeating what does not work: re-read the page (take a new snapshot) and try a different approach, or ask the user.`, true);
+      await w.notice(
+        'tool_failures_warning',
+        `${WARN_AFTER} tool calls in a row have failed. Stop repeating what does not work: re-read the page (take a new snapshot) and try a different approach, or ask the user.`,
+        true,
+      );
     }
     if (t.disabledNow) {
-      await w.notice('tools_disabled', `${DISABLE_AFTER} tool calls in a row have failed, so tools are now disabled. Reply to the user without tools: say what you tried, what failed and what they could do.`, true);
+      await w.notice(
+        'tools_disabled',
+        `${DISABLE_AFTER} tool calls in a row have failed, so tools are now disabled. Reply to the user without tools: say what you tried, what failed and what they could do.`,
+        true,
+      );
     }
     const next = t.kind === 'close_calls' ? t.next : t;
     if (t.kind === 'close_calls') {
       const rest = run.stepCursor.toolCalls.slice(run.stepCursor.nextToolIndex + 1);
-      await closeRemainingCalls(ctx, w, run, rest.map((c) => ({ call: c, why: t.why })));
+      await closeRemainingCalls(
+        ctx,
+        w,
+        run,
+        rest.map((c) => ({ call: c, why: t.why })),
+      );
     }
     const cursor = (r: RunRecord) => {
       r.pendingTool = undefined;
       r.counters.consecutiveToolFailures = t.failures;
       r.counters.toolsDisabled = t.toolsDisabled;
-      r.stepCursor = { ...r.stepCursor, nextToolIndex: next.kind === 'next_call' ? r.stepCursor.nextToolIndex + 1 : r.stepCursor.toolCalls.length };
+      r.stepCursor = {
+        ...r.stepCursor,
+        nextToolIndex:
+          next.kind === 'next_call'
+            ? r.stepCursor.nextToolIndex + 1
+            : r.stepCursor.toolCalls.length,
+      };
     };
     if (next.kind === 'end') {
-      const { run: r } = await commitEnd(ctx, w, run, { state: next.state, stopReason: next.stopReason, ...(next.error ? { error: next.error } : {}), ...(f.end ? { notice: f.end.notice } : {}) }, { run: cursor });
+      const { run: r } = await commitEnd(
+        ctx,
+        w,
+        run,
+        {
+          state: next.state,
+          stopReason: next.stopReason,
+          ...(next.error ? { error: next.error } : {}),
+          ...(f.end ? { notice: f.end.notice } : {}),
+        },
+        { run: cursor },
+      );
       return { created: w.created, run: r };
     }
     await w.finish(now);
-    const r = await ctx.store.runs.update(run.runId, (r) => {
-      cursor(r);
-      r.state = next.kind === 'next_call' ? 'executing_tool' : 'streaming_model';
-    }, now);
+    const r = await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        cursor(r);
+        r.state = next.kind === 'next_call' ? 'executing_tool' : 'streaming_model';
+      },
+      now,
+    );
     return { created: w.created, run: r };
   });
   for (const n of out.created) emitCommitted(ctx, n);

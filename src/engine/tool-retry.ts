@@ -15,7 +15,11 @@ export interface ToolRetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_TOOL_RETRY: ToolRetryPolicy = { maxAttempts: 3, baseDelayMs: 300, maxDelayMs: 2_000 };
+export const DEFAULT_TOOL_RETRY: ToolRetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 300,
+  maxDelayMs: 2_000,
+};
 
 /** Host and page error codes that say "not ready yet" rather than "this failed". */
 const TRANSIENT_CODES = new Set(['no_receiver', 'no_content_script', 'port_closed', 'no_frame']);
@@ -36,14 +40,28 @@ export function isTransientToolError(e: unknown): boolean {
   const x = e as { transient?: unknown; code?: unknown; message?: unknown };
   if (x.transient === true) return true;
   if (typeof x.code === 'string' && TRANSIENT_CODES.has(x.code)) return true;
-  return typeof x.message === 'string' && TRANSIENT_MESSAGES.some((re) => re.test(x.message as string));
+  return (
+    typeof x.message === 'string' && TRANSIENT_MESSAGES.some((re) => re.test(x.message as string))
+  );
 }
 
-export type RetryDecision = { kind: 'retry'; delayMs: number; nextAttempt: number } | { kind: 'give_up' };
+export type RetryDecision =
+  | { kind: 'retry'; delayMs: number; nextAttempt: number }
+  | { kind: 'give_up' };
 
 /** After attempt `attempt` (1-based) threw `error`: retry after a delay, or report the error. */
-export function retryDecision(f: { recovery: ToolRecovery; attempt: number; error: unknown; policy: ToolRetryPolicy }): RetryDecision {
-  if (f.recovery !== 'retry-safe' || f.attempt >= f.policy.maxAttempts || !isTransientToolError(f.error)) return { kind: 'give_up' };
+export function retryDecision(f: {
+  recovery: ToolRecovery;
+  attempt: number;
+  error: unknown;
+  policy: ToolRetryPolicy;
+}): RetryDecision {
+  if (
+    f.recovery !== 'retry-safe' ||
+    f.attempt >= f.policy.maxAttempts ||
+    !isTransientToolError(f.error)
+  )
+    return { kind: 'give_up' };
   const delayMs = Math.min(f.policy.maxDelayMs, f.policy.baseDelayMs * 2 ** (f.attempt - 1));
   return { kind: 'retry', delayMs, nextAttempt: f.attempt + 1 };
 }

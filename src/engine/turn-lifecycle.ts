@@ -1,5 +1,11 @@
 import type { UserInput } from '../protocol';
-import { RECORD_VERSION, type NodeRecord, type RunEnvironmentSnapshot, type RunRecord, type ThreadRecord } from '../store/records';
+import {
+  RECORD_VERSION,
+  type NodeRecord,
+  type RunEnvironmentSnapshot,
+  type RunRecord,
+  type ThreadRecord,
+} from '../store/records';
 import type { EngineHost } from './engine-host';
 import { resolveEnvironment } from './environment';
 import { LeafWriter } from './leaf-writer';
@@ -9,7 +15,18 @@ import { commitEnd } from './run-end';
 import { threadMeta } from './thread-view';
 import { generateTitle } from './titles';
 
-export function newRun(fields: { runId: string; turnId: string; threadId: string; now: number; state: RunRecord['state']; input?: UserInput; queueSeq?: number; env?: RunEnvironmentSnapshot; tabId?: number; overrides?: RunRecord['overrides'] }): RunRecord {
+export function newRun(fields: {
+  runId: string;
+  turnId: string;
+  threadId: string;
+  now: number;
+  state: RunRecord['state'];
+  input?: UserInput;
+  queueSeq?: number;
+  env?: RunEnvironmentSnapshot;
+  tabId?: number;
+  overrides?: RunRecord['overrides'];
+}): RunRecord {
   return {
     v: RECORD_VERSION,
     runId: fields.runId,
@@ -25,7 +42,12 @@ export function newRun(fields: { runId: string; turnId: string; threadId: string
     ...(fields.tabId !== undefined ? { tabId: fields.tabId } : {}),
     ...(fields.overrides ? { overrides: fields.overrides } : {}),
     stepCursor: { modelCalls: 0, toolCalls: [], nextToolIndex: 0 },
-    counters: { consecutiveToolFailures: 0, toolsDisabled: false, modelAttempts: 0, budgetBaseline: 0 },
+    counters: {
+      consecutiveToolFailures: 0,
+      toolsDisabled: false,
+      modelAttempts: 0,
+      budgetBaseline: 0,
+    },
     pendingSteers: [],
     nextSteerSeq: 1,
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -34,11 +56,18 @@ export function newRun(fields: { runId: string; turnId: string; threadId: string
 }
 
 export function firstLineTitle(text: string): string {
-  const line = text.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const line =
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
   return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
 }
 
-async function enabledSkills(engine: EngineHost, thread: ThreadRecord): Promise<{ name: string; description: string; body: string }[]> {
+async function enabledSkills(
+  engine: EngineHost,
+  thread: ThreadRecord,
+): Promise<{ name: string; description: string; body: string }[]> {
   const out = [];
   for (const name of thread.enabledSkills ?? []) {
     const s = await engine.ctx.store.skills.get(name);
@@ -48,11 +77,18 @@ async function enabledSkills(engine: EngineHost, thread: ThreadRecord): Promise<
 }
 
 /** Resolve what a starting run needs outside any transaction (crypto, settings, the active tab). */
-export async function prepareStart(engine: EngineHost, thread: ThreadRecord, overrides?: RunRecord['overrides']): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
+export async function prepareStart(
+  engine: EngineHost,
+  thread: ThreadRecord,
+  overrides?: RunRecord['overrides'],
+): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
   // A server added a moment ago should be in this run's catalog; never wait more than 5 s.
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([ctx.live.toolsSettled().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+  await Promise.race([
+    ctx.live.toolsSettled().catch(() => undefined),
+    new Promise((r) => (timer = setTimeout(r, 5_000))),
+  ]);
   clearTimeout(timer);
   const settings = await ctx.store.settings.get();
   const env = await resolveEnvironment({
@@ -73,14 +109,29 @@ export async function prepareStart(engine: EngineHost, thread: ThreadRecord, ove
  * Inside a transaction: put the user's message after `parentId` and make `run` the thread's
  * running turn (spec/001 §2: turn context + user_message + Run(streaming_model) atomically).
  */
-export async function commitTurnStart(engine: EngineHost, args: { thread: ThreadRecord; run: RunRecord; input: UserInput; parentId: string | null; now: number }): Promise<{ node: NodeRecord; thread: ThreadRecord; firstTurn: boolean }> {
+export async function commitTurnStart(
+  engine: EngineHost,
+  args: {
+    thread: ThreadRecord;
+    run: RunRecord;
+    input: UserInput;
+    parentId: string | null;
+    now: number;
+  },
+): Promise<{ node: NodeRecord; thread: ThreadRecord; firstTurn: boolean }> {
   const { store, ids } = engine.ctx;
   const node = await store.threads.appendNode({
     threadId: args.thread.threadId,
     parentId: args.parentId,
     runId: args.run.runId,
     turnId: args.run.turnId,
-    item: { kind: 'user_message', id: ids.next('n'), createdAt: args.now, text: args.input.text, ...(args.input.images?.length ? { images: args.input.images } : {}) },
+    item: {
+      kind: 'user_message',
+      id: ids.next('n'),
+      createdAt: args.now,
+      text: args.input.text,
+      ...(args.input.images?.length ? { images: args.input.images } : {}),
+    },
   });
   const firstTurn = args.thread.titleSource === 'default';
   const thread = await store.threads.update(args.thread.threadId, (t) => {
@@ -98,15 +149,38 @@ export async function commitTurnStart(engine: EngineHost, args: { thread: Thread
 }
 
 /** After a turn-start commit: tell the UI, start the title, and drive the run. */
-export function announceTurnStart(engine: EngineHost, r: { node: NodeRecord; thread: ThreadRecord; firstTurn: boolean; run: RunRecord }, drive: 'schedule' | 'inline'): Promise<void> | void {
+export function announceTurnStart(
+  engine: EngineHost,
+  r: { node: NodeRecord; thread: ThreadRecord; firstTurn: boolean; run: RunRecord },
+  drive: 'schedule' | 'inline',
+): Promise<void> | void {
   const { ctx } = engine;
   ctx.emit({ type: 'thread.updated', thread: threadMeta(r.thread, r.run) });
-  ctx.emit({ type: 'turn.start', threadId: r.run.threadId, turnId: r.run.turnId, runId: r.run.runId });
-  ctx.emit({ type: 'item.start', threadId: r.run.threadId, turnId: r.run.turnId, item: r.node.item });
+  ctx.emit({
+    type: 'turn.start',
+    threadId: r.run.threadId,
+    turnId: r.run.turnId,
+    runId: r.run.runId,
+  });
+  ctx.emit({
+    type: 'item.start',
+    threadId: r.run.threadId,
+    turnId: r.run.turnId,
+    item: r.node.item,
+  });
   emitCommitted(ctx, r.node);
-  ctx.emit({ type: 'run.updated', threadId: r.run.threadId, runId: r.run.runId, state: r.run.state });
+  ctx.emit({
+    type: 'run.updated',
+    threadId: r.run.threadId,
+    runId: r.run.runId,
+    state: r.run.state,
+  });
   if (r.firstTurn && r.thread.titleSource === 'first_line' && ctx.options.generateTitles) {
-    void generateTitle(engine, r.thread.threadId, r.node.item.kind === 'user_message' ? r.node.item.text : '').catch((e) => engine.onBackgroundError(e));
+    void generateTitle(
+      engine,
+      r.thread.threadId,
+      r.node.item.kind === 'user_message' ? r.node.item.text : '',
+    ).catch((e) => engine.onBackgroundError(e));
   }
   if (drive === 'inline') return engine.driver.drive(r.run.runId);
   engine.schedule(r.run.threadId, r.run.runId);
@@ -117,14 +191,22 @@ export function announceTurnStart(engine: EngineHost, r: { node: NodeRecord; thr
  * `completed` with its stop reason kept — its acked pending steers materialized at its leaf first
  * (spec/001 §3), so superseding can never drop them. Returns the nodes written (emit them).
  */
-export async function supersedeCurrent(engine: EngineHost, current: RunRecord | undefined): Promise<NodeRecord[]> {
+export async function supersedeCurrent(
+  engine: EngineHost,
+  current: RunRecord | undefined,
+): Promise<NodeRecord[]> {
   if (!current || !isSupersedable(current.state)) return [];
   const w = await LeafWriter.open(engine.ctx, current);
-  await commitEnd(engine.ctx, w, current, { state: 'completed', stopReason: current.stopReason ?? 'interrupted' });
+  await commitEnd(engine.ctx, w, current, {
+    state: 'completed',
+    stopReason: current.stopReason ?? 'interrupted',
+  });
   return w.created;
 }
 
 /** A message with images for a model that cannot see them: the reason to refuse it, or null. */
 export function imagesRefusal(input: UserInput, vision: boolean, model: string): string | null {
-  return input.images?.length && !vision ? `The model ${model} cannot see images: remove them or choose a model with vision.` : null;
+  return input.images?.length && !vision
+    ? `The model ${model} cannot see images: remove them or choose a model with vision.`
+    : null;
 }

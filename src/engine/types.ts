@@ -88,7 +88,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 export const randomIds: IdSource = {
   next(prefix) {
     const bytes = crypto.getRandomValues(new Uint8Array(10));
-    return `${prefix}_${[...bytes].map((b) => b.toString(36).padStart(2, '0')).join('').slice(0, 16)}`;
+    return `${prefix}_${[...bytes]
+      .map((b) => b.toString(36).padStart(2, '0'))
+      .join('')
+      .slice(0, 16)}`;
   },
 };
 

@@ -2,8 +2,12 @@ import type { Usage } from '../protocol';
 import { costUsd } from '../providers/cost';
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
-  const out: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  const sum = (x?: number, y?: number) =>
+    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
+  const out: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
   const cr = sum(a.cacheReadTokens, b.cacheReadTokens);
   const cw = sum(a.cacheWriteTokens, b.cacheWriteTokens);
   const rt = sum(a.reasoningTokens, b.reasoningTokens);
@@ -22,7 +26,10 @@ export function totalTokens(u: Usage): number {
  * `inputTokens` is the whole prompt, cache reads and writes included (the adapters' convention):
  * those parts are billed at their own rates, not on top (cost.ts).
  */
-export function costOf(usage: Usage, pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): number | undefined {
+export function costOf(
+  usage: Usage,
+  pricing?: { input: number; output: number; cacheRead?: number; cacheWrite?: number },
+): number | undefined {
   return costUsd({ pricing }, usage);
 }
 

@@ -11,7 +11,10 @@ import { prepareStart } from './turn-lifecycle';
  * replay-only: every registered tool in the catalog (so the steps can act), no transport, and a
  * divergence stops the run.
  */
-export async function prepareWorkflowStart(engine: EngineHost, thread: ThreadRecord): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
+export async function prepareWorkflowStart(
+  engine: EngineHost,
+  thread: ThreadRecord,
+): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   try {
     const prepared = await prepareStart(engine, thread);
     if (prepared.env.modelInfo.toolUse) return prepared;
@@ -25,7 +28,12 @@ export async function prepareWorkflowStart(engine: EngineHost, thread: ThreadRec
   const toolCatalog = await catalogOf(tools);
   const env: RunEnvironmentSnapshot = {
     v: RECORD_VERSION,
-    systemPrompt: buildSystemPrompt({ now: ctx.clock.now(), locale: settings.locale, toolNames: toolCatalog.map((t) => t.name), skills: [] }),
+    systemPrompt: buildSystemPrompt({
+      now: ctx.clock.now(),
+      locale: settings.locale,
+      toolNames: toolCatalog.map((t) => t.name),
+      skills: [],
+    }),
     providerId: '',
     model: '',
     modelInfo: { toolUse: false, vision: false, contextWindow: 0, maxOutputTokens: 0 },

@@ -5,12 +5,17 @@ import type { EngineContext } from './context';
 
 /** A workflow as the Workflows view lists it (PROTOCOL.md `WorkflowMeta`). */
 export function workflowMeta(w: WorkflowRecord): WorkflowMeta {
-  const values = Object.fromEntries(w.definition.inputs.filter((i) => i.default !== undefined).map((i) => [i.name, i.default!]));
+  const values = Object.fromEntries(
+    w.definition.inputs.filter((i) => i.default !== undefined).map((i) => [i.name, i.default!]),
+  );
   return {
     workflowId: w.workflowId,
     name: w.name,
     steps: w.definition.steps.length,
-    inputs: w.definition.inputs.map((i) => ({ name: i.name, ...(i.default !== undefined ? { default: i.default } : {}) })),
+    inputs: w.definition.inputs.map((i) => ({
+      name: i.name,
+      ...(i.default !== undefined ? { default: i.default } : {}),
+    })),
     schedule: w.schedule,
     ...(w.lastRun ? { lastRun: w.lastRun } : {}),
     summary: w.definition.steps.map((s) => {

@@ -41,14 +41,20 @@ export type DispatchRecheck =
 export function driftOf(approved: JudgedCall, current: CurrentCall): string | null {
   const was = approved.target ?? {};
   const now = current.target;
-  if ((now.origin ?? null) !== (was.origin ?? null)) return `the tab is now on ${now.origin ?? 'another page'}`;
-  if ((now.topOrigin ?? null) !== (was.topOrigin ?? null)) return `the action is now in a frame of ${now.topOrigin ?? 'no other page'}`;
-  if ((now.url ?? null) !== (was.url ?? null)) return `the page address changed to ${now.url ?? 'none'}`;
-  if ((now.forbidden ?? null) !== (was.forbidden ?? null)) return now.forbidden ? `it is now refused: ${now.forbidden}` : 'the page is no longer refused';
-  if ((now.alwaysAsk ?? null) !== (was.alwaysAsk ?? null)) return now.alwaysAsk ? `it now ${now.alwaysAsk}` : 'what it acts on changed';
+  if ((now.origin ?? null) !== (was.origin ?? null))
+    return `the tab is now on ${now.origin ?? 'another page'}`;
+  if ((now.topOrigin ?? null) !== (was.topOrigin ?? null))
+    return `the action is now in a frame of ${now.topOrigin ?? 'no other page'}`;
+  if ((now.url ?? null) !== (was.url ?? null))
+    return `the page address changed to ${now.url ?? 'none'}`;
+  if ((now.forbidden ?? null) !== (was.forbidden ?? null))
+    return now.forbidden ? `it is now refused: ${now.forbidden}` : 'the page is no longer refused';
+  if ((now.alwaysAsk ?? null) !== (was.alwaysAsk ?? null))
+    return now.alwaysAsk ? `it now ${now.alwaysAsk}` : 'what it acts on changed';
   if (current.ruleVersion !== (approved.ruleVersion ?? 0)) return 'the site permission changed';
   if (current.descriptorDigest !== approved.descriptorDigest) return 'the tool changed';
-  if (approved.approvalDigest !== undefined && approved.approvalDigest !== current.approvalDigest) return 'the approved call changed';
+  if (approved.approvalDigest !== undefined && approved.approvalDigest !== current.approvalDigest)
+    return 'the approved call changed';
   return null;
 }
 
@@ -61,5 +67,9 @@ export function dispatchRecheck(approved: JudgedCall, current: CurrentCall): Dis
   if (current.verdict.kind === 'deny') return { kind: 'deny', reason: current.verdict.reason };
   const drift = driftOf(approved, current);
   if (!drift) return { kind: 'dispatch' };
-  return { kind: 'ask', drift, options: current.verdict.kind === 'ask' ? current.verdict.options : ALL_DECISIONS };
+  return {
+    kind: 'ask',
+    drift,
+    options: current.verdict.kind === 'ask' ? current.verdict.options : ALL_DECISIONS,
+  };
 }

@@ -2,7 +2,20 @@
  * Origins the agent may never touch, whatever the user allowed: browser-internal pages, other
  * extensions' pages, the Web Store (extensions must not act on it), and Keel's own pages.
  */
-const INTERNAL_SCHEMES = new Set(['chrome:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:', 'edge:', 'about:', 'view-source:', 'chrome-search:', 'javascript:', 'data:', 'blob:', 'filesystem:']);
+const INTERNAL_SCHEMES = new Set([
+  'chrome:',
+  'chrome-extension:',
+  'chrome-untrusted:',
+  'devtools:',
+  'edge:',
+  'about:',
+  'view-source:',
+  'chrome-search:',
+  'javascript:',
+  'data:',
+  'blob:',
+  'filesystem:',
+]);
 const WEB_STORE_HOSTS = new Set(['chrome.google.com', 'chromewebstore.google.com']);
 
 export function originOf(url: string | undefined): string | undefined {
@@ -25,8 +38,12 @@ export function restrictedReason(url: string | undefined): string | null {
   } catch {
     return 'the address is not a valid URL';
   }
-  if (INTERNAL_SCHEMES.has(u.protocol)) return `${u.protocol}// pages are browser-internal or belong to an extension`;
-  if (WEB_STORE_HOSTS.has(u.hostname) && (u.hostname !== 'chrome.google.com' || u.pathname.startsWith('/webstore'))) {
+  if (INTERNAL_SCHEMES.has(u.protocol))
+    return `${u.protocol}// pages are browser-internal or belong to an extension`;
+  if (
+    WEB_STORE_HOSTS.has(u.hostname) &&
+    (u.hostname !== 'chrome.google.com' || u.pathname.startsWith('/webstore'))
+  ) {
     return 'the Chrome Web Store cannot be automated by extensions';
   }
   return null;

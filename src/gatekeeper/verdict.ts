@@ -22,7 +22,9 @@ export interface VerdictInput {
 /** The permission key a call is judged on. */
 export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): string | undefined {
   if (descriptor.level === 'mcp') {
-    const server = target.serverId ?? (descriptor.binding.kind === 'mcp' ? descriptor.binding.serverId : undefined);
+    const server =
+      target.serverId ??
+      (descriptor.binding.kind === 'mcp' ? descriptor.binding.serverId : undefined);
     return server ? mcpOrigin(server) : undefined;
   }
   return target.origin;
@@ -45,17 +47,27 @@ export function decideVerdict({ descriptor, target, rule, approvalMode }: Verdic
     return { kind: 'deny', reason: `Keel never acts on this page: ${restricted}.` };
   }
   if (rule === 'block') {
-    return { kind: 'deny', reason: `The user blocked Keel on ${permissionKey(descriptor, target)}.` };
+    return {
+      kind: 'deny',
+      reason: `The user blocked Keel on ${permissionKey(descriptor, target)}.`,
+    };
   }
-  if (target.alwaysAsk) return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
+  if (target.alwaysAsk)
+    return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
   // A builtin skips approval only by its own declaration (ask_user, todo), never by its level.
   if (descriptor.skipApproval) return { kind: 'allow', reason: 'skip_approval' };
   if (descriptor.level === 'mcp') {
-    return rule === 'allow' ? { kind: 'allow', reason: 'server_allowed' } : { kind: 'ask', reason: 'mcp', options: ALL_DECISIONS };
+    return rule === 'allow'
+      ? { kind: 'allow', reason: 'server_allowed' }
+      : { kind: 'ask', reason: 'mcp', options: ALL_DECISIONS };
   }
   if (descriptor.effects === 'read') return { kind: 'allow', reason: 'read' };
   if (rule === 'allow' && (descriptor.level !== 'L2' || approvalMode === 'act')) {
     return { kind: 'allow', reason: 'site_allowed' };
   }
-  return { kind: 'ask', reason: rule === 'allow' ? 'trusted_input' : 'write', options: target.origin ? ALL_DECISIONS : ONCE_ONLY };
+  return {
+    kind: 'ask',
+    reason: rule === 'allow' ? 'trusted_input' : 'write',
+    options: target.origin ? ALL_DECISIONS : ONCE_ONLY,
+  };
 }

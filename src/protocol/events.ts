@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { Decision, Id, RunState, StopReason, Todo, ToolEffects, ToolLevel, UserInput, Usage } from './common';
+import {
+  Decision,
+  RunState,
+  StopReason,
+  Todo,
+  ToolEffects,
+  ToolLevel,
+  UserInput,
+  Usage,
+} from './common';
 import { Item } from './items';
 import { RejectCode } from './ops';
 import { PublicSettings } from './settings';
@@ -108,8 +117,18 @@ export const EventSchemas = {
   'thread.snapshot': z.object({ type: z.literal('thread.snapshot'), snapshot: ThreadSnapshot }),
   'thread.updated': z.object({ type: z.literal('thread.updated'), thread: ThreadMeta }),
   'thread.deleted': z.object({ type: z.literal('thread.deleted'), threadId: z.string() }),
-  'turn.start': z.object({ type: z.literal('turn.start'), threadId: z.string(), turnId: z.string(), runId: z.string() }),
-  'item.start': z.object({ type: z.literal('item.start'), threadId: z.string(), turnId: z.string(), item: Item }),
+  'turn.start': z.object({
+    type: z.literal('turn.start'),
+    threadId: z.string(),
+    turnId: z.string(),
+    runId: z.string(),
+  }),
+  'item.start': z.object({
+    type: z.literal('item.start'),
+    threadId: z.string(),
+    turnId: z.string(),
+    item: Item,
+  }),
   'item.delta': z.object({
     type: z.literal('item.delta'),
     threadId: z.string(),
@@ -122,7 +141,11 @@ export const EventSchemas = {
     }),
   }),
   /** A streamed item that will never be persisted (the attempt failed or was interrupted). */
-  'item.discarded': z.object({ type: z.literal('item.discarded'), threadId: z.string(), itemId: z.string() }),
+  'item.discarded': z.object({
+    type: z.literal('item.discarded'),
+    threadId: z.string(),
+    itemId: z.string(),
+  }),
   'item.updated': z.object({ type: z.literal('item.updated'), threadId: z.string(), item: Item }),
   'item.complete': z.object({ type: z.literal('item.complete'), threadId: z.string(), item: Item }),
   'token.usage': z.object({
@@ -144,9 +167,21 @@ export const EventSchemas = {
     decision: Decision,
   }),
   'interaction.request': InteractionRequest,
-  'interaction.resolved': z.object({ type: z.literal('interaction.resolved'), threadId: z.string(), interactionId: z.string() }),
-  'queue.updated': z.object({ type: z.literal('queue.updated'), threadId: z.string(), items: z.array(QueueItem) }),
-  'todo.updated': z.object({ type: z.literal('todo.updated'), threadId: z.string(), todos: z.array(Todo) }),
+  'interaction.resolved': z.object({
+    type: z.literal('interaction.resolved'),
+    threadId: z.string(),
+    interactionId: z.string(),
+  }),
+  'queue.updated': z.object({
+    type: z.literal('queue.updated'),
+    threadId: z.string(),
+    items: z.array(QueueItem),
+  }),
+  'todo.updated': z.object({
+    type: z.literal('todo.updated'),
+    threadId: z.string(),
+    todos: z.array(Todo),
+  }),
   'run.updated': z.object({
     type: z.literal('run.updated'),
     threadId: z.string(),
@@ -164,9 +199,16 @@ export const EventSchemas = {
     /** Set for a workflow run (PROTOCOL.md §Workflows). */
     workflow: WorkflowReport.optional(),
   }),
-  'workflows.updated': z.object({ type: z.literal('workflows.updated'), workflows: z.array(WorkflowMeta) }),
+  'workflows.updated': z.object({
+    type: z.literal('workflows.updated'),
+    workflows: z.array(WorkflowMeta),
+  }),
   'settings.updated': z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
-  'command.ack': z.object({ type: z.literal('command.ack'), submissionId: z.string(), result: z.unknown().optional() }),
+  'command.ack': z.object({
+    type: z.literal('command.ack'),
+    submissionId: z.string(),
+    result: z.unknown().optional(),
+  }),
   'command.reject': z.object({
     type: z.literal('command.reject'),
     submissionId: z.string(),
@@ -206,5 +248,9 @@ export type EventOf<T extends EventType> = Extract<AgentEvent, { type: T }>;
 
 /** Events that concern one thread: routed only to clients subscribed to it. */
 export function eventThreadId(ev: AgentEvent): string | undefined {
-  return 'threadId' in ev ? ev.threadId : ev.type === 'thread.updated' ? ev.thread.threadId : undefined;
+  return 'threadId' in ev
+    ? ev.threadId
+    : ev.type === 'thread.updated'
+      ? ev.thread.threadId
+      : undefined;
 }

@@ -51,7 +51,14 @@ export const AssistantMessageItem = z.object({
   costUsd: z.number().optional(),
   /** The tool calls this message requested, with ids already repaired (unique in the thread). */
   toolCalls: z
-    .array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), rawArgs: z.string().optional() }))
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        args: z.unknown(),
+        rawArgs: z.string().optional(),
+      }),
+    )
     .optional(),
   /** True while the message streams (only on `item.start`; persisted messages never have it). */
   streaming: z.boolean().optional(),
@@ -85,7 +92,9 @@ export const ToolResultItem = z.object({
   content: z.array(ContentBlock),
   details: z.unknown().optional(),
   /** Why the call has no real result: the user denied it, it was interrupted, etc. */
-  outcome: z.enum(['ok', 'error', 'denied', 'interrupted', 'invalid', 'lost', 'marked_done']).optional(),
+  outcome: z
+    .enum(['ok', 'error', 'denied', 'interrupted', 'invalid', 'lost', 'marked_done'])
+    .optional(),
   /** Copied from the tool: 'internal' results (todo) are not shown as items. */
   visibility: z.string().optional(),
   /** Page / MCP content is untrusted: it reaches the model inside an untrusted-data block. */

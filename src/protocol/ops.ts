@@ -10,16 +10,41 @@ import { WorkflowInputMeta, WorkflowSchedule } from './workflows';
 
 const envelope = { clientId: Id, submissionId: Id };
 
-export const Overrides = z.object({ providerId: Id.optional(), model: z.string().max(200).optional() });
+export const Overrides = z.object({
+  providerId: Id.optional(),
+  model: z.string().max(200).optional(),
+});
 
 export const OpSchemas = {
-  initialize: z.object({ ...envelope, type: z.literal('initialize'), subscribe: z.array(z.string()).max(1000).optional() }),
-  'thread.create': z.object({ ...envelope, type: z.literal('thread.create'), title: z.string().max(500).optional() }),
+  initialize: z.object({
+    ...envelope,
+    type: z.literal('initialize'),
+    subscribe: z.array(z.string()).max(1000).optional(),
+  }),
+  'thread.create': z.object({
+    ...envelope,
+    type: z.literal('thread.create'),
+    title: z.string().max(500).optional(),
+  }),
   'thread.delete': z.object({ ...envelope, type: z.literal('thread.delete'), threadId: Id }),
-  'thread.fork': z.object({ ...envelope, type: z.literal('thread.fork'), threadId: Id, nodeId: Id }),
-  'thread.selectBranch': z.object({ ...envelope, type: z.literal('thread.selectBranch'), threadId: Id, leafId: Id }),
+  'thread.fork': z.object({
+    ...envelope,
+    type: z.literal('thread.fork'),
+    threadId: Id,
+    nodeId: Id,
+  }),
+  'thread.selectBranch': z.object({
+    ...envelope,
+    type: z.literal('thread.selectBranch'),
+    threadId: Id,
+    leafId: Id,
+  }),
   'thread.subscribe': z.object({ ...envelope, type: z.literal('thread.subscribe'), threadId: Id }),
-  'thread.unsubscribe': z.object({ ...envelope, type: z.literal('thread.unsubscribe'), threadId: Id }),
+  'thread.unsubscribe': z.object({
+    ...envelope,
+    type: z.literal('thread.unsubscribe'),
+    threadId: Id,
+  }),
   'thread.setOptions': z.object({
     ...envelope,
     type: z.literal('thread.setOptions'),
@@ -38,10 +63,32 @@ export const OpSchemas = {
     /** Branch from an earlier message (edit & resend): the new message goes under this node. */
     parentNodeId: Id.optional(),
   }),
-  'turn.steer': z.object({ ...envelope, type: z.literal('turn.steer'), threadId: Id, expectedTurnId: Id, input: UserInput }),
-  'turn.enqueue': z.object({ ...envelope, type: z.literal('turn.enqueue'), threadId: Id, input: UserInput }),
-  'queue.update': z.object({ ...envelope, type: z.literal('queue.update'), threadId: Id, queueItemId: Id, input: UserInput }),
-  'queue.remove': z.object({ ...envelope, type: z.literal('queue.remove'), threadId: Id, queueItemId: Id }),
+  'turn.steer': z.object({
+    ...envelope,
+    type: z.literal('turn.steer'),
+    threadId: Id,
+    expectedTurnId: Id,
+    input: UserInput,
+  }),
+  'turn.enqueue': z.object({
+    ...envelope,
+    type: z.literal('turn.enqueue'),
+    threadId: Id,
+    input: UserInput,
+  }),
+  'queue.update': z.object({
+    ...envelope,
+    type: z.literal('queue.update'),
+    threadId: Id,
+    queueItemId: Id,
+    input: UserInput,
+  }),
+  'queue.remove': z.object({
+    ...envelope,
+    type: z.literal('queue.remove'),
+    threadId: Id,
+    queueItemId: Id,
+  }),
   'turn.interrupt': z.object({ ...envelope, type: z.literal('turn.interrupt'), threadId: Id }),
   'approval.response': z.object({
     ...envelope,
@@ -63,7 +110,11 @@ export const OpSchemas = {
     runId: Id,
     resolution: z.enum(['retry', 'mark_done', 'fail']),
   }),
-  'settings.update': z.object({ ...envelope, type: z.literal('settings.update'), patch: SettingsPatch }),
+  'settings.update': z.object({
+    ...envelope,
+    type: z.literal('settings.update'),
+    patch: SettingsPatch,
+  }),
   'siteRules.set': z.object({
     ...envelope,
     type: z.literal('siteRules.set'),
@@ -72,10 +123,23 @@ export const OpSchemas = {
   }),
   'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
   /** Threads whose title or messages contain every word of `query` (ack: { matches }). */
-  'thread.search': z.object({ ...envelope, type: z.literal('thread.search'), query: z.string().min(1).max(200), limit: z.number().int().min(1).max(500).optional() }),
+  'thread.search': z.object({
+    ...envelope,
+    type: z.literal('thread.search'),
+    query: z.string().min(1).max(200),
+    limit: z.number().int().min(1).max(500).optional(),
+  }),
   /** Import a SKILL.md file (front matter with name and description, then the body). */
-  'skills.import': z.object({ ...envelope, type: z.literal('skills.import'), content: z.string().min(1).max(100_000) }),
-  'skills.remove': z.object({ ...envelope, type: z.literal('skills.remove'), name: z.string().min(1).max(64) }),
+  'skills.import': z.object({
+    ...envelope,
+    type: z.literal('skills.import'),
+    content: z.string().min(1).max(100_000),
+  }),
+  'skills.remove': z.object({
+    ...envelope,
+    type: z.literal('skills.remove'),
+    name: z.string().min(1).max(64),
+  }),
   /**
    * Sign in to an OAuth MCP server (settings' Connect): acked at once; the worker opens the
    * server's sign-in page and the outcome arrives as the server's status in `settings.updated`.
@@ -84,7 +148,13 @@ export const OpSchemas = {
   /** Sign out of an OAuth MCP server: revoke where offered, forget the tokens. */
   'mcp.signOut': z.object({ ...envelope, type: z.literal('mcp.signOut'), serverId: Id }),
   /** Save a finished turn as a workflow (PROTOCOL.md §Workflows). */
-  'workflow.save': z.object({ ...envelope, type: z.literal('workflow.save'), threadId: Id, turnId: Id, name: z.string().trim().min(1).max(200) }),
+  'workflow.save': z.object({
+    ...envelope,
+    type: z.literal('workflow.save'),
+    threadId: Id,
+    turnId: Id,
+    name: z.string().trim().min(1).max(200),
+  }),
   /** Replay a workflow: in a new thread unless `threadId` is given. */
   'workflow.run': z.object({
     ...envelope,

@@ -9,7 +9,10 @@ export interface PortLike {
   name: string;
   postMessage(msg: unknown): void;
   disconnect(): void;
-  onMessage: { addListener(cb: (msg: unknown) => void): void; removeListener?(cb: (msg: unknown) => void): void };
+  onMessage: {
+    addListener(cb: (msg: unknown) => void): void;
+    removeListener?(cb: (msg: unknown) => void): void;
+  };
   onDisconnect: { addListener(cb: () => void): void };
 }
 
@@ -24,7 +27,10 @@ export class PortTransport implements EngineTransport {
 
   constructor(
     private readonly port: PortLike,
-    private readonly options: { validateEvents?: boolean; onInvalidEvent?: (raw: unknown) => void } = {},
+    private readonly options: {
+      validateEvents?: boolean;
+      onInvalidEvent?: (raw: unknown) => void;
+    } = {},
   ) {
     port.onMessage.addListener((raw) => {
       let ev: AgentEvent;

@@ -121,8 +121,16 @@ export const PublicSettings = z.object({
   approvalMode: ApprovalMode,
   locale: Locale.nullable(),
   mcpServers: z.array(PublicMcpServer),
-  siteRules: z.array(z.object({ origin: z.string(), rule: z.enum(['ask', 'allow', 'block']), updatedAt: z.number() })),
+  siteRules: z.array(
+    z.object({
+      origin: z.string(),
+      rule: z.enum(['ask', 'allow', 'block']),
+      updatedAt: z.number(),
+    }),
+  ),
   /** Imported skills (descriptions only; bodies stay in the store). */
-  skills: z.array(z.object({ name: z.string(), description: z.string(), updatedAt: z.number() })).optional(),
+  skills: z
+    .array(z.object({ name: z.string(), description: z.string(), updatedAt: z.number() }))
+    .optional(),
 });
 export type PublicSettings = z.infer<typeof PublicSettings>;

@@ -3,12 +3,22 @@ import { z } from 'zod';
 /** Workflows on the wire (PROTOCOL.md §Workflows). */
 
 /** `HH:MM`, 24-hour local time. */
-const DailyAt = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'dailyAt is HH:MM (24-hour local time)');
+const DailyAt = z
+  .string()
+  .regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'dailyAt is HH:MM (24-hour local time)');
 
 /** Every N minutes (at least 15), daily at a local time, or no schedule. */
 export const WorkflowSchedule = z
   .union([
-    z.object({ everyMinutes: z.number().int().min(15).max(7 * 24 * 60) }).strict(),
+    z
+      .object({
+        everyMinutes: z
+          .number()
+          .int()
+          .min(15)
+          .max(7 * 24 * 60),
+      })
+      .strict(),
     z.object({ dailyAt: DailyAt }).strict(),
   ])
   .nullable();
@@ -17,7 +27,10 @@ export type WorkflowSchedule = z.infer<typeof WorkflowSchedule>;
 /** Input names are referenced from steps as `{{name}}`. */
 export const WorkflowInputName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
-export const WorkflowInputMeta = z.object({ name: WorkflowInputName, default: z.string().max(10_000).optional() });
+export const WorkflowInputMeta = z.object({
+  name: WorkflowInputName,
+  default: z.string().max(10_000).optional(),
+});
 
 export const WorkflowDivergence = z.object({
   /** 1-based step that diverged; `steps + 1` is the final check. */

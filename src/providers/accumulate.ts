@@ -28,7 +28,10 @@ export interface CollectedMessage {
 }
 
 /** Arguments text → an object. Empty means no arguments; anything but a JSON object is kept raw. */
-export function parseToolArgs(argsText: string): { args: { [key: string]: unknown }; rawArgs?: string } {
+export function parseToolArgs(argsText: string): {
+  args: { [key: string]: unknown };
+  rawArgs?: string;
+} {
   if (argsText.trim() === '') return { args: {} };
   try {
     const parsed: unknown = JSON.parse(argsText);

@@ -33,7 +33,9 @@ export function imageDataUrl(block: ImageBlock, mediaType: SupportedImageType): 
 
 /** Tool-call arguments as the APIs want them back: always a JSON object. */
 export function argsObject(args: unknown): JsonObject {
-  return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as JsonObject) : {};
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? (args as JsonObject)
+    : {};
 }
 
 /** The text blocks of a tool result joined, for APIs whose tool output is a single string. */

@@ -18,7 +18,10 @@ export interface ProviderConfig {
 }
 
 /** Catalog lookup with this provider's overrides: what the engine shows and budgets with. */
-export function providerModelInfo(config: Pick<ProviderConfig, 'models'>, model: string): ModelInfo {
+export function providerModelInfo(
+  config: Pick<ProviderConfig, 'models'>,
+  model: string,
+): ModelInfo {
   return lookupModel(model, config.models ?? []);
 }
 

@@ -49,7 +49,11 @@ function asString(value: unknown): string | undefined {
  * What an error body says, whichever API sent it. Anthropic: `{type:'error', error:{type, message}}`;
  * OpenAI: `{error:{message, type, code}}`, and the SDKs sometimes hand us only the inner object.
  */
-export function describeErrorBody(body: unknown): { message?: string; type?: string; code?: string } {
+export function describeErrorBody(body: unknown): {
+  message?: string;
+  type?: string;
+  code?: string;
+} {
   const outer = asRecord(body);
   const inner = asRecord(outer?.error) ?? outer;
   return {
@@ -104,7 +108,8 @@ export function httpFailureToError(failure: HttpFailure): ProviderError {
  */
 export function unknownFailureToError(err: unknown): ProviderError {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof SyntaxError) return providerError('stream', `Malformed stream data: ${message}`);
+  if (err instanceof SyntaxError)
+    return providerError('stream', `Malformed stream data: ${message}`);
   if (err instanceof TypeError) return providerError('network', message || 'Network error.');
   return providerError('stream', message || 'Unknown provider failure.');
 }

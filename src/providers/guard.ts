@@ -1,4 +1,10 @@
-import { abortedError, errorEvent, providerError, scrubError, unknownFailureToError } from './errors';
+import {
+  abortedError,
+  errorEvent,
+  providerError,
+  scrubError,
+  unknownFailureToError,
+} from './errors';
 import type { StreamEvent } from './types';
 
 /**

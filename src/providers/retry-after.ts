@@ -3,7 +3,10 @@
  * than `retry-after`, which is either delta-seconds or an HTTP date (RFC 9110 §10.2.3).
  * Returns undefined when there is no usable hint; the caller applies its own cap.
  */
-export function parseRetryAfter(headers: Headers, now: () => number = Date.now): number | undefined {
+export function parseRetryAfter(
+  headers: Headers,
+  now: () => number = Date.now,
+): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null) {
     const value = Number(ms);

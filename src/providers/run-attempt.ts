@@ -32,7 +32,9 @@ export async function* runAttempt<Raw>(args: {
         normalized = normalizer.push(event);
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
-        yield errorEvent(providerError('stream', `Malformed stream event: ${detail}`, { retryable: false }));
+        yield errorEvent(
+          providerError('stream', `Malformed stream event: ${detail}`, { retryable: false }),
+        );
         return;
       }
       for (const out of normalized) {

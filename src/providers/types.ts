@@ -62,7 +62,13 @@ export interface ProviderRequest {
 }
 
 /** Why one model message ended, normalized. */
-export type NormalizedStopReason = 'end' | 'tool_use' | 'max_tokens' | 'content_filter' | 'refusal' | 'error';
+export type NormalizedStopReason =
+  | 'end'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'content_filter'
+  | 'refusal'
+  | 'error';
 
 export type ProviderErrorCode =
   | 'auth' // 401/403: the key is wrong; never retried
@@ -142,5 +148,7 @@ export interface ProviderResolver {
   resolve(providerId: string): Promise<Provider | null>;
   modelInfo(providerId: string, model: string): Promise<ModelInfo>;
   /** A stable, secret-free description of the transport (kind, baseURL, credential ref): part of the run snapshot. */
-  transportIdentity(providerId: string): Promise<{ kind: string; baseURL?: string; credentialRef?: string } | null>;
+  transportIdentity(
+    providerId: string,
+  ): Promise<{ kind: string; baseURL?: string; credentialRef?: string } | null>;
 }

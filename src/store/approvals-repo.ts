@@ -10,7 +10,11 @@ export class ApprovalsRepo {
     await this.db.approvals.put(rec);
   }
   pendingForRun(runId: string): Promise<ApprovalRecord[]> {
-    return this.db.approvals.where('runId').equals(runId).filter((a) => a.status === 'pending').toArray();
+    return this.db.approvals
+      .where('runId')
+      .equals(runId)
+      .filter((a) => a.status === 'pending')
+      .toArray();
   }
   /** Every approval of a thread, whatever its status (the audit export). */
   byThread(threadId: string): Promise<ApprovalRecord[]> {
@@ -30,7 +34,11 @@ export class InteractionsRepo {
     await this.db.interactions.put(rec);
   }
   pendingForRun(runId: string): Promise<InteractionRecord[]> {
-    return this.db.interactions.where('runId').equals(runId).filter((a) => a.status === 'pending').toArray();
+    return this.db.interactions
+      .where('runId')
+      .equals(runId)
+      .filter((a) => a.status === 'pending')
+      .toArray();
   }
   async deleteByThread(threadId: string): Promise<void> {
     await this.db.interactions.where('threadId').equals(threadId).delete();

@@ -15,7 +15,10 @@ export class CredentialsRepo {
     this.keyPromise ??= (async () => {
       const existing = await this.db.keys.get('credentials');
       if (existing) return existing.key;
-      const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, [
+        'encrypt',
+        'decrypt',
+      ]);
       // Two workers racing to create the key: the first write wins and both use it.
       return this.db.transaction('rw', this.db.keys, async () => {
         const again = await this.db.keys.get('credentials');
@@ -31,9 +34,20 @@ export class CredentialsRepo {
   async setSecret(id: string, plaintext: string, now: number): Promise<void> {
     const key = await this.key();
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ciphertext = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(plaintext));
+    const ciphertext = await crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv },
+      key,
+      new TextEncoder().encode(plaintext),
+    );
     const prev = await this.db.credentials.get(id);
-    await this.db.credentials.put({ v: RECORD_VERSION, id, iv, ciphertext, createdAt: prev?.createdAt ?? now, updatedAt: now });
+    await this.db.credentials.put({
+      v: RECORD_VERSION,
+      id,
+      iv,
+      ciphertext,
+      createdAt: prev?.createdAt ?? now,
+      updatedAt: now,
+    });
   }
 
   async getSecret(id: string): Promise<string | null> {
@@ -41,11 +55,17 @@ export class CredentialsRepo {
     if (!rec) return null;
     const key = await this.key();
     try {
-      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: rec.iv }, key, rec.ciphertext);
+      const plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: rec.iv },
+        key,
+        rec.ciphertext,
+      );
       return new TextDecoder().decode(plain);
     } catch {
       // Never include ciphertext or ids of other secrets in the message.
-      throw new Error('A stored credential could not be decrypted; enter the API key again in settings.');
+      throw new Error(
+        'A stored credential could not be decrypted; enter the API key again in settings.',
+      );
     }
   }
 

@@ -34,7 +34,10 @@ export class KeelDB extends Dexie {
   skills!: Table<SkillRecord, string>;
   workflows!: Table<WorkflowRecord, string>;
 
-  constructor(name = 'keel', options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
+  constructor(
+    name = 'keel',
+    options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange },
+  ) {
     super(name, options);
     this.version(1).stores({
       threads: 'threadId, updatedAt',

@@ -12,9 +12,14 @@ export class MemoryCredentials {
 
   private key(): Promise<CryptoKey> {
     this.keyPromise ??= (async () => {
-      const existing = await this.a.run(() => this.a.data.table('keys').get('credentials') as KeyRecord | undefined);
+      const existing = await this.a.run(
+        () => this.a.data.table('keys').get('credentials') as KeyRecord | undefined,
+      );
       if (existing) return existing.key;
-      const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, [
+        'encrypt',
+        'decrypt',
+      ]);
       return this.a.run(() => {
         const again = this.a.data.table('keys').get('credentials') as KeyRecord | undefined;
         if (again) return again.key;
@@ -29,10 +34,21 @@ export class MemoryCredentials {
   async setSecret(id: string, plaintext: string, now: number): Promise<void> {
     const key = await this.key();
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ciphertext = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(plaintext));
+    const ciphertext = await crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv },
+      key,
+      new TextEncoder().encode(plaintext),
+    );
     await this.a.run(() => {
       const prev = this.a.get<CredentialRecord>('credentials', id);
-      const rec: CredentialRecord = { v: RECORD_VERSION, id, iv, ciphertext, createdAt: prev?.createdAt ?? now, updatedAt: now };
+      const rec: CredentialRecord = {
+        v: RECORD_VERSION,
+        id,
+        iv,
+        ciphertext,
+        createdAt: prev?.createdAt ?? now,
+        updatedAt: now,
+      };
       this.a.put('credentials', id, rec);
     });
   }
@@ -42,15 +58,23 @@ export class MemoryCredentials {
     if (!rec) return null;
     const key = await this.key();
     try {
-      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: rec.iv }, key, rec.ciphertext);
+      const plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: rec.iv },
+        key,
+        rec.ciphertext,
+      );
       return new TextDecoder().decode(plain);
     } catch {
-      throw new Error('A stored credential could not be decrypted; enter the API key again in settings.');
+      throw new Error(
+        'A stored credential could not be decrypted; enter the API key again in settings.',
+      );
     }
   }
 
   async stamp(id: string): Promise<number> {
-    return (await this.a.run(() => this.a.get<CredentialRecord>('credentials', id)))?.updatedAt ?? 0;
+    return (
+      (await this.a.run(() => this.a.get<CredentialRecord>('credentials', id)))?.updatedAt ?? 0
+    );
   }
 
   ids(): Promise<string[]> {
@@ -58,7 +82,10 @@ export class MemoryCredentials {
   }
 
   async has(id: string): Promise<boolean> {
-    return (await this.stamp(id)) !== 0 || (await this.a.run(() => this.a.get('credentials', id))) !== undefined;
+    return (
+      (await this.stamp(id)) !== 0 ||
+      (await this.a.run(() => this.a.get('credentials', id))) !== undefined
+    );
   }
 
   delete(id: string): Promise<void> {

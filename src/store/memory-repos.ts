@@ -36,7 +36,9 @@ class MemoryPending<T extends { runId: string; threadId: string; status: string 
   }
 
   pendingForRun(runId: string): Promise<T[]> {
-    return this.a.run(() => this.a.select<T>(this.table, (x) => x.runId === runId && x.status === 'pending'));
+    return this.a.run(() =>
+      this.a.select<T>(this.table, (x) => x.runId === runId && x.status === 'pending'),
+    );
   }
 
   deleteByThread(threadId: string): Promise<void> {
@@ -63,13 +65,28 @@ export class MemoryReceipts {
     return this.a.run(() => this.a.get<ReceiptRecord>('receipts', key));
   }
 
-  put(fields: { key: string; type: string; fingerprint: string; outcome: ReceiptOutcome; now: number }): Promise<void> {
-    const rec: ReceiptRecord = { v: RECORD_VERSION, key: fields.key, type: fields.type, fingerprint: fields.fingerprint, outcome: fields.outcome, createdAt: fields.now };
+  put(fields: {
+    key: string;
+    type: string;
+    fingerprint: string;
+    outcome: ReceiptOutcome;
+    now: number;
+  }): Promise<void> {
+    const rec: ReceiptRecord = {
+      v: RECORD_VERSION,
+      key: fields.key,
+      type: fields.type,
+      fingerprint: fields.fingerprint,
+      outcome: fields.outcome,
+      createdAt: fields.now,
+    };
     return this.a.run(() => this.a.put('receipts', fields.key, rec));
   }
 
   prune(before: number): Promise<number> {
-    return this.a.run(() => this.a.deleteWhere<ReceiptRecord>('receipts', (r) => r.createdAt < before));
+    return this.a.run(() =>
+      this.a.deleteWhere<ReceiptRecord>('receipts', (r) => r.createdAt < before),
+    );
   }
 
   count(): Promise<number> {
@@ -79,7 +96,9 @@ export class MemoryReceipts {
   /** Keep only the `keep` newest receipts (by creation time); returns how many were deleted. */
   pruneToNewest(keep: number): Promise<number> {
     return this.a.run(() => {
-      const all = this.a.select<ReceiptRecord>('receipts').sort((x, y) => x.createdAt - y.createdAt);
+      const all = this.a
+        .select<ReceiptRecord>('receipts')
+        .sort((x, y) => x.createdAt - y.createdAt);
       const excess = all.length - keep;
       if (excess <= 0) return 0;
       for (const r of all.slice(0, excess)) this.a.delete('receipts', r.key);
@@ -102,7 +121,13 @@ export class MemorySiteRules {
   set(origin: string, rule: SiteRule, now: number): Promise<SiteRuleRecord> {
     return this.a.run(() => {
       const prev = this.a.get<SiteRuleRecord>('siteRules', origin);
-      const rec: SiteRuleRecord = { v: RECORD_VERSION, origin, rule, version: (prev?.version ?? 0) + 1, updatedAt: now };
+      const rec: SiteRuleRecord = {
+        v: RECORD_VERSION,
+        origin,
+        rule,
+        version: (prev?.version ?? 0) + 1,
+        updatedAt: now,
+      };
       this.a.put('siteRules', origin, rec);
       return rec;
     });
@@ -136,10 +161,22 @@ export class MemorySkills {
     return this.a.run(() => this.a.get<SkillRecord>('skills', name));
   }
 
-  put(fields: { name: string; description: string; body: string; now: number }): Promise<SkillRecord> {
+  put(fields: {
+    name: string;
+    description: string;
+    body: string;
+    now: number;
+  }): Promise<SkillRecord> {
     return this.a.run(() => {
       const prev = this.a.get<SkillRecord>('skills', fields.name);
-      const rec: SkillRecord = { v: RECORD_VERSION, name: fields.name, description: fields.description, body: fields.body, createdAt: prev?.createdAt ?? fields.now, updatedAt: fields.now };
+      const rec: SkillRecord = {
+        v: RECORD_VERSION,
+        name: fields.name,
+        description: fields.description,
+        body: fields.body,
+        createdAt: prev?.createdAt ?? fields.now,
+        updatedAt: fields.now,
+      };
       this.a.put('skills', fields.name, rec);
       return rec;
     });
@@ -155,7 +192,9 @@ export class MemoryWorkflows {
 
   /** Every workflow, most recently changed first. */
   list(): Promise<WorkflowRecord[]> {
-    return this.a.run(() => this.a.select<WorkflowRecord>('workflows').sort((x, y) => y.updatedAt - x.updatedAt));
+    return this.a.run(() =>
+      this.a.select<WorkflowRecord>('workflows').sort((x, y) => y.updatedAt - x.updatedAt),
+    );
   }
 
   get(workflowId: string): Promise<WorkflowRecord | undefined> {
@@ -167,7 +206,10 @@ export class MemoryWorkflows {
   }
 
   /** Read-modify-write; undefined when the workflow does not exist. */
-  update(workflowId: string, fn: (rec: WorkflowRecord) => WorkflowRecord): Promise<WorkflowRecord | undefined> {
+  update(
+    workflowId: string,
+    fn: (rec: WorkflowRecord) => WorkflowRecord,
+  ): Promise<WorkflowRecord | undefined> {
     return this.a.run(() => {
       const cur = this.a.get<WorkflowRecord>('workflows', workflowId);
       if (!cur) return undefined;

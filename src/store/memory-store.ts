@@ -1,6 +1,14 @@
 import type { Item } from '../protocol';
 import { MemoryCredentials } from './memory-credentials';
-import { MemoryApprovals, MemoryInteractions, MemoryReceipts, MemorySettings, MemorySiteRules, MemorySkills, MemoryWorkflows } from './memory-repos';
+import {
+  MemoryApprovals,
+  MemoryInteractions,
+  MemoryReceipts,
+  MemorySettings,
+  MemorySiteRules,
+  MemorySkills,
+  MemoryWorkflows,
+} from './memory-repos';
 import { MemoryAccess, MemoryData } from './memory-tables';
 import { RECORD_VERSION, type NodeRecord, type RunRecord, type ThreadRecord } from './records';
 import { CURRENT_RUN_STATES } from './runs-repo';
@@ -90,7 +98,13 @@ class MemoryThreads {
     );
   }
 
-  newThread(fields: { threadId: string; title?: string; now: number; parentThreadId?: string; forkedFromNodeId?: string }): ThreadRecord {
+  newThread(fields: {
+    threadId: string;
+    title?: string;
+    now: number;
+    parentThreadId?: string;
+    forkedFromNodeId?: string;
+  }): ThreadRecord {
     return {
       v: RECORD_VERSION,
       threadId: fields.threadId,
@@ -147,7 +161,13 @@ class MemoryThreads {
     return max;
   }
 
-  appendNode(fields: { threadId: string; parentId: string | null; item: Item; runId?: string; turnId?: string }): Promise<NodeRecord> {
+  appendNode(fields: {
+    threadId: string;
+    parentId: string | null;
+    item: Item;
+    runId?: string;
+    turnId?: string;
+  }): Promise<NodeRecord> {
     return this.a.run(() => {
       const rec: NodeRecord = {
         v: RECORD_VERSION,
@@ -218,16 +238,22 @@ class MemoryRuns {
 
   async current(threadId: string): Promise<RunRecord | undefined> {
     const runs = await this.byThread(threadId);
-    return runs.filter((r) => CURRENT_RUN_STATES.includes(r.state)).sort((x, y) => y.createdAt - x.createdAt)[0];
+    return runs
+      .filter((r) => CURRENT_RUN_STATES.includes(r.state))
+      .sort((x, y) => y.createdAt - x.createdAt)[0];
   }
 
   async queued(threadId: string): Promise<RunRecord[]> {
     const runs = await this.byThread(threadId);
-    return runs.filter((r) => r.state === 'queued').sort((x, y) => (x.queueSeq ?? 0) - (y.queueSeq ?? 0));
+    return runs
+      .filter((r) => r.state === 'queued')
+      .sort((x, y) => (x.queueSeq ?? 0) - (y.queueSeq ?? 0));
   }
 
   unfinished(): Promise<RunRecord[]> {
-    return this.a.run(() => this.a.select<RunRecord>('runs', (r) => r.state !== 'completed' && r.state !== 'failed'));
+    return this.a.run(() =>
+      this.a.select<RunRecord>('runs', (r) => r.state !== 'completed' && r.state !== 'failed'),
+    );
   }
 
   async latest(threadId: string): Promise<RunRecord | undefined> {
@@ -240,6 +266,8 @@ class MemoryRuns {
   }
 
   deleteByThread(threadId: string): Promise<void> {
-    return this.a.run(() => void this.a.deleteWhere<RunRecord>('runs', (r) => r.threadId === threadId));
+    return this.a.run(
+      () => void this.a.deleteWhere<RunRecord>('runs', (r) => r.threadId === threadId),
+    );
   }
 }

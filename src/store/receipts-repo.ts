@@ -13,7 +13,13 @@ export class ReceiptsRepo {
     return this.db.receipts.get(key);
   }
 
-  async put(fields: { key: string; type: string; fingerprint: string; outcome: ReceiptOutcome; now: number }): Promise<void> {
+  async put(fields: {
+    key: string;
+    type: string;
+    fingerprint: string;
+    outcome: ReceiptOutcome;
+    now: number;
+  }): Promise<void> {
     await this.db.receipts.put({
       v: RECORD_VERSION,
       key: fields.key,

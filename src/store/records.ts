@@ -144,11 +144,31 @@ type Without<K extends string> = { [P in K]?: never };
  * - `resolved_done` / `resolved_failed`: the user's answer about an uncertain outcome.
  */
 export type PreparedToolCall =
-  | (PreparedBase & Judged & { phase: 'awaiting_approval'; approvalId: string; approvalDigest: string } & Without<'interactionId' | 'denyReason'>)
-  | (PreparedBase & Judged & { phase: 'approved'; approvalId?: string; approvalDigest?: string } & Without<'interactionId' | 'denyReason'>)
-  | (PreparedBase & Partial<Judged> & { phase: 'denied' | 'denied_stop'; approvalId: string; approvalDigest?: string; denyReason?: string } & Without<'interactionId'>)
-  | (PreparedBase & { phase: 'awaiting_interaction' | 'answered'; interactionId: string } & Without<'approvalId' | 'approvalDigest' | 'denyReason' | keyof Judged>)
-  | (PreparedBase & Partial<Judged> & { phase: 'executing' | 'resolved_done' | 'resolved_failed'; approvalId?: string; approvalDigest?: string; interactionId?: string } & Without<'denyReason'>);
+  | (PreparedBase &
+      Judged & { phase: 'awaiting_approval'; approvalId: string; approvalDigest: string } & Without<
+        'interactionId' | 'denyReason'
+      >)
+  | (PreparedBase &
+      Judged & { phase: 'approved'; approvalId?: string; approvalDigest?: string } & Without<
+        'interactionId' | 'denyReason'
+      >)
+  | (PreparedBase &
+      Partial<Judged> & {
+        phase: 'denied' | 'denied_stop';
+        approvalId: string;
+        approvalDigest?: string;
+        denyReason?: string;
+      } & Without<'interactionId'>)
+  | (PreparedBase & { phase: 'awaiting_interaction' | 'answered'; interactionId: string } & Without<
+        'approvalId' | 'approvalDigest' | 'denyReason' | keyof Judged
+      >)
+  | (PreparedBase &
+      Partial<Judged> & {
+        phase: 'executing' | 'resolved_done' | 'resolved_failed';
+        approvalId?: string;
+        approvalDigest?: string;
+        interactionId?: string;
+      } & Without<'denyReason'>);
 
 export type PreparedPhase = PreparedToolCall['phase'];
 
@@ -265,7 +285,13 @@ export interface StoredProvider {
   baseURL?: string;
   label?: string;
   credentialId?: string;
-  models?: { id: string; toolUse?: boolean; vision?: boolean; contextWindow?: number; maxOutputTokens?: number }[];
+  models?: {
+    id: string;
+    toolUse?: boolean;
+    vision?: boolean;
+    contextWindow?: number;
+    maxOutputTokens?: number;
+  }[];
 }
 
 export interface StoredMcpServer {
@@ -308,7 +334,13 @@ export interface WorkflowRecord {
   schedule: WorkflowSchedule;
   /** Where scheduled runs land (created by the first scheduled run). */
   threadId?: string;
-  lastRun?: { threadId: string; runId: string; at: number; outcome: string; report?: WorkflowReport };
+  lastRun?: {
+    threadId: string;
+    runId: string;
+    at: number;
+    outcome: string;
+    report?: WorkflowReport;
+  };
 }
 
 export interface SkillRecord {

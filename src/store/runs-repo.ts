@@ -53,7 +53,10 @@ export class RunsRepo {
 
   /** Queued runs in queue order. */
   async queued(threadId: string): Promise<RunRecord[]> {
-    const runs = await this.db.runs.where('[threadId+state]').equals([threadId, 'queued']).toArray();
+    const runs = await this.db.runs
+      .where('[threadId+state]')
+      .equals([threadId, 'queued'])
+      .toArray();
     return runs.sort((a, b) => (a.queueSeq ?? 0) - (b.queueSeq ?? 0));
   }
 

@@ -16,7 +16,13 @@ export class SiteRulesRepo {
 
   async set(origin: string, rule: SiteRule, now: number): Promise<SiteRuleRecord> {
     const prev = await this.db.siteRules.get(origin);
-    const rec: SiteRuleRecord = { v: RECORD_VERSION, origin, rule, version: (prev?.version ?? 0) + 1, updatedAt: now };
+    const rec: SiteRuleRecord = {
+      v: RECORD_VERSION,
+      origin,
+      rule,
+      version: (prev?.version ?? 0) + 1,
+      updatedAt: now,
+    };
     await this.db.siteRules.put(rec);
     return rec;
   }

@@ -12,9 +12,21 @@ export class SkillsRepo {
     return this.db.skills.get(name);
   }
 
-  async put(fields: { name: string; description: string; body: string; now: number }): Promise<SkillRecord> {
+  async put(fields: {
+    name: string;
+    description: string;
+    body: string;
+    now: number;
+  }): Promise<SkillRecord> {
     const prev = await this.db.skills.get(fields.name);
-    const rec: SkillRecord = { v: RECORD_VERSION, name: fields.name, description: fields.description, body: fields.body, createdAt: prev?.createdAt ?? fields.now, updatedAt: fields.now };
+    const rec: SkillRecord = {
+      v: RECORD_VERSION,
+      name: fields.name,
+      description: fields.description,
+      body: fields.body,
+      createdAt: prev?.createdAt ?? fields.now,
+      updatedAt: fields.now,
+    };
     await this.db.skills.put(rec);
     return rec;
   }

@@ -27,7 +27,13 @@ export class ThreadsRepo {
     return this.db.threads.orderBy('updatedAt').reverse().toArray();
   }
 
-  newThread(fields: { threadId: string; title?: string; now: number; parentThreadId?: string; forkedFromNodeId?: string }): ThreadRecord {
+  newThread(fields: {
+    threadId: string;
+    title?: string;
+    now: number;
+    parentThreadId?: string;
+    forkedFromNodeId?: string;
+  }): ThreadRecord {
     return {
       v: RECORD_VERSION,
       threadId: fields.threadId,
@@ -93,7 +99,13 @@ export class ThreadsRepo {
   }
 
   /** Append an item under `parentId` (does not move the leaf: callers do that in the same transaction). */
-  async appendNode(fields: { threadId: string; parentId: string | null; item: Item; runId?: string; turnId?: string }): Promise<NodeRecord> {
+  async appendNode(fields: {
+    threadId: string;
+    parentId: string | null;
+    item: Item;
+    runId?: string;
+    turnId?: string;
+  }): Promise<NodeRecord> {
     const rec: NodeRecord = {
       v: RECORD_VERSION,
       id: fields.item.id,

@@ -7,7 +7,7 @@ export class WorkflowsRepo {
 
   /** Every workflow, most recently changed first. */
   async list(): Promise<WorkflowRecord[]> {
-    return (await this.db.workflows.orderBy('updatedAt').reverse().toArray());
+    return await this.db.workflows.orderBy('updatedAt').reverse().toArray();
   }
 
   get(workflowId: string): Promise<WorkflowRecord | undefined> {
@@ -19,7 +19,10 @@ export class WorkflowsRepo {
   }
 
   /** Read-modify-write; undefined when the workflow does not exist. */
-  async update(workflowId: string, fn: (rec: WorkflowRecord) => WorkflowRecord): Promise<WorkflowRecord | undefined> {
+  async update(
+    workflowId: string,
+    fn: (rec: WorkflowRecord) => WorkflowRecord,
+  ): Promise<WorkflowRecord | undefined> {
     const cur = await this.db.workflows.get(workflowId);
     if (!cur) return undefined;
     const next = fn(cur);

@@ -17,7 +17,12 @@ function strip(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
     if (k === '$schema') continue;
-    if ((k === 'minimum' || k === 'maximum') && typeof v === 'number' && Math.abs(v) >= Number.MAX_SAFE_INTEGER) continue;
+    if (
+      (k === 'minimum' || k === 'maximum') &&
+      typeof v === 'number' &&
+      Math.abs(v) >= Number.MAX_SAFE_INTEGER
+    )
+      continue;
     out[k] = strip(v);
   }
   return out;

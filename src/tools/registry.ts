@@ -16,15 +16,21 @@ const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 export function describeTool(tool: AgentTool): ToolDescriptor {
   if (!NAME_RE.test(tool.name)) throw new ToolRegistrationError(`invalid tool name "${tool.name}"`);
   if (!tool.label?.trim()) throw new ToolRegistrationError(`tool ${tool.name} needs a label`);
-  if (!tool.description?.trim()) throw new ToolRegistrationError(`tool ${tool.name} needs a description`);
+  if (!tool.description?.trim())
+    throw new ToolRegistrationError(`tool ${tool.name} needs a description`);
   const binding = tool.binding ?? { kind: 'local' as const };
   if (tool.level === 'mcp' && binding.kind !== 'mcp') {
-    throw new ToolRegistrationError(`MCP tool ${tool.name} must carry an MCP binding (server, endpoint, auth identity)`);
+    throw new ToolRegistrationError(
+      `MCP tool ${tool.name} must carry an MCP binding (server, endpoint, auth identity)`,
+    );
   }
   if (tool.level !== 'mcp' && binding.kind !== 'local') {
-    throw new ToolRegistrationError(`tool ${tool.name} at level ${tool.level} may only use a local binding`);
+    throw new ToolRegistrationError(
+      `tool ${tool.name} at level ${tool.level} may only use a local binding`,
+    );
   }
-  const provenance = tool.provenance ?? (tool.level === 'builtin' ? 'tool' : tool.level === 'mcp' ? 'mcp' : 'page');
+  const provenance =
+    tool.provenance ?? (tool.level === 'builtin' ? 'tool' : tool.level === 'mcp' ? 'mcp' : 'page');
   return deepFreeze({
     name: tool.name,
     label: tool.label,
@@ -122,5 +128,9 @@ export async function catalogOf(tools: Iterable<RegisteredTool>): Promise<ToolCa
 }
 
 export function toolSpecs(catalog: ToolCatalogEntry[]): ToolSpec[] {
-  return catalog.map((e) => ({ name: e.name, description: e.descriptor.description, inputSchema: e.descriptor.inputSchema }));
+  return catalog.map((e) => ({
+    name: e.name,
+    description: e.descriptor.description,
+    inputSchema: e.descriptor.inputSchema,
+  }));
 }

@@ -35,11 +35,21 @@ export function scrubSecrets(text: string, known: readonly string[] = []): strin
   let out = text;
   for (const value of known) {
     if (!value || value.length < 8) continue;
-    for (const form of new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])) out = out.split(form).join(SCRUBBED);
+    for (const form of new Set([
+      value,
+      encodeURIComponent(value),
+      JSON.stringify(value).slice(1, -1),
+    ]))
+      out = out.split(form).join(SCRUBBED);
   }
-  out = out.replace(NAMED_SECRETS[0], (_m, name: string, scheme?: string) => `${name}${scheme ? `${scheme} ` : ''}${SCRUBBED}`);
+  out = out.replace(
+    NAMED_SECRETS[0],
+    (_m, name: string, scheme?: string) => `${name}${scheme ? `${scheme} ` : ''}${SCRUBBED}`,
+  );
   out = out.replace(NAMED_SECRETS[1], (_m, scheme: string) => `${scheme} ${SCRUBBED}`);
-  out = out.replace(NAMED_SECRETS[2], (m, name: string, sep: string) => (m.endsWith(SCRUBBED) ? m : `${name}${sep}${SCRUBBED}`));
+  out = out.replace(NAMED_SECRETS[2], (m, name: string, sep: string) =>
+    m.endsWith(SCRUBBED) ? m : `${name}${sep}${SCRUBBED}`,
+  );
   for (const re of KEY_SHAPES) out = out.replace(re, SCRUBBED);
   return out;
 }

@@ -40,7 +40,9 @@ export function normalizeUntrusted(text: string): string {
 export function neutralizeUntrusted(text: string, family: 'all' | 'data' = 'all'): string {
   const clean = normalizeUntrusted(text);
   const opens = family === 'all' ? FORGED_TAG : FORGED_DATA_TAG;
-  return clean.replace(LESS_THAN, (lt, at: number) => (opens.test(clean.slice(at + 1, at + 80).normalize('NFKC')) ? '&lt;' : lt));
+  return clean.replace(LESS_THAN, (lt, at: number) =>
+    opens.test(clean.slice(at + 1, at + 80).normalize('NFKC')) ? '&lt;' : lt,
+  );
 }
 
 /** Source attributes: one line, no quotes or brackets that could end the attribute or tag. */
@@ -80,5 +82,7 @@ export function contentMarker(...parts: string[]): string {
     }
     h1 = Math.imul(h1 ^ 0xff, 0x01000193);
   }
-  return ((h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')).slice(0, 12);
+  return (
+    (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')
+  ).slice(0, 12);
 }

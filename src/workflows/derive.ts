@@ -9,12 +9,19 @@ import { InputCollector } from './inputs';
 import { describeLocator, locatorOf, type SemanticLocator } from './locator';
 import { parseOutline, type Outline } from './outline';
 import { urlPattern } from './url-pattern';
-import { WORKFLOW_VERSION, type WorkflowCheck, type WorkflowDefinition, type WorkflowStep } from './types';
+import {
+  WORKFLOW_VERSION,
+  type WorkflowCheck,
+  type WorkflowDefinition,
+  type WorkflowStep,
+} from './types';
 
 type ToolCall = Extract<Item, { kind: 'tool_call' }>;
 type ToolResult = Extract<Item, { kind: 'tool_result' }>;
 
-export type Derived = { kind: 'ok'; workflow: WorkflowDefinition } | { kind: 'not_replayable'; message: string };
+export type Derived =
+  | { kind: 'ok'; workflow: WorkflowDefinition }
+  | { kind: 'not_replayable'; message: string };
 
 /** Tools whose results are outlines with refs (the context locators are built from). */
 const OUTLINE_TOOLS = new Set(['browser_snapshot', 'browser_find']);
@@ -38,7 +45,9 @@ function isActing(c: ToolCall): boolean {
 }
 
 export function deriveWorkflow(items: readonly Item[]): Derived {
-  const task = items.find((i): i is Extract<Item, { kind: 'user_message' }> => i.kind === 'user_message')?.text ?? '';
+  const task =
+    items.find((i): i is Extract<Item, { kind: 'user_message' }> => i.kind === 'user_message')
+      ?.text ?? '';
   const results = new Map<string, ToolResult>();
   for (const i of items) if (i.kind === 'tool_result') results.set(i.toolCallId, i);
   const inputs = new InputCollector(task);
@@ -72,32 +81,65 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
       continue;
     }
     if (!isActing(item)) continue;
-    const params = item.params && typeof item.params === 'object' ? (item.params as Record<string, unknown>) : {};
+    const params =
+      item.params && typeof item.params === 'object'
+        ? (item.params as Record<string, unknown>)
+        : {};
     if (item.name === 'browser_mouse' && typeof params.ref !== 'string') {
-      return { kind: 'not_replayable', message: `Step ${steps.length + 1} clicked by screen coordinates, which a replay cannot find again.` };
+      return {
+        kind: 'not_replayable',
+        message: `Step ${steps.length + 1} clicked by screen coordinates, which a replay cannot find again.`,
+      };
     }
     let locator: SemanticLocator | undefined;
     if (typeof params.ref === 'string') {
       locator = seen.get(params.ref)?.locator;
-      if (!locator) return { kind: 'not_replayable', message: `Step ${steps.length + 1} (${item.name}) acted on ${params.ref}, which no snapshot of the turn showed.` };
+      if (!locator)
+        return {
+          kind: 'not_replayable',
+          message: `Step ${steps.length + 1} (${item.name}) acted on ${params.ref}, which no snapshot of the turn showed.`,
+        };
     }
     if (!steps.length && locator && lastUrl && /^https?:/.test(lastUrl)) startUrl = lastUrl;
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(params)) if (!VISIT_PARAMS.has(k)) kept[k] = v;
     const templated = inputs.template(kept, locator?.name ?? '');
-    steps.push({ tool: item.name, params: templated, ...(locator ? { locator } : {}), summary: summarize(item, locator, templated) });
+    steps.push({
+      tool: item.name,
+      params: templated,
+      ...(locator ? { locator } : {}),
+      summary: summarize(item, locator, templated),
+    });
     outlineAfterLastStep = false;
     lastUrl = d.urlAfter ?? lastUrl;
   }
-  if (!steps.length) return { kind: 'not_replayable', message: 'The turn did not act on any page with a tool; there is nothing to replay.' };
-  return { kind: 'ok', workflow: { v: WORKFLOW_VERSION, task: inputs.templateText(task), steps, ...(startUrl ? { startUrl } : {}), inputs: inputs.inputs, check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs) } };
+  if (!steps.length)
+    return {
+      kind: 'not_replayable',
+      message: 'The turn did not act on any page with a tool; there is nothing to replay.',
+    };
+  return {
+    kind: 'ok',
+    workflow: {
+      v: WORKFLOW_VERSION,
+      task: inputs.templateText(task),
+      steps,
+      ...(startUrl ? { startUrl } : {}),
+      inputs: inputs.inputs,
+      check: finalCheck(outlineAfterLastStep ? lastOutline : undefined, lastUrl, inputs),
+    },
+  };
 }
 
 /**
  * What the last page must show: its URL pattern, its first heading and (up to four) lines that
  * mention the task's values. Only a snapshot taken after the last step says what the result was.
  */
-function finalCheck(outline: Outline | undefined, url: string | undefined, inputs: InputCollector): WorkflowCheck {
+function finalCheck(
+  outline: Outline | undefined,
+  url: string | undefined,
+  inputs: InputCollector,
+): WorkflowCheck {
   const pattern = (outline?.url ?? url) ? urlPattern((outline?.url ?? url)!) : null;
   const texts: string[] = [];
   if (outline) {
@@ -108,11 +150,25 @@ function finalCheck(outline: Outline | undefined, url: string | undefined, input
       if (t.length <= 200 && inputs.mentionsInput(t) && !texts.includes(t)) texts.push(t);
     }
   }
-  return { ...(pattern ? { urlPattern: pattern } : {}), texts: texts.map((t) => inputs.templateText(t)) };
+  return {
+    ...(pattern ? { urlPattern: pattern } : {}),
+    texts: texts.map((t) => inputs.templateText(t)),
+  };
 }
 
-function summarize(c: ToolCall, l: SemanticLocator | undefined, params: Record<string, unknown>): string {
+function summarize(
+  c: ToolCall,
+  l: SemanticLocator | undefined,
+  params: Record<string, unknown>,
+): string {
   const target = l ? ` ${describeLocator(l)}` : '';
-  const value = typeof params.text === 'string' ? ` with "${params.text}"` : typeof params.url === 'string' ? ` ${params.url}` : typeof params.key === 'string' ? ` ${params.key}` : '';
+  const value =
+    typeof params.text === 'string'
+      ? ` with "${params.text}"`
+      : typeof params.url === 'string'
+        ? ` ${params.url}`
+        : typeof params.key === 'string'
+          ? ` ${params.key}`
+          : '';
   return `${c.label || c.name}${target}${value}`;
 }

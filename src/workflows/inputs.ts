@@ -6,7 +6,16 @@ import type { WorkflowInput } from './types';
 
 const PLACEHOLDER = /\{\{([a-z][a-z0-9_]*)\}\}/g;
 /** Parameters that never carry the user's words. */
-const STRUCTURAL = new Set(['ref', 'tabId', 'frameId', 'url', 'button', 'mode', 'direction', 'action']);
+const STRUCTURAL = new Set([
+  'ref',
+  'tabId',
+  'frameId',
+  'url',
+  'button',
+  'mode',
+  'direction',
+  'action',
+]);
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -43,7 +52,8 @@ export class InputCollector {
     for (const [k, v] of Object.entries(params)) {
       if (STRUCTURAL.has(k)) out[k] = v;
       else if (typeof v === 'string') out[k] = this.value(v, label || k);
-      else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v.map((x) => this.value(x, label || k));
+      else if (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+        out[k] = v.map((x) => this.value(x, label || k));
       else out[k] = v;
     }
     return out;
@@ -67,7 +77,10 @@ export class InputCollector {
   templateText(text: string): string {
     let t = text;
     for (const [value, name] of this.byValue) {
-      t = t.replace(new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(value)}(?=$|[^\\p{L}\\p{N}])`, 'giu'), (_m, pre: string) => `${pre}{{${name}}}`);
+      t = t.replace(
+        new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(value)}(?=$|[^\\p{L}\\p{N}])`, 'giu'),
+        (_m, pre: string) => `${pre}{{${name}}}`,
+      );
     }
     return t;
   }
@@ -112,7 +125,10 @@ export function fillInputs(value: unknown, values: Readonly<Record<string, strin
 }
 
 /** The values of a run: the workflow's defaults, overridden by what the user gave. */
-export function inputValues(inputs: readonly WorkflowInput[], given: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function inputValues(
+  inputs: readonly WorkflowInput[],
+  given: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const i of inputs) {
     const v = given[i.name] ?? i.default;

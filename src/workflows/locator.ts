@@ -40,7 +40,11 @@ export function locatorOf(c: OutlineControl, url?: string): SemanticLocator {
 }
 
 /** The locator of `ref` in a snapshot result text, or null when the snapshot does not show it. */
-export function locatorFromSnapshot(text: string, ref: string, url?: string): SemanticLocator | null {
+export function locatorFromSnapshot(
+  text: string,
+  ref: string,
+  url?: string,
+): SemanticLocator | null {
   return locatorIn(parseOutline(text), ref, url);
 }
 
@@ -51,6 +55,10 @@ export function locatorIn(outline: Outline, ref: string, url?: string): Semantic
 
 /** How a locator reads in a divergence message or a step list. */
 export function describeLocator(l: SemanticLocator): string {
-  const where = l.headings.length ? ` under "${l.headings[l.headings.length - 1]}"` : l.landmarks.length ? ` in ${l.landmarks[l.landmarks.length - 1]}` : '';
+  const where = l.headings.length
+    ? ` under "${l.headings[l.headings.length - 1]}"`
+    : l.landmarks.length
+      ? ` in ${l.landmarks[l.landmarks.length - 1]}`
+      : '';
   return `${l.role}${l.name ? ` "${l.name}"` : ''}${where}`;
 }

@@ -36,7 +36,8 @@ export interface Outline {
   headingTexts: string[];
 }
 
-const CONTROL = /^- ([a-zA-Z][\w-]*)(?: ("(?:[^"\\]|\\.)*"))? \[ref=((?:f(\d{1,9}))?e\d{1,9})\](.*)$/;
+const CONTROL =
+  /^- ([a-zA-Z][\w-]*)(?: ("(?:[^"\\]|\\.)*"))? \[ref=((?:f(\d{1,9}))?e\d{1,9})\](.*)$/;
 const SECTION = /^- ([a-zA-Z][\w-]*)(?: ("(?:[^"\\]|\\.)*"))?:$/;
 const HEADING = /^(#{1,6}) (.*)$/;
 const FLAG = /\[([^\]]+)\]/g;
@@ -95,7 +96,11 @@ export function parseOutline(text: string): Outline {
         flags,
         landmarks: sections.map((s) => s.label),
         headings: headings.map((h) => h.text),
-        nearText: recent.filter((r) => r.scope === scope).slice(-NEAR_LIMIT).reverse().map((r) => r.text),
+        nearText: recent
+          .filter((r) => r.scope === scope)
+          .slice(-NEAR_LIMIT)
+          .reverse()
+          .map((r) => r.text),
       });
       continue;
     }

@@ -61,14 +61,19 @@ const TABLESS = new Set(['browser_tab_open', 'browser_tabs']);
 
 /** After a tab-opening or tab-switching step succeeded, later calls go to its tab. */
 export function followTab(state: ReplayState, last: CallResult | undefined): ReplayState {
-  if (state.awaiting?.kind === 'open' && last?.ok && last.tabId !== undefined) return { ...state, tabId: last.tabId };
+  if (state.awaiting?.kind === 'open' && last?.ok && last.tabId !== undefined)
+    return { ...state, tabId: last.tabId };
   if (state.awaiting?.kind !== 'action' || !last?.ok || last.tabId === undefined) return state;
   const step = state.definition.steps[state.next - 1];
   return step && TAB_STEPS.has(step.tool) ? { ...state, tabId: last.tabId } : state;
 }
 
 /** A synthetic call's arguments: the replay's tab made explicit for browser tools that take one. */
-export function withReplayTab(state: ReplayState, tool: string, args: Record<string, unknown>): Record<string, unknown> {
+export function withReplayTab(
+  state: ReplayState,
+  tool: string,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   if (state.tabId === undefined || !tool.startsWith('browser_') || TABLESS.has(tool)) return args;
   return { ...args, tabId: state.tabId };
 }
@@ -76,7 +81,11 @@ export function withReplayTab(state: ReplayState, tool: string, args: Record<str
 /** After an interrupt closed the awaited call unrun: go back to observing that step. */
 export function rewind(state: ReplayState): ReplayState {
   const { awaiting, ...rest } = state;
-  return { ...rest, phase: 'observe', next: awaiting?.kind === 'action' ? state.next - 1 : state.next };
+  return {
+    ...rest,
+    phase: 'observe',
+    next: awaiting?.kind === 'action' ? state.next - 1 : state.next,
+  };
 }
 
 /** What turn.complete reports (PROTOCOL.md §Workflows). */
@@ -96,7 +105,18 @@ export type ReplayDecision =
   | { kind: 'open'; url: string }
   | { kind: 'act'; tool: string; params: Record<string, unknown>; step: number }
   | { kind: 'done' }
-  | { kind: 'diverged'; step: number; reason: 'none' | 'ambiguous' | 'page_differs' | 'step_failed' | 'check_failed' | 'missing_input'; message: string };
+  | {
+      kind: 'diverged';
+      step: number;
+      reason:
+        | 'none'
+        | 'ambiguous'
+        | 'page_differs'
+        | 'step_failed'
+        | 'check_failed'
+        | 'missing_input';
+      message: string;
+    };
 
 /**
  * The next move. `last` is the result of `state.awaiting` (undefined when nothing was awaited);
@@ -106,53 +126,128 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
   const steps = state.definition.steps;
   const stepNo = state.next + 1;
   if (state.awaiting?.kind === 'open') {
-    if (!last || !last.ok) return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The start page ${state.definition.startUrl ?? ''} could not be opened: ${firstLine(last?.text ?? 'no result')}` };
+    if (!last || !last.ok)
+      return {
+        kind: 'diverged',
+        step: stepNo,
+        reason: 'page_differs',
+        message: `The start page ${state.definition.startUrl ?? ''} could not be opened: ${firstLine(last?.text ?? 'no result')}`,
+      };
     return { kind: 'observe' };
   }
   if (state.awaiting?.kind === 'action' && last && !last.ok) {
-    return { kind: 'diverged', step: state.next, reason: 'step_failed', message: `Step ${state.next} failed: ${firstLine(last.text)}` };
+    return {
+      kind: 'diverged',
+      step: state.next,
+      reason: 'step_failed',
+      message: `Step ${state.next} failed: ${firstLine(last.text)}`,
+    };
   }
   if (state.next >= steps.length) {
-    if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last) return { kind: 'observe' };
-    if (!last.ok) return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The last page could not be read: ${firstLine(last.text)}` };
-    const check = checkFinalPage(state.definition.check, parseOutline(last.text), state.values, last.url);
-    return check.kind === 'passed' ? { kind: 'done' } : { kind: 'diverged', step: stepNo, reason: 'check_failed', message: check.message };
+    if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last)
+      return { kind: 'observe' };
+    if (!last.ok)
+      return {
+        kind: 'diverged',
+        step: stepNo,
+        reason: 'page_differs',
+        message: `The last page could not be read: ${firstLine(last.text)}`,
+      };
+    const check = checkFinalPage(
+      state.definition.check,
+      parseOutline(last.text),
+      state.values,
+      last.url,
+    );
+    return check.kind === 'passed'
+      ? { kind: 'done' }
+      : { kind: 'diverged', step: stepNo, reason: 'check_failed', message: check.message };
   }
   const step = steps[state.next];
   const filled = fillInputs(step.params, state.values);
-  if (filled.kind === 'missing') return { kind: 'diverged', step: stepNo, reason: 'missing_input', message: `Step ${stepNo} needs the input "${filled.name}", which has no value.` };
+  if (filled.kind === 'missing')
+    return {
+      kind: 'diverged',
+      step: stepNo,
+      reason: 'missing_input',
+      message: `Step ${stepNo} needs the input "${filled.name}", which has no value.`,
+    };
   const params = filled.value as Record<string, unknown>;
   if (!step.locator) return { kind: 'act', tool: step.tool, params, step: stepNo };
-  if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last) return { kind: 'observe' };
-  const atStart = state.next === 0 && state.replayed === 0 && !state.opened && state.definition.startUrl !== undefined;
+  if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last)
+    return { kind: 'observe' };
+  const atStart =
+    state.next === 0 &&
+    state.replayed === 0 &&
+    !state.opened &&
+    state.definition.startUrl !== undefined;
   if (!last.ok) {
     if (atStart) return { kind: 'open', url: state.definition.startUrl! };
-    return { kind: 'diverged', step: stepNo, reason: 'page_differs', message: `The page could not be read before step ${stepNo}: ${firstLine(last.text)}` };
+    return {
+      kind: 'diverged',
+      step: stepNo,
+      reason: 'page_differs',
+      message: `The page could not be read before step ${stepNo}: ${firstLine(last.text)}`,
+    };
   }
   const outline = parseOutline(last.text);
   const res = resolveLocator(step.locator, outline, last.url);
-  if (res.kind === 'diverged' && res.reason === 'page_differs' && atStart) return { kind: 'open', url: state.definition.startUrl! };
-  if (res.kind === 'diverged') return { kind: 'diverged', step: stepNo, reason: res.reason, message: `Step ${stepNo} (${step.summary}): ${res.message}` };
+  if (res.kind === 'diverged' && res.reason === 'page_differs' && atStart)
+    return { kind: 'open', url: state.definition.startUrl! };
+  if (res.kind === 'diverged')
+    return {
+      kind: 'diverged',
+      step: stepNo,
+      reason: res.reason,
+      message: `Step ${stepNo} (${step.summary}): ${res.message}`,
+    };
   return { kind: 'act', tool: step.tool, params: { ...params, ref: res.ref }, step: stepNo };
 }
 
 /** The state after a decision was committed with the synthetic call `callId`. */
-export function advance(state: ReplayState, d: ReplayDecision, callId?: string, lastOk?: boolean): ReplayState {
+export function advance(
+  state: ReplayState,
+  d: ReplayDecision,
+  callId?: string,
+  lastOk?: boolean,
+): ReplayState {
   const counted = state.awaiting?.kind === 'action' && lastOk ? state.replayed + 1 : state.replayed;
   switch (d.kind) {
     case 'observe':
-      return { ...state, replayed: counted, phase: 'act', awaiting: { callId: callId!, kind: 'snapshot' } };
+      return {
+        ...state,
+        replayed: counted,
+        phase: 'act',
+        awaiting: { callId: callId!, kind: 'snapshot' },
+      };
     case 'open':
-      return { ...state, opened: true, phase: 'observe', awaiting: { callId: callId!, kind: 'open' } };
+      return {
+        ...state,
+        opened: true,
+        phase: 'observe',
+        awaiting: { callId: callId!, kind: 'open' },
+      };
     case 'act':
-      return { ...state, replayed: counted, next: state.next + 1, phase: 'observe', awaiting: { callId: callId!, kind: 'action' } };
+      return {
+        ...state,
+        replayed: counted,
+        next: state.next + 1,
+        phase: 'observe',
+        awaiting: { callId: callId!, kind: 'action' },
+      };
     case 'done':
       return { ...state, replayed: counted, awaiting: undefined };
     case 'diverged': {
       const { awaiting: _a, ...rest } = state;
       // A failed action is retried by a resume (its cursor had moved past it).
       const next = d.reason === 'step_failed' ? state.next - 1 : state.next;
-      return { ...rest, next, replayed: counted, phase: 'observe', diverged: { step: d.step, reason: d.message } };
+      return {
+        ...rest,
+        next,
+        replayed: counted,
+        phase: 'observe',
+        diverged: { step: d.step, reason: d.message },
+      };
     }
   }
 }
@@ -165,8 +260,12 @@ export function handoffPrompt(state: ReplayState, message: string): string {
     return f.kind === 'ok' ? String(f.value) : s;
   };
   const done = steps.slice(0, state.replayed).map((s, i) => `${i + 1}. ${fill(s.summary)} (done)`);
-  const left = steps.slice(state.replayed).map((s, i) => `${state.replayed + i + 1}. ${fill(s.summary)}`);
-  const values = Object.entries(state.values).map(([k, v]) => `${k} = "${v}"`).join(', ');
+  const left = steps
+    .slice(state.replayed)
+    .map((s, i) => `${state.replayed + i + 1}. ${fill(s.summary)}`);
+  const values = Object.entries(state.values)
+    .map(([k, v]) => `${k} = "${v}"`)
+    .join(', ');
   return [
     `The saved workflow could not continue on its own: ${message}`,
     `Finish the task with your tools, following the workflow as a plan and checking the page first (it may have changed).`,

@@ -36,14 +36,27 @@ function nearScore(l: SemanticLocator, c: OutlineControl): number {
 export function resolveLocator(l: SemanticLocator, outline: Outline, url?: string): Resolution {
   const pageUrl = url ?? outline.url;
   if (l.urlPattern && pageUrl && !matchesUrlPattern(l.urlPattern, pageUrl)) {
-    return { kind: 'diverged', reason: 'page_differs', message: `The page is ${pageUrl}; the step expects ${l.urlPattern}.`, candidates: 0 };
+    return {
+      kind: 'diverged',
+      reason: 'page_differs',
+      message: `The page is ${pageUrl}; the step expects ${l.urlPattern}.`,
+      candidates: 0,
+    };
   }
   const byName = outline.controls.filter((c) => c.role === l.role && same(c.name, l.name));
-  const typed = byName.filter((c) => (c.flags.find((f) => f.startsWith('type='))?.slice(5) ?? undefined) === l.inputType);
-  const framed = typed.filter((c) => c.frameId === l.frameId || (l.frameId !== 0 && c.frameId !== 0));
+  const typed = byName.filter(
+    (c) => (c.flags.find((f) => f.startsWith('type='))?.slice(5) ?? undefined) === l.inputType,
+  );
+  const framed = typed.filter(
+    (c) => c.frameId === l.frameId || (l.frameId !== 0 && c.frameId !== 0),
+  );
   const landmarked = framed.filter((c) => sameList(c.landmarks, l.landmarks));
   const heading = lastOf(l.headings);
-  const headed = landmarked.filter((c) => (heading === undefined ? c.headings.length === 0 : lastOf(c.headings) !== undefined && same(lastOf(c.headings)!, heading)));
+  const headed = landmarked.filter((c) =>
+    heading === undefined
+      ? c.headings.length === 0
+      : lastOf(c.headings) !== undefined && same(lastOf(c.headings)!, heading),
+  );
   let found = headed;
   if (found.length > 1) {
     const full = found.filter((c) => sameList(c.headings, l.headings));
@@ -56,13 +69,29 @@ export function resolveLocator(l: SemanticLocator, outline: Outline, url?: strin
   if (found.length === 1) return { kind: 'match', ref: found[0].ref, control: found[0] };
   const what = `${l.role}${l.name ? ` "${l.name}"` : ''}${heading ? ` under "${heading}"` : ''}`;
   if (found.length === 0) {
-    const near = byName.length ? ` (${byName.length} ${l.role} "${l.name}" elsewhere on the page)` : '';
-    return { kind: 'diverged', reason: 'none', message: `No ${what} on the page${near}.`, candidates: 0 };
+    const near = byName.length
+      ? ` (${byName.length} ${l.role} "${l.name}" elsewhere on the page)`
+      : '';
+    return {
+      kind: 'diverged',
+      reason: 'none',
+      message: `No ${what} on the page${near}.`,
+      candidates: 0,
+    };
   }
-  return { kind: 'diverged', reason: 'ambiguous', message: `${found.length} elements match ${what}; the workflow does not guess.`, candidates: found.length };
+  return {
+    kind: 'diverged',
+    reason: 'ambiguous',
+    message: `${found.length} elements match ${what}; the workflow does not guess.`,
+    candidates: found.length,
+  };
 }
 
 /** Resolve against a snapshot result text. */
-export function resolveInSnapshot(l: SemanticLocator, snapshotText: string, url?: string): Resolution {
+export function resolveInSnapshot(
+  l: SemanticLocator,
+  snapshotText: string,
+  url?: string,
+): Resolution {
   return resolveLocator(l, parseOutline(snapshotText), url);
 }

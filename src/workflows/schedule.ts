@@ -32,11 +32,18 @@ export interface AlarmPlan {
 }
 
 export function alarmPlan(schedule: NonNullable<WorkflowSchedule>, now: number): AlarmPlan {
-  return { when: nextFireAt(schedule, now), periodInMinutes: 'everyMinutes' in schedule ? schedule.everyMinutes : 24 * 60 };
+  return {
+    when: nextFireAt(schedule, now),
+    periodInMinutes: 'everyMinutes' in schedule ? schedule.everyMinutes : 24 * 60,
+  };
 }
 
 /** An existing alarm still matches the schedule (same period; a daily one at the same local time). */
-export function alarmMatches(schedule: NonNullable<WorkflowSchedule>, alarm: { scheduledTime: number; periodInMinutes?: number }, now: number): boolean {
+export function alarmMatches(
+  schedule: NonNullable<WorkflowSchedule>,
+  alarm: { scheduledTime: number; periodInMinutes?: number },
+  now: number,
+): boolean {
   const plan = alarmPlan(schedule, now);
   if (alarm.periodInMinutes !== plan.periodInMinutes) return false;
   if ('everyMinutes' in schedule) return alarm.scheduledTime <= plan.when + 60_000;

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineClient, isTitleRequest, launchExtension, runSettles, startModelServer } from './harness';
+import {
+  EngineClient,
+  isTitleRequest,
+  launchExtension,
+  runSettles,
+  startModelServer,
+} from './harness';
 import type { LaunchedExtension, ModelServer, RecordedRequest, ScriptedReply } from './harness';
 
 /**
@@ -20,12 +26,21 @@ describe('acked steers survive an early end (built extension)', () => {
   let before = 0;
 
   beforeAll(async () => {
-    server = await startModelServer({ respond: (r) => (isTitleRequest(r) ? { text: 'A title' } : script(mainRequests(server).length - before, r)) });
+    server = await startModelServer({
+      respond: (r) =>
+        isTitleRequest(r) ? { text: 'A title' } : script(mainRequests(server).length - before, r),
+    });
     ext = await launchExtension();
     client = await EngineClient.connect(await ext.openPanel());
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     const provider = server.provider('openai', 'scripted');
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
+    });
   });
 
   afterAll(async () => {
@@ -36,26 +51,49 @@ describe('acked steers survive an early end (built extension)', () => {
   /** Start a turn; steer it once the reply numbered `during` (1-based, this test's) streams. */
   async function turnWithSteer(text: string, steer: string, during: number) {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({ type: 'turn.submit', threadId, input: { text } });
+    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text },
+    });
     for (let n = 0; mainRequests(server).length - before < during; n++) {
       if (n > 400) throw new Error('the model call to steer never came');
       await new Promise((r) => setTimeout(r, 25));
     }
     // (Deltas are 120 ms apart: this mark precedes the first delta of the call to steer.)
     const from = client.mark();
-    await client.waitForEvent('item.delta', (e) => e.threadId === threadId && e.delta.text !== undefined, 15_000, from);
-    await client.sendOk({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: steer } });
+    await client.waitForEvent(
+      'item.delta',
+      (e) => e.threadId === threadId && e.delta.text !== undefined,
+      15_000,
+      from,
+    );
+    await client.sendOk({
+      type: 'turn.steer',
+      threadId,
+      expectedTurnId: turnId,
+      input: { text: steer },
+    });
     return { threadId, runId };
   }
 
-  const steered = (path: { kind: string; steered?: boolean; text?: string }[]) => path.filter((i) => i.kind === 'user_message' && i.steered).map((i) => i.text);
+  const steered = (path: { kind: string; steered?: boolean; text?: string }[]) =>
+    path.filter((i) => i.kind === 'user_message' && i.steered).map((i) => i.text);
 
   it('a provider error ends the turn: the acked steer is in the history', async () => {
     before = mainRequests(server).length;
     // Every attempt breaks mid-stream; the steer arrives during the last one, so no later cutoff
     // can pick it up: only the failure's own commit can keep it.
-    script = () => ({ text: SLOW, delayMs: 120, midStreamError: { afterDeltas: 6, message: 'upstream exploded' } });
-    const { threadId, runId } = await turnWithSteer('summarize the page', 'also mention the price', 3);
+    script = () => ({
+      text: SLOW,
+      delayMs: 120,
+      midStreamError: { afterDeltas: 6, message: 'upstream exploded' },
+    });
+    const { threadId, runId } = await turnWithSteer(
+      'summarize the page',
+      'also mention the price',
+      3,
+    );
     const snap = await runSettles(client, threadId, ['failed']);
     expect(snap.run).toMatchObject({ runId, state: 'failed', stopReason: 'error' });
     expect(steered(snap.path as never)).toEqual(['also mention the price']);
@@ -65,8 +103,17 @@ describe('acked steers survive an early end (built extension)', () => {
   it("a steer during the breaker's final reply gets one more (tool-less) reply", async () => {
     before = mainRequests(server).length;
     // Five calls with invalid arguments: five tool failures in a row disable tools.
-    script = (n) => (n <= 5 ? { toolCalls: [{ name: 'browser_navigate', args: {} }] } : n === 6 ? { text: SLOW, delayMs: 120 } : { text: 'Answering your steer.' });
-    const { threadId, runId } = await turnWithSteer('open the shop', 'just tell me what went wrong', 6);
+    script = (n) =>
+      n <= 5
+        ? { toolCalls: [{ name: 'browser_navigate', args: {} }] }
+        : n === 6
+          ? { text: SLOW, delayMs: 120 }
+          : { text: 'Answering your steer.' };
+    const { threadId, runId } = await turnWithSteer(
+      'open the shop',
+      'just tell me what went wrong',
+      6,
+    );
     const snap = await runSettles(client, threadId, ['completed', 'failed']);
     expect(snap.run).toMatchObject({ runId, state: 'completed', stopReason: 'tool_failures' });
     expect(steered(snap.path as never)).toEqual(['just tell me what went wrong']);
@@ -81,12 +128,23 @@ describe('acked steers survive an early end (built extension)', () => {
     try {
       script = (n) =>
         n === 1
-          ? { text: SLOW, delayMs: 120, toolCalls: [{ name: 'todo', args: { todos: [{ text: 'look', status: 'in_progress' }] } }], usage: { inputTokens: 100, outputTokens: 20 } }
+          ? {
+              text: SLOW,
+              delayMs: 120,
+              toolCalls: [
+                { name: 'todo', args: { todos: [{ text: 'look', status: 'in_progress' }] } },
+              ],
+              usage: { inputTokens: 100, outputTokens: 20 },
+            }
           : { text: 'Here is the new answer.' };
       const { threadId, runId } = await turnWithSteer('plan my trip', 'prefer trains', 1);
       const paused = await runSettles(client, threadId, ['budget_paused']);
       expect(paused.run).toMatchObject({ runId, stopReason: 'budget_pause' });
-      const next = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'actually, just the hotels' } });
+      const next = await client.sendOk<{ runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: 'actually, just the hotels' },
+      });
       const snap = await runSettles(client, threadId, ['completed', 'failed']);
       expect(snap.run).toMatchObject({ runId: next.runId, state: 'completed' });
       expect(steered(snap.path as never)).toEqual(['prefer trains']);

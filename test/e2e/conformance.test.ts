@@ -21,10 +21,18 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
 
   beforeAll(async () => {
     if (!existsSync(join(DEFAULT_DIST, 'manifest.json'))) {
-      throw new Error(`${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`);
+      throw new Error(
+        `${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`,
+      );
     }
     // Every model request (the turn and any title request) gets the same reply.
-    server = await startModelServer({ respond: () => ({ text: 'one two three four five six seven eight', usage: { inputTokens: 7, outputTokens: 8 }, delayMs: 5 }) });
+    server = await startModelServer({
+      respond: () => ({
+        text: 'one two three four five six seven eight',
+        usage: { inputTokens: 7, outputTokens: 8 },
+        delayMs: 5,
+      }),
+    });
     ext = await launchExtension();
     page = await ext.openPanel();
     client = await EngineClient.connect(page);
@@ -47,41 +55,78 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
 
     it('many ops at once: each gets exactly one answer, and each thread.create ack precedes its announcement', async () => {
       const from = client.mark();
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => client.send({ type: 'thread.create', title: `burst ${i}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          client.send({ type: 'thread.create', title: `burst ${i}` }),
+        ),
+      );
       expect(answers.every((a) => a.type === 'command.ack')).toBe(true);
       const ids = answers.map((a) => ((a as Ack).result as ThreadIdResult).threadId);
       expect(new Set(ids).size).toBe(12);
-      await client.waitFor(() => client.eventsOf('thread.updated', from).filter((e) => ids.includes(e.thread.threadId)).length === 12);
+      await client.waitFor(
+        () =>
+          client.eventsOf('thread.updated', from).filter((e) => ids.includes(e.thread.threadId))
+            .length === 12,
+      );
       const received = client.events.slice(from);
-      for (const a of answers) expect(received.filter((e) => e.type === 'command.ack' && e.submissionId === a.submissionId)).toHaveLength(1);
+      for (const a of answers)
+        expect(
+          received.filter((e) => e.type === 'command.ack' && e.submissionId === a.submissionId),
+        ).toHaveLength(1);
       for (const [i, id] of ids.entries()) {
         const ackAt = received.indexOf(answers[i]);
-        const announcedAt = received.findIndex((e) => e.type === 'thread.updated' && e.thread.threadId === id);
+        const announcedAt = received.findIndex(
+          (e) => e.type === 'thread.updated' && e.thread.threadId === id,
+        );
         expect(ackAt).toBeLessThan(announcedAt);
       }
     });
 
     it('a streamed turn arrives in order: start, deltas that rebuild the text, the committed message, usage, the end', async () => {
       const provider = server.provider('openai', 'scripted');
-      await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+      await client.sendOk({
+        type: 'settings.update',
+        patch: {
+          providers: [provider],
+          defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+        },
+      });
       const { threadId } = await client.sendOk<ThreadIdResult>({ type: 'thread.create' });
       const from = client.mark();
-      const { turnId, runId } = await client.sendOk<{ turnId: string; runId: string }>({ type: 'turn.submit', threadId, input: { text: 'count to eight' } });
+      const { turnId, runId } = await client.sendOk<{ turnId: string; runId: string }>({
+        type: 'turn.submit',
+        threadId,
+        input: { text: 'count to eight' },
+      });
       await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, from);
-      const mine = client.events.slice(from).filter((e) => 'threadId' in e && e.threadId === threadId);
+      const mine = client.events
+        .slice(from)
+        .filter((e) => 'threadId' in e && e.threadId === threadId);
       const at = (pred: (e: ReceivedEvent) => boolean) => mine.findIndex(pred);
       const start = at((e) => e.type === 'turn.start' && e.turnId === turnId);
-      const assistantStart = at((e) => e.type === 'item.start' && e.item.kind === 'assistant_message');
-      const assistantId = (mine[assistantStart] as Extract<ReceivedEvent, { type: 'item.start' }>).item.id;
-      const deltas = mine.filter((e): e is Extract<ReceivedEvent, { type: 'item.delta' }> => e.type === 'item.delta' && e.itemId === assistantId);
+      const assistantStart = at(
+        (e) => e.type === 'item.start' && e.item.kind === 'assistant_message',
+      );
+      const assistantId = (mine[assistantStart] as Extract<ReceivedEvent, { type: 'item.start' }>)
+        .item.id;
+      const deltas = mine.filter(
+        (e): e is Extract<ReceivedEvent, { type: 'item.delta' }> =>
+          e.type === 'item.delta' && e.itemId === assistantId,
+      );
       const firstDelta = mine.indexOf(deltas[0]);
       const lastDelta = mine.indexOf(deltas[deltas.length - 1]);
       const committed = at((e) => e.type === 'item.complete' && e.item.id === assistantId);
       const usage = at((e) => e.type === 'token.usage');
       const complete = at((e) => e.type === 'turn.complete');
       expect(deltas.length).toBeGreaterThan(3);
-      expect(deltas.map((d) => d.delta.text ?? '').join('')).toBe('one two three four five six seven eight');
-      expect([start, assistantStart, firstDelta, lastDelta, committed, usage, complete]).toEqual([...[start, assistantStart, firstDelta, lastDelta, committed, usage, complete]].sort((a, b) => a - b));
+      expect(deltas.map((d) => d.delta.text ?? '').join('')).toBe(
+        'one two three four five six seven eight',
+      );
+      expect([start, assistantStart, firstDelta, lastDelta, committed, usage, complete]).toEqual(
+        [...[start, assistantStart, firstDelta, lastDelta, committed, usage, complete]].sort(
+          (a, b) => a - b,
+        ),
+      );
       expect(start).toBeGreaterThanOrEqual(0);
       expect(complete).toBe(mine.length - 1);
       expect(mine[complete]).toMatchObject({ stopReason: 'end', turnId });
@@ -97,7 +142,12 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
       const from = client.mark();
       for (const b of bad) expect(await client.post(b)).toBe(true);
       for (const b of bad) {
-        const reject = await client.waitForEvent('command.reject', (e) => e.submissionId === b.submissionId, 10_000, from);
+        const reject = await client.waitForEvent(
+          'command.reject',
+          (e) => e.submissionId === b.submissionId,
+          10_000,
+          from,
+        );
         expect(reject.code).toBe('invalid_command');
         expect(reject.message.length).toBeGreaterThan(0);
       }
@@ -105,19 +155,39 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
       const garbageFrom = client.mark();
       expect(await client.post('not an object')).toBe(true);
       expect(await client.post(null)).toBe(true);
-      await client.waitFor(() => client.eventsOf('command.reject', garbageFrom).filter((e) => e.submissionId === '').length === 2);
-      expect(client.eventsOf('command.reject', garbageFrom).every((e) => e.code === 'invalid_command')).toBe(true);
+      await client.waitFor(
+        () =>
+          client.eventsOf('command.reject', garbageFrom).filter((e) => e.submissionId === '')
+            .length === 2,
+      );
+      expect(
+        client.eventsOf('command.reject', garbageFrom).every((e) => e.code === 'invalid_command'),
+      ).toBe(true);
       // Still serving.
-      expect(await client.sendOk<ThreadIdResult>({ type: 'thread.create', title: 'after garbage' })).toMatchObject({ threadId: expect.any(String) });
+      expect(
+        await client.sendOk<ThreadIdResult>({ type: 'thread.create', title: 'after garbage' }),
+      ).toMatchObject({ threadId: expect.any(String) });
       expect(client.connected).toBe(true);
     });
 
     it('a repeated submissionId replays the first outcome; the same id with another payload is refused', async () => {
-      const first = (await client.send({ type: 'thread.create', title: 'replayed', submissionId: 'replay-1' })) as Ack;
-      const again = (await client.send({ type: 'thread.create', title: 'replayed', submissionId: 'replay-1' })) as Ack;
+      const first = (await client.send({
+        type: 'thread.create',
+        title: 'replayed',
+        submissionId: 'replay-1',
+      })) as Ack;
+      const again = (await client.send({
+        type: 'thread.create',
+        title: 'replayed',
+        submissionId: 'replay-1',
+      })) as Ack;
       expect(first.type).toBe('command.ack');
       expect(again).toEqual(first);
-      const other = await client.send({ type: 'thread.create', title: 'something else', submissionId: 'replay-1' });
+      const other = await client.send({
+        type: 'thread.create',
+        title: 'something else',
+        submissionId: 'replay-1',
+      });
       expect(other).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
       const from = client.mark();
       await client.sendOk({ type: 'initialize', subscribe: ['*'] });
@@ -125,7 +195,7 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
       expect(init.threads.filter((t) => t.title === 'replayed')).toHaveLength(1);
     });
 
-    it('the real Port copies at send time, delivers asynchronously, throws on what it cannot serialize yet stays open, and fires onDisconnect on the other side only (what the unit tests\' fake Port mimics)', async () => {
+    it("the real Port copies at send time, delivers asynchronously, throws on what it cannot serialize yet stays open, and fires onDisconnect on the other side only (what the unit tests' fake Port mimics)", async () => {
       const result = await page.evaluate(async () => {
         const port = chrome.runtime.connect({ name: 'engine' });
         const received: { type: string; thread?: { title: string }; submissionId?: string }[] = [];
@@ -133,8 +203,17 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
         port.onDisconnect.addListener(() => (ownDisconnect += 1));
         port.onMessage.addListener((m: { type: string }) => received.push(m));
         // A connection gets events only once it has initialized (PROTOCOL.md: snapshot, then live events).
-        port.postMessage({ type: 'initialize', clientId: 'clone-probe', submissionId: `init-${Date.now()}` });
-        const op = { type: 'thread.create', clientId: 'clone-probe', submissionId: `clone-${Date.now()}`, title: 'as sent' };
+        port.postMessage({
+          type: 'initialize',
+          clientId: 'clone-probe',
+          submissionId: `init-${Date.now()}`,
+        });
+        const op = {
+          type: 'thread.create',
+          clientId: 'clone-probe',
+          submissionId: `clone-${Date.now()}`,
+          title: 'as sent',
+        };
         // Chrome serializes Port messages like JSON: a cycle throws, and the Port stays usable.
         const cyclic: Record<string, unknown> = { type: 'thread.create' };
         cyclic.self = cyclic;
@@ -148,7 +227,8 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
         const syncDelivered = received.length;
         op.title = 'mutated after send';
         const deadline = Date.now() + 10_000;
-        while (!received.some((m) => m.type === 'thread.updated') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        while (!received.some((m) => m.type === 'thread.updated') && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20));
         port.disconnect();
         let threw = false;
         try {
@@ -158,22 +238,43 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
         }
         await new Promise((r) => setTimeout(r, 100));
         const announced = received.find((m) => m.type === 'thread.updated');
-        return { syncDelivered, title: announced?.thread?.title, ownDisconnect, threw, serializeError };
+        return {
+          syncDelivered,
+          title: announced?.thread?.title,
+          ownDisconnect,
+          threw,
+          serializeError,
+        };
       });
-      expect(result).toEqual({ syncDelivered: 0, title: 'as sent', ownDisconnect: 0, threw: true, serializeError: expect.stringContaining('Could not serialize message') });
+      expect(result).toEqual({
+        syncDelivered: 0,
+        title: 'as sent',
+        ownDisconnect: 0,
+        threw: true,
+        serializeError: expect.stringContaining('Could not serialize message'),
+      });
     });
   });
 
   describe('storage in the real IndexedDB, through the protocol', () => {
     it('create, delete and snapshot stay consistent, and survive a service-worker restart', async () => {
       const created: string[] = [];
-      for (const title of ['store A', 'store B', 'store C']) created.push((await client.sendOk<ThreadIdResult>({ type: 'thread.create', title })).threadId);
+      for (const title of ['store A', 'store B', 'store C'])
+        created.push(
+          (await client.sendOk<ThreadIdResult>({ type: 'thread.create', title })).threadId,
+        );
       const [a, b, c] = created;
       const from = client.mark();
       await client.sendOk({ type: 'thread.delete', threadId: b });
       await client.waitForEvent('thread.deleted', (e) => e.threadId === b, 10_000, from);
-      expect(await client.send({ type: 'thread.delete', threadId: b })).toMatchObject({ type: 'command.reject', code: 'not_found' });
-      expect(await client.send({ type: 'thread.subscribe', threadId: b })).toMatchObject({ type: 'command.reject', code: 'not_found' });
+      expect(await client.send({ type: 'thread.delete', threadId: b })).toMatchObject({
+        type: 'command.reject',
+        code: 'not_found',
+      });
+      expect(await client.send({ type: 'thread.subscribe', threadId: b })).toMatchObject({
+        type: 'command.reject',
+        code: 'not_found',
+      });
 
       const check = async () => {
         const mark = client.mark();
@@ -203,29 +304,47 @@ describe('conformance in Chromium: the real engine Port and the real IndexedDB',
       await client.reconnect();
       const init = await check();
       // Other durable state came back from IndexedDB too: settings and the encrypted key.
-      expect(init.settings.providers).toContainEqual(expect.objectContaining({ id: 'scripted', hasApiKey: true }));
+      expect(init.settings.providers).toContainEqual(
+        expect.objectContaining({ id: 'scripted', hasApiKey: true }),
+      );
     });
 
     it('a receipt is durable: replaying a submission after a restart returns the same outcome', async () => {
-      const first = (await client.send({ type: 'thread.create', title: 'durable receipt', submissionId: 'durable-1' })) as Ack;
-      await client.sendOk({ type: 'siteRules.set', origin: 'https://rules.example', rule: 'block' });
+      const first = (await client.send({
+        type: 'thread.create',
+        title: 'durable receipt',
+        submissionId: 'durable-1',
+      })) as Ack;
+      await client.sendOk({
+        type: 'siteRules.set',
+        origin: 'https://rules.example',
+        rule: 'block',
+      });
       await ext.stopServiceWorker();
       await client.waitForDisconnect();
       await client.reconnect();
       await client.sendOk({ type: 'initialize', subscribe: ['*'] });
-      const again = (await client.send({ type: 'thread.create', title: 'durable receipt', submissionId: 'durable-1' })) as Ack;
+      const again = (await client.send({
+        type: 'thread.create',
+        title: 'durable receipt',
+        submissionId: 'durable-1',
+      })) as Ack;
       expect(again.type).toBe('command.ack');
       expect(again.result).toEqual(first.result);
       const from = client.mark();
       await client.sendOk({ type: 'initialize', subscribe: ['*'] });
       const init = client.eventsOf('initialized', from)[0];
       expect(init.threads.filter((t) => t.title === 'durable receipt')).toHaveLength(1);
-      expect(init.settings.siteRules).toContainEqual(expect.objectContaining({ origin: 'https://rules.example', rule: 'block' }));
+      expect(init.settings.siteRules).toContainEqual(
+        expect.objectContaining({ origin: 'https://rules.example', rule: 'block' }),
+      );
     });
 
     it('never sent an invalid event or a secret', () => {
       expect(client.invalidEvents).toEqual([]);
-      expect(JSON.stringify(client.events)).not.toContain(server.provider('openai', 'scripted').apiKey);
+      expect(JSON.stringify(client.events)).not.toContain(
+        server.provider('openai', 'scripted').apiKey,
+      );
       expect(server.failures).toEqual([]);
     });
   });

@@ -7,7 +7,11 @@ import type { LaunchedExtension, ModelServer } from './harness';
 // placeholder worker and for the engine alike (both answer a new Port once it says `initialize`).
 
 const initialize = (client: EngineClient) =>
-  client.post({ type: 'initialize', clientId: client.clientId, submissionId: `init-${client.connection}` });
+  client.post({
+    type: 'initialize',
+    clientId: client.clientId,
+    submissionId: `init-${client.connection}`,
+  });
 
 describe('e2e harness', () => {
   let ext: LaunchedExtension;
@@ -54,7 +58,9 @@ describe('e2e harness', () => {
     const marker = await client.waitForDisconnect();
     expect(marker).toEqual({ type: 'port.disconnected', connection: 1 });
     expect(client.connected).toBe(false);
-    await expect(client.send({ type: 'thread.create' })).rejects.toThrow('the Port is not connected');
+    await expect(client.send({ type: 'thread.create' })).rejects.toThrow(
+      'the Port is not connected',
+    );
 
     const started = Date.now();
     await ext.stopServiceWorker();
@@ -96,7 +102,11 @@ describe('e2e harness', () => {
         // Left running on purpose: the stop below is what ends it.
         void fetch(`${url}/v1/chat/completions`, {
           method: 'POST',
-          body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+          body: JSON.stringify({
+            model: 'm',
+            stream: true,
+            messages: [{ role: 'user', content: 'x' }],
+          }),
         }).then((res) => res.text());
       }, server.url);
       const request = await server.waitForRequest(1);

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'playwright-core';
-import { EngineClient, isTitleRequest, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
+import {
+  EngineClient,
+  isTitleRequest,
+  launchExtension,
+  restartWorker,
+  runSettles,
+  startModelServer,
+} from './harness';
 import type { LaunchedExtension, ModelServer, ScriptStep } from './harness';
 import type { Item, PublicSettings } from '../../src/protocol';
 import { TestOAuthServer } from '../fixtures/mcp/oauth-server';
@@ -30,9 +37,14 @@ describe('MCP OAuth sign-in through the built extension', () => {
   beforeAll(async () => {
     as = await TestOAuthServer.start({ defaultScope: 'notes' });
     rs = await ScriptedMcpServer.start({
-      auth: { authorizationServer: as.url, check: (authorization) => (as.verify(authorization) ? null : { status: 401 }) },
+      auth: {
+        authorizationServer: as.url,
+        check: (authorization) => (as.verify(authorization) ? null : { status: 401 }),
+      },
     });
-    model = await startModelServer({ respond: (r) => (isTitleRequest(r) ? { text: 'OAuth thread' } : undefined) });
+    model = await startModelServer({
+      respond: (r) => (isTitleRequest(r) ? { text: 'OAuth thread' } : undefined),
+    });
     ext = await launchExtension();
     const listen = (w: Worker) => w.on('console', (m) => workerLog.push(m.text()));
     ext.context.serviceWorkers().forEach(listen);
@@ -40,7 +52,13 @@ describe('MCP OAuth sign-in through the built extension', () => {
     client = await EngineClient.connect(await ext.openPanel());
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     const provider = model.provider('openai', 'scripted');
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
+    });
     await client.sendOk({ type: 'siteRules.set', origin: `mcp:${SERVER_ID}`, rule: 'allow' });
   });
 
@@ -53,17 +71,33 @@ describe('MCP OAuth sign-in through the built extension', () => {
 
   type Server = PublicSettings['mcpServers'][number];
   /** The server's status as the last `settings.updated` (after `from`) shows it, once `ok` holds. */
-  async function statusWhen(ok: (s: Server) => boolean, from = 0, timeoutMs = 20_000): Promise<Server> {
-    const ev = await client.waitForEvent('settings.updated', (e) => e.settings.mcpServers.some((s) => s.id === SERVER_ID && ok(s)), timeoutMs, from);
+  async function statusWhen(
+    ok: (s: Server) => boolean,
+    from = 0,
+    timeoutMs = 20_000,
+  ): Promise<Server> {
+    const ev = await client.waitForEvent(
+      'settings.updated',
+      (e) => e.settings.mcpServers.some((s) => s.id === SERVER_ID && ok(s)),
+      timeoutMs,
+      from,
+    );
     return ev.settings.mcpServers.find((s) => s.id === SERVER_ID)!;
   }
 
-  async function runTool(name: string, args: Record<string, unknown>): Promise<Extract<Item, { kind: 'tool_result' }>> {
+  async function runTool(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<Extract<Item, { kind: 'tool_result' }>> {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     const steps: ScriptStep[] = [{ toolCalls: [{ name: tool(name), args }] }, { text: 'Done.' }];
     model.push(...steps);
     const from = client.mark();
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: `Use ${name}.` } });
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: `Use ${name}.` },
+    });
     await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, from);
     const result = client
       .eventsOf('item.complete', from)
@@ -77,19 +111,33 @@ describe('MCP OAuth sign-in through the built extension', () => {
 
   it('a server that needs OAuth shows "needs sign-in"; Connect signs in through launchWebAuthFlow', async () => {
     const from = client.mark();
-    await client.sendOk({ type: 'settings.update', patch: { mcpServers: [{ id: SERVER_ID, url: rs.url, enabled: true }] } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: { mcpServers: [{ id: SERVER_ID, url: rs.url, enabled: true }] },
+    });
     const needs = await statusWhen((s) => s.status?.state === 'needs_sign_in', from);
     expect(needs.status?.auth).toMatchObject({ signedIn: false });
     expect(as.count('/authorize')).toBe(0);
 
     const signIn = client.mark();
     await client.sendOk({ type: 'mcp.signIn', serverId: SERVER_ID });
-    const connected = await statusWhen((s) => s.status?.state === 'connected' && s.status.auth?.signedIn === true, signIn, 30_000);
-    expect(connected.status).toMatchObject({ toolCount: expect.any(Number), auth: { signedIn: true, renewable: true, scope: 'notes' } });
+    const connected = await statusWhen(
+      (s) => s.status?.state === 'connected' && s.status.auth?.signedIn === true,
+      signIn,
+      30_000,
+    );
+    expect(connected.status).toMatchObject({
+      toolCount: expect.any(Number),
+      auth: { signedIn: true, renewable: true, scope: 'notes' },
+    });
     // Dynamic registration with the extension's own redirect URL; PKCE S256 and the resource indicator.
     const authorize = as.log.find((l) => l.path === '/authorize')!.params;
     expect(authorize.redirect_uri).toBe(`https://${ext!.extensionId}.chromiumapp.org/`);
-    expect(authorize).toMatchObject({ code_challenge_method: 'S256', resource: rs.url, response_type: 'code' });
+    expect(authorize).toMatchObject({
+      code_challenge_method: 'S256',
+      resource: rs.url,
+      response_type: 'code',
+    });
   }, 60_000);
 
   it('a tool call runs with the token, and again after a worker restart without signing in again', async () => {
@@ -101,7 +149,8 @@ describe('MCP OAuth sign-in through the built extension', () => {
   }, 60_000);
 
   it('an expired access token is refreshed without the user', async () => {
-    const refreshes = () => as.log.filter((l) => l.path === '/token' && l.params.grant_type === 'refresh_token').length;
+    const refreshes = () =>
+      as.log.filter((l) => l.path === '/token' && l.params.grant_type === 'refresh_token').length;
     const before = refreshes();
     as.expireAccessTokens();
     expect(resultText(await runTool('note-list', {}))).toContain('notes:');
@@ -114,23 +163,51 @@ describe('MCP OAuth sign-in through the built extension', () => {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     model.push({ toolCalls: [{ name: tool('note-list'), args: {} }] }, { text: 'Listed.' });
     const from = client.mark();
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'List the notes.' } });
-    const ask = await client.waitForEvent('interaction.request', (e) => e.runId === runId, 30_000, from);
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'List the notes.' },
+    });
+    const ask = await client.waitForEvent(
+      'interaction.request',
+      (e) => e.runId === runId,
+      30_000,
+      from,
+    );
     expect(ask.kind).toBe('elicitation');
-    expect(ask.payload).toMatchObject({ signIn: { serverId: SERVER_ID }, message: expect.stringMatching(/^Sign in to docs to continue/) });
+    expect(ask.payload).toMatchObject({
+      signIn: { serverId: SERVER_ID },
+      message: expect.stringMatching(/^Sign in to docs to continue/),
+    });
 
     await restartWorker(ext!, client);
     const snap = await runSettles(client, threadId, ['waiting_interaction']);
     expect(snap.run?.state).toBe('waiting_interaction');
 
     const signIn = client.mark();
-    await client.sendOk({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { signIn: true } } });
-    const end = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, signIn);
+    await client.sendOk({
+      type: 'interaction.response',
+      interactionId: ask.interactionId,
+      response: { action: 'accept', content: { signIn: true } },
+    });
+    const end = await client.waitForEvent(
+      'turn.complete',
+      (e) => e.runId === runId,
+      30_000,
+      signIn,
+    );
     expect(end.stopReason).toBe('end');
-    const result = client.eventsOf('item.complete', signIn).map((e) => e.item).find((i) => i.kind === 'tool_result') as Extract<Item, { kind: 'tool_result' }>;
+    const result = client
+      .eventsOf('item.complete', signIn)
+      .map((e) => e.item)
+      .find((i) => i.kind === 'tool_result') as Extract<Item, { kind: 'tool_result' }>;
     expect(resultText(result)).toMatch(/needed a sign-in, so \W+note-list\W+ did not run/);
     // The user's yes opened the sign-in page in the new worker.
-    await statusWhen((s) => s.status?.state === 'connected' && s.status.auth?.signedIn === true, signIn, 30_000);
+    await statusWhen(
+      (s) => s.status?.state === 'connected' && s.status.auth?.signedIn === true,
+      signIn,
+      30_000,
+    );
     expect(as.count('/authorize')).toBe(2);
     expect(resultText(await runTool('note-list', {}))).toContain('notes:');
   }, 90_000);
@@ -138,14 +215,20 @@ describe('MCP OAuth sign-in through the built extension', () => {
   it('sign out revokes the tokens and the server needs sign-in again; no token ever left the credentials store', async () => {
     const from = client.mark();
     await client.sendOk({ type: 'mcp.signOut', serverId: SERVER_ID });
-    const out = await statusWhen((s) => s.status?.state === 'needs_sign_in' && s.status.auth?.signedIn === false, from);
+    const out = await statusWhen(
+      (s) => s.status?.state === 'needs_sign_in' && s.status.auth?.signedIn === false,
+      from,
+    );
     expect(out.status?.auth?.signedIn).toBe(false);
     expect(as.count('/revoke')).toBeGreaterThan(0);
-    expect([...as.tokens.values()].filter((t) => !t.revoked && t.expiresAt > Date.now())).toEqual([]);
+    expect([...as.tokens.values()].filter((t) => !t.revoked && t.expiresAt > Date.now())).toEqual(
+      [],
+    );
 
     const threads = client.eventsOf('item.complete', 0).map((e) => e.threadId);
     const exports = [];
-    for (const threadId of new Set(threads)) exports.push(await client.sendOk({ type: 'thread.export', threadId }));
+    for (const threadId of new Set(threads))
+      exports.push(await client.sendOk({ type: 'thread.export', threadId }));
     const seen = JSON.stringify(client.events) + JSON.stringify(exports) + workerLog.join('\n');
     expect([...as.tokens.keys()].filter((t) => seen.includes(t))).toEqual([]);
   }, 60_000);

@@ -1,11 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'playwright-core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { EngineClient, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
+import {
+  EngineClient,
+  launchExtension,
+  restartWorker,
+  runSettles,
+  startModelServer,
+} from './harness';
 import type { LaunchedExtension, ModelServer, ScriptStep } from './harness';
 import type { EventOf, Item } from '../../src/protocol';
 import type { EverythingServer } from '../fixtures/mcp/everything-server';
-import { isTitleRequest, lastToolMessage, listServerTools, offeredTools, startEverything, toolMessages } from './mcp/helpers';
+import {
+  isTitleRequest,
+  lastToolMessage,
+  listServerTools,
+  offeredTools,
+  startEverything,
+  toolMessages,
+} from './mcp/helpers';
 
 /**
  * Issue 7 (MCP) in real Chromium: the built extension's service worker talks to the real
@@ -37,7 +50,9 @@ describe('MCP servers through the built extension (server-everything)', () => {
   beforeAll(async () => {
     mcp = await startEverything();
     // Title requests are answered separately; every other request takes the next scripted step.
-    model = await startModelServer({ respond: (r) => (isTitleRequest(r) ? { text: 'MCP thread' } : undefined) });
+    model = await startModelServer({
+      respond: (r) => (isTitleRequest(r) ? { text: 'MCP thread' } : undefined),
+    });
     ext = await launchExtension();
     // The worker's console (every worker: the harness restarts it), to check that no log line
     // carries the token.
@@ -46,8 +61,14 @@ describe('MCP servers through the built extension (server-everything)', () => {
     ext.context.on('serviceworker', listen);
     client = await EngineClient.connect(await ext.openPanel());
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
-    const provider = { ...model.provider('openai', 'scripted'), models: [{ id: TEXT_MODEL, vision: false }] };
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: MODEL } } });
+    const provider = {
+      ...model.provider('openai', 'scripted'),
+      models: [{ id: TEXT_MODEL, vision: false }],
+    };
+    await client.sendOk({
+      type: 'settings.update',
+      patch: { providers: [provider], defaultModel: { providerId: provider.id, model: MODEL } },
+    });
   });
 
   afterAll(async () => {
@@ -63,17 +84,32 @@ describe('MCP servers through the built extension (server-everything)', () => {
   }
 
   /** Script the model's replies for one turn, submit it, and return its ids and its requests. */
-  async function submit(threadId: string, text: string, steps: ScriptStep[], overrides?: { model: string }) {
+  async function submit(
+    threadId: string,
+    text: string,
+    steps: ScriptStep[],
+    overrides?: { model: string },
+  ) {
     const before = mainRequests().length;
     model.push(...steps);
     const from = client.mark();
-    const { runId } = await client.sendOk<{ runId: string; turnId: string }>({ type: 'turn.submit', threadId, input: { text }, ...(overrides ? { overrides } : {}) });
+    const { runId } = await client.sendOk<{ runId: string; turnId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text },
+      ...(overrides ? { overrides } : {}),
+    });
     return {
       runId,
       from,
       /** Waits for the end of the turn; returns the end event and the model requests it made. */
       done: async (timeoutMs = 30_000) => {
-        const end = await client.waitForEvent('turn.complete', (e) => e.runId === runId, timeoutMs, from);
+        const end = await client.waitForEvent(
+          'turn.complete',
+          (e) => e.runId === runId,
+          timeoutMs,
+          from,
+        );
         return { end, requests: mainRequests().slice(before) };
       },
     };
@@ -87,7 +123,10 @@ describe('MCP servers through the built extension (server-everything)', () => {
       .map((e) => e.item as Extract<Item, { kind: 'tool_call' }>);
   }
 
-  function toolResultsOf(runFrom: number, threadId: string): Extract<Item, { kind: 'tool_result' }>[] {
+  function toolResultsOf(
+    runFrom: number,
+    threadId: string,
+  ): Extract<Item, { kind: 'tool_result' }>[] {
     return client
       .eventsOf('item.complete', runFrom)
       .filter((e) => e.threadId === threadId && e.item.kind === 'tool_result')
@@ -100,7 +139,10 @@ describe('MCP servers through the built extension (server-everything)', () => {
    * their own) until it does, or until `timeoutMs`. MCP settings apply asynchronously in the
    * worker after `settings.updated`, and nothing in the protocol says when they took effect.
    */
-  async function probeOffered(ready: (names: string[]) => boolean, timeoutMs = 10_000): Promise<ReturnType<typeof offeredTools>> {
+  async function probeOffered(
+    ready: (names: string[]) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<ReturnType<typeof offeredTools>> {
     probeThread ??= await newThread();
     const end = Date.now() + timeoutMs;
     for (;;) {
@@ -118,7 +160,9 @@ describe('MCP servers through the built extension (server-everything)', () => {
       type: 'settings.update',
       patch: { mcpServers: [{ id: SERVER_ID, url: mcp!.url, enabled: true, token: TOKEN }] },
     });
-    expect(settings.mcpServers).toEqual([{ id: SERVER_ID, url: mcp!.url, enabled: true, hasToken: true }]);
+    expect(settings.mcpServers).toEqual([
+      { id: SERVER_ID, url: mcp!.url, enabled: true, hasToken: true },
+    ]);
 
     // The worker connects and lists tools after `settings.updated`; the protocol has no MCP status
     // yet (PublicMcpServer.status is never filled in), so probe with plain turns until the model
@@ -126,17 +170,33 @@ describe('MCP servers through the built extension (server-everything)', () => {
     const offered = await probeOffered((names) => names.includes(mcpTool('echo')));
     expect(offered.has(mcpTool('echo'))).toBe(true);
 
-    const serverTools = new Map((await listServerTools(mcp!.url)).map((t): [string, Tool] => [t.name, t]));
-    for (const name of ['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'trigger-elicitation-request']) {
+    const serverTools = new Map(
+      (await listServerTools(mcp!.url)).map((t): [string, Tool] => [t.name, t]),
+    );
+    for (const name of [
+      'echo',
+      'get-sum',
+      'get-tiny-image',
+      'trigger-long-running-operation',
+      'trigger-elicitation-request',
+    ]) {
       const fn = offered.get(mcpTool(name));
       expect(fn, name).toBeDefined();
       expect(fn!.description).toMatch(/^\[MCP server "everything"\] /);
       // The server's own input schema, as is (our plain client lists it without the elicitation
       // capability, so it cannot see the conditional elicitation tool).
-      if (serverTools.has(name)) expect(fn!.parameters, name).toEqual(serverTools.get(name)!.inputSchema);
+      if (serverTools.has(name))
+        expect(fn!.parameters, name).toEqual(serverTools.get(name)!.inputSchema);
     }
-    expect(offered.get(mcpTool('echo'))!.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
-    expect(offered.get(mcpTool('get-sum'))!.parameters).toMatchObject({ properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(offered.get(mcpTool('echo'))!.parameters).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    });
+    expect(offered.get(mcpTool('get-sum'))!.parameters).toMatchObject({
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     // Task-only tools cannot run without the MCP tasks API: not offered.
     expect(offered.has(mcpTool('simulate-research-query'))).toBe(false);
   });
@@ -144,29 +204,49 @@ describe('MCP servers through the built extension (server-everything)', () => {
   it('2. echo and get-sum: the Gatekeeper asks once per server; "always allow" covers the next call', async () => {
     const threadId = await newThread();
     const turn = await submit(threadId, 'Echo, then add 2 and 40.', [
-      { text: 'Echoing first.', toolCalls: [{ name: mcpTool('echo'), args: { message: 'hello keel' } }] },
+      {
+        text: 'Echoing first.',
+        toolCalls: [{ name: mcpTool('echo'), args: { message: 'hello keel' } }],
+      },
       { toolCalls: [{ name: mcpTool('get-sum'), args: { a: 2, b: 40 } }] },
       { text: 'The answer is 42.' },
     ]);
-    const ask = await client.waitForEvent('approval.request', (e) => e.runId === turn.runId, 20_000, turn.from);
+    const ask = await client.waitForEvent(
+      'approval.request',
+      (e) => e.runId === turn.runId,
+      20_000,
+      turn.from,
+    );
     expect(ask).toMatchObject({
       tool: { name: mcpTool('echo'), level: 'mcp' },
       params: { message: 'hello keel' },
       target: { serverId: SERVER_ID },
     });
-    expect(ask.options).toEqual(expect.arrayContaining(['allow_once', 'allow_site', 'deny', 'deny_stop']));
-    await client.sendOk({ type: 'approval.response', approvalId: ask.approvalId, decision: 'allow_site' });
+    expect(ask.options).toEqual(
+      expect.arrayContaining(['allow_once', 'allow_site', 'deny', 'deny_stop']),
+    );
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: ask.approvalId,
+      decision: 'allow_site',
+    });
 
     const { end, requests } = await turn.done();
     expect(end.stopReason).toBe('end');
     // One question for the whole server: get-sum ran under the new rule without asking.
-    expect(client.eventsOf('approval.request', turn.from).filter((e) => e.runId === turn.runId)).toHaveLength(1);
+    expect(
+      client.eventsOf('approval.request', turn.from).filter((e) => e.runId === turn.runId),
+    ).toHaveLength(1);
     const rules = client.eventsOf('settings.updated', turn.from).at(-1)?.settings.siteRules ?? [];
-    expect(rules).toContainEqual(expect.objectContaining({ origin: `mcp:${SERVER_ID}`, rule: 'allow' }));
+    expect(rules).toContainEqual(
+      expect.objectContaining({ origin: `mcp:${SERVER_ID}`, rule: 'allow' }),
+    );
 
     expect(requests).toHaveLength(3);
     // MCP output reaches the model as untrusted data.
-    expect(lastToolMessage(requests[1])).toMatch(/<untrusted_data[^>]*>\s*Echo: hello keel\s*<\/untrusted_data_[0-9a-f]{12}>/);
+    expect(lastToolMessage(requests[1])).toMatch(
+      /<untrusted_data[^>]*>\s*Echo: hello keel\s*<\/untrusted_data_[0-9a-f]{12}>/,
+    );
     expect(lastToolMessage(requests[2])).toContain('The sum of 2 and 40 is 42.');
     const calls = toolCallsOf(turn.from, threadId);
     expect(calls.map((c) => [c.name, c.label])).toEqual([
@@ -182,43 +262,80 @@ describe('MCP servers through the built extension (server-everything)', () => {
   it('3. a long-running operation streams its progress to the UI as item.delta toolProgress', async () => {
     const threadId = await newThread();
     const turn = await submit(threadId, 'Run the long operation.', [
-      { toolCalls: [{ name: mcpTool('trigger-long-running-operation'), args: { duration: 2, steps: 4 } }] },
+      {
+        toolCalls: [
+          { name: mcpTool('trigger-long-running-operation'), args: { duration: 2, steps: 4 } },
+        ],
+      },
       { text: 'It finished.' },
     ]);
     const { end, requests } = await turn.done();
     expect(end.stopReason).toBe('end');
-    expect(client.eventsOf('approval.request', turn.from).filter((e) => e.runId === turn.runId)).toHaveLength(0);
+    expect(
+      client.eventsOf('approval.request', turn.from).filter((e) => e.runId === turn.runId),
+    ).toHaveLength(0);
 
     const [call] = toolCallsOf(turn.from, threadId);
     const progress = client
       .eventsOf('item.delta', turn.from)
       .filter((e) => e.itemId === call.id && e.delta.toolProgress !== undefined)
       .map((e) => e.delta.toolProgress);
-    expect(progress).toEqual(['Progress 1/4 (25%)', 'Progress 2/4 (50%)', 'Progress 3/4 (75%)', 'Progress 4/4 (100%)']);
+    expect(progress).toEqual([
+      'Progress 1/4 (25%)',
+      'Progress 2/4 (50%)',
+      'Progress 3/4 (75%)',
+      'Progress 4/4 (100%)',
+    ]);
     // Progress arrived while the call ran, before its result.
-    const lastProgress = client.events.findLastIndex((e) => e.type === 'item.delta' && e.itemId === call.id);
-    const result = client.events.findIndex((e, i) => i >= turn.from && e.type === 'item.complete' && e.item.kind === 'tool_result' && e.threadId === threadId);
+    const lastProgress = client.events.findLastIndex(
+      (e) => e.type === 'item.delta' && e.itemId === call.id,
+    );
+    const result = client.events.findIndex(
+      (e, i) =>
+        i >= turn.from &&
+        e.type === 'item.complete' &&
+        e.item.kind === 'tool_result' &&
+        e.threadId === threadId,
+    );
     expect(lastProgress).toBeLessThan(result);
-    expect(lastToolMessage(requests[1])).toContain('Long running operation completed. Duration: 2 seconds, Steps: 4.');
+    expect(lastToolMessage(requests[1])).toContain(
+      'Long running operation completed. Duration: 2 seconds, Steps: 4.',
+    );
   });
 
   it('4. an image result: a model without vision gets a placeholder, a model with vision the image', async () => {
     const threadId = await newThread();
-    const blind = await submit(threadId, 'Show me the tiny image.', [{ toolCalls: [{ name: mcpTool('get-tiny-image'), args: {} }] }, { text: 'I cannot see it.' }], { model: TEXT_MODEL });
+    const blind = await submit(
+      threadId,
+      'Show me the tiny image.',
+      [
+        { toolCalls: [{ name: mcpTool('get-tiny-image'), args: {} }] },
+        { text: 'I cannot see it.' },
+      ],
+      { model: TEXT_MODEL },
+    );
     const { end, requests } = await blind.done();
     expect(end.stopReason).toBe('end');
     expect(requests[0].body.model).toBe(TEXT_MODEL);
     const seen = lastToolMessage(requests[1]);
-    expect(seen).toMatch(/\[image: image\/png, \d+ bytes — not shown: this model cannot see images\]/);
+    expect(seen).toMatch(
+      /\[image: image\/png, \d+ bytes — not shown: this model cannot see images\]/,
+    );
     expect(requests[1].raw).not.toContain(PNG_BASE64_PREFIX);
     expect(requests[1].raw).not.toContain('image_url');
     // The result the UI gets (and the thread stores) carries no image data either.
     const [result] = toolResultsOf(blind.from, threadId);
-    expect(result.details).toMatchObject({ serverTool: 'get-tiny-image', omitted: [{ type: 'image', mimeType: 'image/png' }] });
+    expect(result.details).toMatchObject({
+      serverTool: 'get-tiny-image',
+      omitted: [{ type: 'image', mimeType: 'image/png' }],
+    });
     expect(JSON.stringify(client.events.slice(blind.from))).not.toContain(PNG_BASE64_PREFIX);
 
     // The same tool for a model with vision: the image itself reaches the model.
-    const sighted = await submit(threadId, 'And now with your eyes?', [{ toolCalls: [{ name: mcpTool('get-tiny-image'), args: {} }] }, { text: 'A tiny image.' }]);
+    const sighted = await submit(threadId, 'And now with your eyes?', [
+      { toolCalls: [{ name: mcpTool('get-tiny-image'), args: {} }] },
+      { text: 'A tiny image.' },
+    ]);
     const after = await sighted.done();
     expect(after.end.stopReason).toBe('end');
     expect(after.requests[1].raw).toContain(`data:image/png;base64,${PNG_BASE64_PREFIX}`);
@@ -230,29 +347,57 @@ describe('MCP servers through the built extension (server-everything)', () => {
       { toolCalls: [{ name: mcpTool('trigger-elicitation-request'), args: {} }] },
       { text: 'Thanks, Ada.' },
     ]);
-    const ask = await client.waitForEvent('interaction.request', (e) => e.runId === turn.runId, 20_000, turn.from);
+    const ask = await client.waitForEvent(
+      'interaction.request',
+      (e) => e.runId === turn.runId,
+      20_000,
+      turn.from,
+    );
     expect(ask.kind).toBe('elicitation');
     expect(ask.payload).toMatchObject({
       serverId: SERVER_ID,
       tool: mcpTool('trigger-elicitation-request'),
       serverTool: 'trigger-elicitation-request',
       message: 'Please provide inputs for the following fields:',
-      requestedSchema: { type: 'object', required: ['name'], properties: expect.objectContaining({ name: expect.objectContaining({ type: 'string' }) }) },
+      requestedSchema: {
+        type: 'object',
+        required: ['name'],
+        properties: expect.objectContaining({ name: expect.objectContaining({ type: 'string' }) }),
+      },
     });
     // The tool card says what the call waits for.
     const [call] = toolCallsOf(turn.from, threadId);
-    await client.waitFor((e) => e.type === 'item.delta' && e.itemId === call.id && /^Waiting for your answer/.test(e.delta.toolProgress ?? ''), 5_000, turn.from);
+    await client.waitFor(
+      (e) =>
+        e.type === 'item.delta' &&
+        e.itemId === call.id &&
+        /^Waiting for your answer/.test(e.delta.toolProgress ?? ''),
+      5_000,
+      turn.from,
+    );
 
     // A form without the required field is refused before it reaches the server.
-    const bad = await client.send({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { check: true } } });
+    const bad = await client.send({
+      type: 'interaction.response',
+      interactionId: ask.interactionId,
+      response: { action: 'accept', content: { check: true } },
+    });
     expect(bad).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
 
     await client.sendOk({
       type: 'interaction.response',
       interactionId: ask.interactionId,
-      response: { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } },
+      response: {
+        action: 'accept',
+        content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' },
+      },
     });
-    await client.waitForEvent('interaction.resolved', (e) => e.interactionId === ask.interactionId, 5_000, turn.from);
+    await client.waitForEvent(
+      'interaction.resolved',
+      (e) => e.interactionId === ask.interactionId,
+      5_000,
+      turn.from,
+    );
     const { end, requests } = await turn.done();
     expect(end.stopReason).toBe('end');
     const seen = lastToolMessage(requests[1]);
@@ -266,7 +411,9 @@ describe('MCP servers through the built extension (server-everything)', () => {
 
   it('6. the server restarts mid-thread: the next call reconnects; a call while it is down fails cleanly', async () => {
     const threadId = await newThread();
-    const echo = (message: string): ScriptStep => ({ toolCalls: [{ name: mcpTool('echo'), args: { message } }] });
+    const echo = (message: string): ScriptStep => ({
+      toolCalls: [{ name: mcpTool('echo'), args: { message } }],
+    });
     const first = await submit(threadId, 'Echo before.', [echo('before restart'), { text: 'ok' }]);
     const r1 = await first.done();
     expect(r1.end.stopReason).toBe('end');
@@ -278,7 +425,10 @@ describe('MCP servers through the built extension (server-everything)', () => {
     // worker noticed the dead stream first, it opens the new session before the call.
     await mcp!.kill();
     await mcp!.launch();
-    const restarted = await submit(threadId, 'Echo after the restart.', [echo('after restart'), { text: 'ok' }]);
+    const restarted = await submit(threadId, 'Echo after the restart.', [
+      echo('after restart'),
+      { text: 'ok' },
+    ]);
     const r2 = await restarted.done();
     expect(r2.end.stopReason).toBe('end');
     expect(lastToolMessage(r2.requests[1])).toContain('Echo: after restart');
@@ -286,15 +436,24 @@ describe('MCP servers through the built extension (server-everything)', () => {
 
     // Down: the call fails with a message the model can act on, and the thread goes on.
     await mcp!.kill();
-    const down = await submit(threadId, 'Echo while it is down.', [echo('while down'), { text: 'It is down.' }]);
+    const down = await submit(threadId, 'Echo while it is down.', [
+      echo('while down'),
+      { text: 'It is down.' },
+    ]);
     const r3 = await down.done();
     expect(r3.end.stopReason).toBe('end');
-    expect(lastToolMessage(r3.requests[1])).toMatch(/MCP server "everything" is unavailable: the server could not be reached.*Keel keeps retrying in the background/);
+    expect(lastToolMessage(r3.requests[1])).toMatch(
+      /MCP server "everything" is unavailable: the server could not be reached.*Keel keeps retrying in the background/,
+    );
     expect(toolResultsOf(down.from, threadId).map((r) => r.ok)).toEqual([false]);
 
     // Back: the next calls in the same thread connect at once (not at the next backoff retry).
     await mcp!.launch();
-    const back = await submit(threadId, 'Echo and add when it is back.', [echo('back again'), { toolCalls: [{ name: mcpTool('get-sum'), args: { a: 1, b: 2 } }] }, { text: 'Back.' }]);
+    const back = await submit(threadId, 'Echo and add when it is back.', [
+      echo('back again'),
+      { toolCalls: [{ name: mcpTool('get-sum'), args: { a: 1, b: 2 } }] },
+      { text: 'Back.' },
+    ]);
     const r4 = await back.done();
     expect(r4.end.stopReason).toBe('end');
     expect(lastToolMessage(r4.requests[1])).toContain('Echo: back again');
@@ -304,16 +463,23 @@ describe('MCP servers through the built extension (server-everything)', () => {
     expect(toolMessages(r4.requests[2]).join('\n')).toContain('Echo: before restart');
   });
 
-
-
   it('7. the worker stops during a read-only MCP call: after the restart the call runs again on a new connection', async () => {
     const threadId = await newThread();
     const before = mainRequests().length;
     const turn = await submit(threadId, 'Run the long operation, again.', [
-      { toolCalls: [{ name: mcpTool('trigger-long-running-operation'), args: { duration: 3, steps: 6 } }] },
+      {
+        toolCalls: [
+          { name: mcpTool('trigger-long-running-operation'), args: { duration: 3, steps: 6 } },
+        ],
+      },
       { text: 'It finished after all.' },
     ]);
-    const first = await client.waitFor((e) => e.type === 'item.delta' && e.threadId === threadId && e.delta.toolProgress !== undefined, 10_000, turn.from);
+    const first = await client.waitFor(
+      (e) =>
+        e.type === 'item.delta' && e.threadId === threadId && e.delta.toolProgress !== undefined,
+      10_000,
+      turn.from,
+    );
     const [call] = toolCallsOf(turn.from, threadId);
     expect(first).toMatchObject({ itemId: call.id, delta: { toolProgress: 'Progress 1/6 (17%)' } });
     const restartedAt = client.mark();
@@ -322,13 +488,18 @@ describe('MCP servers through the built extension (server-everything)', () => {
     expect(snap.run).toMatchObject({ runId: turn.runId, state: 'completed' });
     // The new worker registered the server's tools before recovery (same digests: the run was not
     // refused) and ran the call again from the start: its progress starts over on the same card.
-    const progress = client.eventsOf('item.delta', restartedAt).filter((e) => e.itemId === call.id).map((e) => e.delta.toolProgress);
+    const progress = client
+      .eventsOf('item.delta', restartedAt)
+      .filter((e) => e.itemId === call.id)
+      .map((e) => e.delta.toolProgress);
     expect(progress[0]).toBe('Progress 1/6 (17%)');
     const results = snap.path.filter((i) => i.kind === 'tool_result');
     expect(results).toHaveLength(1);
     const requests = mainRequests().slice(before);
     expect(requests).toHaveLength(2);
-    expect(lastToolMessage(requests[1])).toContain('Long running operation completed. Duration: 3 seconds, Steps: 6.');
+    expect(lastToolMessage(requests[1])).toContain(
+      'Long running operation completed. Duration: 3 seconds, Steps: 6.',
+    );
   });
 
   // The server's question lived on the HTTP request of the call, which died with the worker: the
@@ -340,11 +511,28 @@ describe('MCP servers through the built extension (server-everything)', () => {
       { toolCalls: [{ name: mcpTool('trigger-elicitation-request'), args: {} }] },
       { text: 'Noted.' },
     ]);
-    const ask = await client.waitForEvent('interaction.request', (e) => e.runId === turn.runId, 20_000, turn.from);
+    const ask = await client.waitForEvent(
+      'interaction.request',
+      (e) => e.runId === turn.runId,
+      20_000,
+      turn.from,
+    );
     await restartWorker(ext!, client);
-    const snap = await runSettles(client, threadId, ['waiting_interaction', 'completed', 'failed', 'paused_uncertain']);
-    expect(snap.run).toMatchObject({ state: 'waiting_interaction', pendingInteraction: { interactionId: ask.interactionId, kind: 'elicitation' } });
-    await client.sendOk({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { name: 'Grace Hopper' } } });
+    const snap = await runSettles(client, threadId, [
+      'waiting_interaction',
+      'completed',
+      'failed',
+      'paused_uncertain',
+    ]);
+    expect(snap.run).toMatchObject({
+      state: 'waiting_interaction',
+      pendingInteraction: { interactionId: ask.interactionId, kind: 'elicitation' },
+    });
+    await client.sendOk({
+      type: 'interaction.response',
+      interactionId: ask.interactionId,
+      response: { action: 'accept', content: { name: 'Grace Hopper' } },
+    });
     const done = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
     expect(done.run).toMatchObject({ runId: turn.runId, state: 'completed' });
     const requests = mainRequests().slice(before);
@@ -356,13 +544,27 @@ describe('MCP servers through the built extension (server-everything)', () => {
 
   it('9. interrupting the turn while a server question is open withdraws it and ends the call', async () => {
     const threadId = await newThread();
-    const turn = await submit(threadId, 'Fill in my profile.', [{ toolCalls: [{ name: mcpTool('trigger-elicitation-request'), args: {} }] }]);
-    const ask = await client.waitForEvent('interaction.request', (e) => e.runId === turn.runId, 20_000, turn.from);
-    const { wasActive } = await client.sendOk<{ wasActive: boolean }>({ type: 'turn.interrupt', threadId });
+    const turn = await submit(threadId, 'Fill in my profile.', [
+      { toolCalls: [{ name: mcpTool('trigger-elicitation-request'), args: {} }] },
+    ]);
+    const ask = await client.waitForEvent(
+      'interaction.request',
+      (e) => e.runId === turn.runId,
+      20_000,
+      turn.from,
+    );
+    const { wasActive } = await client.sendOk<{ wasActive: boolean }>({
+      type: 'turn.interrupt',
+      threadId,
+    });
     expect(wasActive).toBe(true);
     const { end } = await turn.done(10_000);
     expect(end.stopReason).toBe('interrupted');
-    const late = await client.send({ type: 'interaction.response', interactionId: ask.interactionId, response: { action: 'accept', content: { name: 'Too Late' } } });
+    const late = await client.send({
+      type: 'interaction.response',
+      interactionId: ask.interactionId,
+      response: { action: 'accept', content: { name: 'Too Late' } },
+    });
     expect(late).toMatchObject({ type: 'command.reject', code: 'already_resolved' });
     const [result] = toolResultsOf(turn.from, threadId);
     expect(result).toMatchObject({ ok: false, outcome: 'interrupted' });
@@ -372,13 +574,33 @@ describe('MCP servers through the built extension (server-everything)', () => {
     const mcpNames = (names: string[]) => names.filter((n) => n.startsWith('mcp__')).sort();
     const { settings } = await client.sendOk<{ settings: { mcpServers: unknown[] } }>({
       type: 'settings.update',
-      patch: { mcpServers: [{ id: SERVER_ID, url: mcp!.url, enabled: true, allowedTools: ['echo', mcpTool('get-sum')] }] },
+      patch: {
+        mcpServers: [
+          {
+            id: SERVER_ID,
+            url: mcp!.url,
+            enabled: true,
+            allowedTools: ['echo', mcpTool('get-sum')],
+          },
+        ],
+      },
     });
-    expect(settings.mcpServers).toEqual([{ id: SERVER_ID, url: mcp!.url, enabled: true, hasToken: true, allowedTools: ['echo', mcpTool('get-sum')] }]);
+    expect(settings.mcpServers).toEqual([
+      {
+        id: SERVER_ID,
+        url: mcp!.url,
+        enabled: true,
+        hasToken: true,
+        allowedTools: ['echo', mcpTool('get-sum')],
+      },
+    ]);
     const narrowed = await probeOffered((names) => mcpNames(names).length === 2);
     expect(mcpNames([...narrowed.keys()])).toEqual([mcpTool('echo'), mcpTool('get-sum')]);
 
-    await client.sendOk({ type: 'settings.update', patch: { mcpServers: [{ id: SERVER_ID, url: mcp!.url, enabled: false }] } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: { mcpServers: [{ id: SERVER_ID, url: mcp!.url, enabled: false }] },
+    });
     const off = await probeOffered((names) => mcpNames(names).length === 0);
     expect(mcpNames([...off.keys()])).toEqual([]);
   });
@@ -389,7 +611,9 @@ describe('MCP servers through the built extension (server-everything)', () => {
     for (const r of model.requests) expect(r.raw).not.toContain(TOKEN);
     expect(workerLog.join('\n')).not.toContain(TOKEN);
     const last = client.eventsOf('settings.updated').at(-1) as EventOf<'settings.updated'>;
-    expect(last.settings.mcpServers).toEqual([expect.objectContaining({ id: SERVER_ID, hasToken: true })]);
+    expect(last.settings.mcpServers).toEqual([
+      expect.objectContaining({ id: SERVER_ID, hasToken: true }),
+    ]);
     expect(client.invalidEvents).toEqual([]);
     expect(model.failures).toEqual([]);
     expect(model.remaining).toBe(0);

@@ -2,7 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineClient, isTitleRequest, launchExtension, restartWorker, runSettles, startModelServer } from './harness';
+import {
+  EngineClient,
+  isTitleRequest,
+  launchExtension,
+  restartWorker,
+  runSettles,
+  startModelServer,
+} from './harness';
 import type { LaunchedExtension, ModelServer, RecordedRequest, ScriptedReply } from './harness';
 
 /**
@@ -56,7 +63,13 @@ describe('recovery after Chrome stops the service worker', () => {
     client = await EngineClient.connect(await ext.openPanel());
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     const provider = server.provider('openai', 'scripted');
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
+    });
   });
 
   afterAll(async () => {
@@ -74,14 +87,22 @@ describe('recovery after Chrome stops the service worker', () => {
     return tab;
   }
 
-
-
   it('(a) during a streaming model call: the call is redone from the checkpoint', async () => {
-    script = (n) => (n === 1 ? { text: 'this first answer streams slowly and will be cut off by the stop', delayMs: 150 } : { text: 'The recovered answer.' });
+    script = (n) =>
+      n === 1
+        ? { text: 'this first answer streams slowly and will be cut off by the stop', delayMs: 150 }
+        : { text: 'The recovered answer.' };
     const before = mainRequests(server).length;
-    script = ((base) => (n: number, r: RecordedRequest) => base(n - before, r))(script);
+    script = (
+      (base) => (n: number, r: RecordedRequest) =>
+        base(n - before, r)
+    )(script);
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'tell me something' } });
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'tell me something' },
+    });
     await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['completed', 'failed']);
@@ -100,12 +121,28 @@ describe('recovery after Chrome stops the service worker', () => {
         ? { toolCalls: [{ name: 'ask_user', args: { question: 'Which size do you want?' } }] }
         : { text: 'Size noted.' };
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'order a shirt' } });
-    const req = await client.waitForEvent('interaction.request', (e) => e.threadId === threadId, 15_000);
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'order a shirt' },
+    });
+    const req = await client.waitForEvent(
+      'interaction.request',
+      (e) => e.threadId === threadId,
+      15_000,
+    );
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['waiting_interaction']);
-    expect(snap.run?.pendingInteraction).toMatchObject({ interactionId: req.interactionId, kind: 'ask_user', payload: { question: 'Which size do you want?' } });
-    await client.sendOk({ type: 'interaction.response', interactionId: req.interactionId, response: { answer: 'Medium' } });
+    expect(snap.run?.pendingInteraction).toMatchObject({
+      interactionId: req.interactionId,
+      kind: 'ask_user',
+      payload: { question: 'Which size do you want?' },
+    });
+    await client.sendOk({
+      type: 'interaction.response',
+      interactionId: req.interactionId,
+      response: { answer: 'Medium' },
+    });
     const done = await runSettles(client, threadId, ['completed', 'failed']);
     expect(done.run).toMatchObject({ runId, state: 'completed' });
     const mine = mainRequests(server).slice(before);
@@ -115,16 +152,37 @@ describe('recovery after Chrome stops the service worker', () => {
 
   it('(b) while an approval is pending: the request is shown again and the approved write runs once', async () => {
     const before = mainRequests(server).length;
-    script = (n) => (n - before === 1 ? { toolCalls: [{ name: 'browser_navigate', args: { url: `${elsewhere}/landing` } }] } : { text: 'Navigated.' });
+    script = (n) =>
+      n - before === 1
+        ? { toolCalls: [{ name: 'browser_navigate', args: { url: `${elsewhere}/landing` } }] }
+        : { text: 'Navigated.' };
     const tab = await openShop();
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'go to the other site' } });
-    const req = await client.waitForEvent('approval.request', (e) => e.threadId === threadId, 15_000);
-    expect(req).toMatchObject({ tool: { name: 'browser_navigate', effects: 'write' }, target: { origin: elsewhere } });
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'go to the other site' },
+    });
+    const req = await client.waitForEvent(
+      'approval.request',
+      (e) => e.threadId === threadId,
+      15_000,
+    );
+    expect(req).toMatchObject({
+      tool: { name: 'browser_navigate', effects: 'write' },
+      target: { origin: elsewhere },
+    });
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['waiting_approval']);
-    expect(snap.run?.pendingApproval).toMatchObject({ approvalId: req.approvalId, params: { url: `${elsewhere}/landing` } });
-    await client.sendOk({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
+    expect(snap.run?.pendingApproval).toMatchObject({
+      approvalId: req.approvalId,
+      params: { url: `${elsewhere}/landing` },
+    });
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: req.approvalId,
+      decision: 'allow_once',
+    });
     const done = await runSettles(client, threadId, ['completed', 'failed']);
     expect(done.run).toMatchObject({ runId, state: 'completed' });
     expect(tab.url()).toBe(`${elsewhere}/landing`);
@@ -134,22 +192,44 @@ describe('recovery after Chrome stops the service worker', () => {
   it('(d) during a never-retry write: paused as uncertain, never run twice, resolved by the user', async () => {
     await client.sendOk({ type: 'siteRules.set', origin: shop, rule: 'allow' });
     const before = mainRequests(server).length;
-    const refOf = (r: RecordedRequest, name: string) => new RegExp(`"${name}" \\[ref=([a-z0-9]+)\\]`).exec(bodyText(r).replace(/\\"/g, '"'))?.[1];
+    const refOf = (r: RecordedRequest, name: string) =>
+      new RegExp(`"${name}" \\[ref=([a-z0-9]+)\\]`).exec(bodyText(r).replace(/\\"/g, '"'))?.[1];
     script = (n, r) => {
       const k = n - before;
       if (k === 1) return { toolCalls: [{ name: 'browser_snapshot', args: {} }] };
-      if (k === 2) return { toolCalls: [{ name: 'browser_click', args: { ref: refOf(r, 'Place order') ?? 'missing' } }] };
+      if (k === 2)
+        return {
+          toolCalls: [
+            { name: 'browser_click', args: { ref: refOf(r, 'Place order') ?? 'missing' } },
+          ],
+        };
       return { text: 'Order handled.' };
     };
     const tab = await openShop();
     slowHits = 0;
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'place the order' } });
-    await client.waitForEvent('item.complete', (e) => e.threadId === threadId && e.item.kind === 'tool_call' && e.item.name === 'browser_click' && e.item.state === 'executing', 20_000);
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'place the order' },
+    });
+    await client.waitForEvent(
+      'item.complete',
+      (e) =>
+        e.threadId === threadId &&
+        e.item.kind === 'tool_call' &&
+        e.item.name === 'browser_click' &&
+        e.item.state === 'executing',
+      20_000,
+    );
     await new Promise((r) => setTimeout(r, 500));
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['paused_uncertain', 'completed', 'failed']);
-    expect(snap.run).toMatchObject({ runId, state: 'paused_uncertain', uncertainToolCallId: expect.any(String) });
+    expect(snap.run).toMatchObject({
+      runId,
+      state: 'paused_uncertain',
+      uncertainToolCallId: expect.any(String),
+    });
     expect(snap.path.at(-1)).toMatchObject({ kind: 'notice', code: 'paused_uncertain' });
     await client.sendOk({ type: 'run.resolveUncertain', runId, resolution: 'mark_done' });
     const done = await runSettles(client, threadId, ['completed', 'failed']);
@@ -160,11 +240,23 @@ describe('recovery after Chrome stops the service worker', () => {
 
   it('(c) right after a steer is acknowledged: the steer is not lost and not duplicated', async () => {
     const before = mainRequests(server).length;
-    script = (n) => (n - before === 1 ? { text: 'a slow answer that the user interrupts with a steer right now', delayMs: 200 } : { text: 'Taking your note into account.' });
+    script = (n) =>
+      n - before === 1
+        ? { text: 'a slow answer that the user interrupts with a steer right now', delayMs: 200 }
+        : { text: 'Taking your note into account.' };
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({ type: 'turn.submit', threadId, input: { text: 'plan a trip' } });
+    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'plan a trip' },
+    });
     await client.waitForEvent('item.delta', (e) => e.threadId === threadId, 10_000);
-    await client.sendOk({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: 'STEER: prefer trains' } });
+    await client.sendOk({
+      type: 'turn.steer',
+      threadId,
+      expectedTurnId: turnId,
+      input: { text: 'STEER: prefer trains' },
+    });
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['completed', 'failed']);
     expect(snap.run).toMatchObject({ runId, state: 'completed' });

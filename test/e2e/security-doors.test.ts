@@ -32,14 +32,22 @@ describe('nothing outside the panel can drive the engine', () => {
   it('a web page has no door: no externally_connectable, sendMessage/connect to Keel fail', async () => {
     const manifest = await (await ext.openPanel()).evaluate(() => chrome.runtime.getManifest());
     expect(manifest).not.toHaveProperty('externally_connectable');
-    expect(manifest.content_security_policy).toMatchObject({ extension_pages: expect.stringContaining("script-src 'self'") });
+    expect(manifest.content_security_policy).toMatchObject({
+      extension_pages: expect.stringContaining("script-src 'self'"),
+    });
     const page = await ext.context.newPage();
     await page.goto(`${origin}/`);
     const result = await page.evaluate(async (id) => {
-      const rt = (globalThis as { chrome?: { runtime?: { sendMessage?: unknown; connect?: unknown } } }).chrome?.runtime;
+      const rt = (
+        globalThis as { chrome?: { runtime?: { sendMessage?: unknown; connect?: unknown } } }
+      ).chrome?.runtime;
       if (!rt || typeof rt.sendMessage !== 'function') return 'no runtime';
       try {
-        await (rt.sendMessage as (id: string, m: unknown) => Promise<unknown>)(id, { type: 'initialize', clientId: 'evil', submissionId: '1' });
+        await (rt.sendMessage as (id: string, m: unknown) => Promise<unknown>)(id, {
+          type: 'initialize',
+          clientId: 'evil',
+          submissionId: '1',
+        });
         return 'sent';
       } catch (e) {
         return `refused: ${String(e)}`;

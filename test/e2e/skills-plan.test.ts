@@ -18,12 +18,20 @@ describe('skills and plan-first through the extension', () => {
   const main = () => server.requests.filter((r) => !isTitle(r));
 
   beforeAll(async () => {
-    server = await startModelServer({ respond: (r) => (isTitle(r) ? { text: 'Title' } : script(main().length, r)) });
+    server = await startModelServer({
+      respond: (r) => (isTitle(r) ? { text: 'Title' } : script(main().length, r)),
+    });
     ext = await launchExtension();
     client = await EngineClient.connect(await ext.openPanel());
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     const provider = server.provider('openai', 'scripted');
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
+    });
   });
 
   afterAll(async () => {
@@ -35,18 +43,42 @@ describe('skills and plan-first through the extension', () => {
     const bad = await client.send({ type: 'skills.import', content: 'not a skill file' });
     expect(bad).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
     await client.sendOk({ type: 'skills.import', content: SKILL });
-    const settings = await client.waitForEvent('settings.updated', (e) => (e.settings.skills ?? []).some((s) => s.name === 'gift-wrap'), 5_000);
-    expect(settings.settings.skills).toEqual([expect.objectContaining({ name: 'gift-wrap', description: 'How to choose gift wrapping options at checkout.' })]);
+    const settings = await client.waitForEvent(
+      'settings.updated',
+      (e) => (e.settings.skills ?? []).some((s) => s.name === 'gift-wrap'),
+      5_000,
+    );
+    expect(settings.settings.skills).toEqual([
+      expect.objectContaining({
+        name: 'gift-wrap',
+        description: 'How to choose gift wrapping options at checkout.',
+      }),
+    ]);
     const before = main().length;
-    script = (n) => (n - before === 1 ? { toolCalls: [{ name: 'get_skill', args: { name: 'gift-wrap' } }] } : { text: 'Recycled paper it is.' });
+    script = (n) =>
+      n - before === 1
+        ? { toolCalls: [{ name: 'get_skill', args: { name: 'gift-wrap' } }] }
+        : { text: 'Recycled paper it is.' };
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
-    await client.sendOk({ type: 'thread.setOptions', threadId, options: { enabledSkills: ['gift-wrap'] } });
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'wrap it as a gift' } });
+    await client.sendOk({
+      type: 'thread.setOptions',
+      threadId,
+      options: { enabledSkills: ['gift-wrap'] },
+    });
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'wrap it as a gift' },
+    });
     const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 20_000);
     expect(done.stopReason).toBe('end');
     const [first, second] = main().slice(before);
-    expect(JSON.stringify(first.body)).toContain('gift-wrap: How to choose gift wrapping options at checkout.');
-    expect((first.body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toContain('get_skill');
+    expect(JSON.stringify(first.body)).toContain(
+      'gift-wrap: How to choose gift wrapping options at checkout.',
+    );
+    expect(
+      (first.body.tools as { function: { name: string } }[]).map((t) => t.function.name),
+    ).toContain('get_skill');
     expect(JSON.stringify(second.body)).toContain('Always pick the recycled paper option');
   });
 
@@ -61,14 +93,22 @@ describe('skills and plan-first through the extension', () => {
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     await client.sendOk({ type: 'thread.setOptions', threadId, options: { planFirst: true } });
     const from = client.mark();
-    const { runId } = await client.sendOk<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'what tabs do I have?' } });
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'what tabs do I have?' },
+    });
     await client.waitForEvent('turn.complete', (e) => e.runId === runId, 20_000, from);
     const [plan, loop] = main().slice(before);
     expect(plan.body.tools ?? []).toEqual([]);
     expect(JSON.stringify(plan.body)).toContain('<need_tool>');
     expect((loop.body.tools as unknown[]).length).toBeGreaterThan(5);
     expect(JSON.stringify(loop.body)).not.toContain('I will list the open tabs first. <need_tool>');
-    const shown = client.eventsOf('item.delta', from).filter((e) => e.threadId === threadId).map((e) => e.delta.text ?? '').join('');
+    const shown = client
+      .eventsOf('item.delta', from)
+      .filter((e) => e.threadId === threadId)
+      .map((e) => e.delta.text ?? '')
+      .join('');
     expect(shown).toContain('I will list the open tabs first.');
     expect(shown).not.toContain('<need_tool>');
   });

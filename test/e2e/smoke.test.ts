@@ -9,7 +9,11 @@ import type { LaunchedExtension, ModelServer, ReceivedEvent, ScriptedReply } fro
 
 const SCRIPTED_TEXT = 'Hello from the scripted model. How can I help?';
 // Spread over time, so an engine that batches deltas still streams more than one.
-const REPLY: ScriptedReply = { text: SCRIPTED_TEXT, usage: { inputTokens: 12, outputTokens: 9 }, delayMs: 30 };
+const REPLY: ScriptedReply = {
+  text: SCRIPTED_TEXT,
+  usage: { inputTokens: 12, outputTokens: 9 },
+  delayMs: 30,
+};
 
 describe('smoke: one turn against a scripted OpenAI-compatible endpoint', () => {
   let ext: LaunchedExtension | undefined;
@@ -18,7 +22,9 @@ describe('smoke: one turn against a scripted OpenAI-compatible endpoint', () => 
 
   beforeAll(async () => {
     if (!existsSync(join(DEFAULT_DIST, 'manifest.json'))) {
-      throw new Error(`${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`);
+      throw new Error(
+        `${DEFAULT_DIST} has no build: run \`npm run build\` first (\`npm test\` does).`,
+      );
     }
     // Every request gets the same reply, so a title request racing the turn cannot take its step.
     server = await startModelServer({ respond: () => REPLY });
@@ -39,11 +45,18 @@ describe('smoke: one turn against a scripted OpenAI-compatible endpoint', () => 
     expect(initialized).toBeLessThan(client.events.findIndex((ev) => ev.type === 'command.ack'));
 
     const provider = s.provider('openai', 'scripted');
-    const { settings } = await client.sendOk<{ settings: { providers: { id: string; hasApiKey: boolean }[] } }>({
+    const { settings } = await client.sendOk<{
+      settings: { providers: { id: string; hasApiKey: boolean }[] };
+    }>({
       type: 'settings.update',
-      patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } },
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
     });
-    expect(settings.providers).toContainEqual(expect.objectContaining({ id: 'scripted', hasApiKey: true }));
+    expect(settings.providers).toContainEqual(
+      expect.objectContaining({ id: 'scripted', hasApiKey: true }),
+    );
 
     const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
     const { turnId } = await client.sendOk<{ turnId: string; runId: string }>({
@@ -52,7 +65,11 @@ describe('smoke: one turn against a scripted OpenAI-compatible endpoint', () => 
       input: { text: 'hello' },
     });
 
-    const complete = await client.waitForEvent('turn.complete', (ev) => ev.threadId === threadId, 30_000);
+    const complete = await client.waitForEvent(
+      'turn.complete',
+      (ev) => ev.threadId === threadId,
+      30_000,
+    );
     expect(complete).toMatchObject({ turnId, stopReason: 'end' });
 
     const ofThread = (ev: ReceivedEvent) => 'threadId' in ev && ev.threadId === threadId;
@@ -79,7 +96,12 @@ describe('smoke: one turn against a scripted OpenAI-compatible endpoint', () => 
     expect(at('token.usage')).toBeLessThan(completeAt);
 
     const turnRequest = s.requests.find((r) => r.stream && r.raw.includes('hello'));
-    expect(turnRequest).toMatchObject({ api: 'openai-chat', path: '/v1/chat/completions', auth: 'bearer', status: 200 });
+    expect(turnRequest).toMatchObject({
+      api: 'openai-chat',
+      path: '/v1/chat/completions',
+      auth: 'bearer',
+      status: 200,
+    });
     expect(s.failures).toEqual([]);
     expect(client.invalidEvents).toEqual([]);
     expect(JSON.stringify(client.events)).not.toContain(provider.apiKey);

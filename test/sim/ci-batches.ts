@@ -18,9 +18,15 @@ export function simulationBatches(base: number, runs: number): void {
       const known: string[] = [];
       for (let seed = base + start; seed < base + start + n; seed++) {
         const r = await runHistory(generate(seed));
-        for (const v of r.violations) (knownDefect(v.message) ? known : unknown).push(`seed ${seed} step ${v.step}: ${v.message}`);
+        for (const v of r.violations)
+          (knownDefect(v.message) ? known : unknown).push(
+            `seed ${seed} step ${v.step}: ${v.message}`,
+          );
       }
-      if (known.length) console.warn(`${known.length} violations of known defects (${KNOWN_DEFECTS.length} listed), e.g. ${known[0]}`);
+      if (known.length)
+        console.warn(
+          `${known.length} violations of known defects (${KNOWN_DEFECTS.length} listed), e.g. ${known[0]}`,
+        );
       expect(unknown, 'replay with: npm run test:sim -- --runs 1 --seed <seed>').toEqual([]);
     }, 300_000);
   }

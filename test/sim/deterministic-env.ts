@@ -13,10 +13,15 @@ export function installDeterministicDigest(): void {
   installed = true;
   const subtle = globalThis.crypto.subtle as SubtleCrypto & { digest: SubtleCrypto['digest'] };
   const original = subtle.digest.bind(subtle);
-  subtle.digest = (async (algorithm: AlgorithmIdentifier, data: BufferSource): Promise<ArrayBuffer> => {
+  subtle.digest = (async (
+    algorithm: AlgorithmIdentifier,
+    data: BufferSource,
+  ): Promise<ArrayBuffer> => {
     const name = (typeof algorithm === 'string' ? algorithm : algorithm.name).toUpperCase();
     if (name !== 'SHA-256') return original(algorithm, data);
-    const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+    const bytes = ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
     const out = createHash('sha256').update(bytes).digest();
     return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
   }) as SubtleCrypto['digest'];

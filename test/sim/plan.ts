@@ -9,7 +9,12 @@ import { Rng } from './rng';
  */
 
 /** The tools the simulated model can call (see world.ts for what each one is). */
-export type SimToolName = 'read_page' | 'fill_form' | 'reload_tab' | 'ask_user' | 'mcp__docs__search';
+export type SimToolName =
+  | 'read_page'
+  | 'fill_form'
+  | 'reload_tab'
+  | 'ask_user'
+  | 'mcp__docs__search';
 
 export interface ReplyCall {
   tool: SimToolName;
@@ -21,7 +26,13 @@ export interface ReplyCall {
 
 export type Reply =
   | { kind: 'text'; tokens: number }
-  | { kind: 'tools'; calls: ReplyCall[]; stop: 'tool_use' | 'max_tokens' | 'end'; text: boolean; tokens: number }
+  | {
+      kind: 'tools';
+      calls: ReplyCall[];
+      stop: 'tool_use' | 'max_tokens' | 'end';
+      text: boolean;
+      tokens: number;
+    }
   | { kind: 'error'; status: 429 | 500 | 529 | 400 | 401; afterFirstToken: boolean }
   | { kind: 'cut'; afterFirstToken: boolean };
 
@@ -70,7 +81,13 @@ export interface History {
 }
 
 const DECISIONS: Decision[] = ['allow_once', 'allow_site', 'deny', 'deny_stop'];
-const TOOLS: SimToolName[] = ['read_page', 'fill_form', 'reload_tab', 'ask_user', 'mcp__docs__search'];
+const TOOLS: SimToolName[] = [
+  'read_page',
+  'fill_form',
+  'reload_tab',
+  'ask_user',
+  'mcp__docs__search',
+];
 
 function reply(rng: Rng): Reply {
   return rng.weighted<() => Reply>([
@@ -79,17 +96,45 @@ function reply(rng: Rng): Reply {
       7,
       () => ({
         kind: 'tools',
-        calls: Array.from({ length: rng.weighted([[6, 1], [3, 2], [1, 3]]) }, () => ({
-          tool: rng.pick(TOOLS),
-          args: rng.weighted([[14, 'ok'], [1, 'malformed'], [1, 'invalid']] as const),
-          id: rng.weighted([[14, 'fresh'], [1, 'empty'], [1, 'dup']] as const),
-        })),
-        stop: rng.weighted([[14, 'tool_use'], [1, 'max_tokens'], [1, 'end']] as const),
+        calls: Array.from(
+          {
+            length: rng.weighted([
+              [6, 1],
+              [3, 2],
+              [1, 3],
+            ]),
+          },
+          () => ({
+            tool: rng.pick(TOOLS),
+            args: rng.weighted([
+              [14, 'ok'],
+              [1, 'malformed'],
+              [1, 'invalid'],
+            ] as const),
+            id: rng.weighted([
+              [14, 'fresh'],
+              [1, 'empty'],
+              [1, 'dup'],
+            ] as const),
+          }),
+        ),
+        stop: rng.weighted([
+          [14, 'tool_use'],
+          [1, 'max_tokens'],
+          [1, 'end'],
+        ] as const),
         text: rng.chance(0.4),
         tokens: rng.int(5, 400),
       }),
     ],
-    [1, () => ({ kind: 'error', status: rng.pick([429, 500, 529, 400, 401] as const), afterFirstToken: rng.chance(0.3) })],
+    [
+      1,
+      () => ({
+        kind: 'error',
+        status: rng.pick([429, 500, 529, 400, 401] as const),
+        afterFirstToken: rng.chance(0.3),
+      }),
+    ],
     [1, () => ({ kind: 'cut', afterFirstToken: rng.chance(0.5) })],
   ])();
 }
@@ -97,15 +142,70 @@ function reply(rng: Rng): Reply {
 function action(rng: Rng): Action {
   return rng.weighted<() => Action>([
     [6, () => ({ kind: 'submit' })],
-    [7, () => ({ kind: 'steer', turn: rng.weighted([[8, 'current'], [1, 'stale'], [1, 'bogus']] as const) })],
+    [
+      7,
+      () => ({
+        kind: 'steer',
+        turn: rng.weighted([
+          [8, 'current'],
+          [1, 'stale'],
+          [1, 'bogus'],
+        ] as const),
+      }),
+    ],
     [3, () => ({ kind: 'enqueue' })],
     [1, () => ({ kind: 'queue_update', pick: rng.int(0, 7) })],
     [1, () => ({ kind: 'queue_remove', pick: rng.int(0, 7) })],
     [3, () => ({ kind: 'interrupt' })],
-    [6, () => ({ kind: 'approve', decision: rng.weighted([[5, 'allow_once'], [2, 'allow_site'], [2, 'deny'], [1, 'deny_stop']] as const), which: rng.weighted([[7, 'pending'], [2, 'resolved'], [1, 'bogus']] as const) })],
-    [3, () => ({ kind: 'answer', response: rng.weighted([[6, 'answer'], [2, 'cancel'], [1, 'invalid']] as const), which: rng.weighted([[4, 'pending'], [1, 'resolved']] as const) })],
-    [3, () => ({ kind: 'resume', which: rng.weighted([[9, 'latest'], [1, 'bogus']] as const) })],
-    [2, () => ({ kind: 'resolve_uncertain', resolution: rng.pick(['retry', 'mark_done', 'fail'] as const) })],
+    [
+      6,
+      () => ({
+        kind: 'approve',
+        decision: rng.weighted([
+          [5, 'allow_once'],
+          [2, 'allow_site'],
+          [2, 'deny'],
+          [1, 'deny_stop'],
+        ] as const),
+        which: rng.weighted([
+          [7, 'pending'],
+          [2, 'resolved'],
+          [1, 'bogus'],
+        ] as const),
+      }),
+    ],
+    [
+      3,
+      () => ({
+        kind: 'answer',
+        response: rng.weighted([
+          [6, 'answer'],
+          [2, 'cancel'],
+          [1, 'invalid'],
+        ] as const),
+        which: rng.weighted([
+          [4, 'pending'],
+          [1, 'resolved'],
+        ] as const),
+      }),
+    ],
+    [
+      3,
+      () => ({
+        kind: 'resume',
+        which: rng.weighted([
+          [9, 'latest'],
+          [1, 'bogus'],
+        ] as const),
+      }),
+    ],
+    [
+      2,
+      () => ({
+        kind: 'resolve_uncertain',
+        resolution: rng.pick(['retry', 'mark_done', 'fail'] as const),
+      }),
+    ],
     [1, () => ({ kind: 'fork', pick: rng.int(0, 30) })],
     [1, () => ({ kind: 'select_branch', pick: rng.int(0, 30) })],
     [1, () => ({ kind: 'budget', tokens: rng.pick([null, null, 300, 1500, 5000]) })],
@@ -115,7 +215,14 @@ function action(rng: Rng): Action {
     [1, () => ({ kind: 'mcp_drop' })],
     [1, () => ({ kind: 'mcp_restore' })],
     [12, () => ({ kind: 'release', pick: rng.chance(0.7) ? 0 : rng.int(0, 5) })],
-    [2, () => ({ kind: 'kill', atBoundary: rng.int(1, 40), ...(rng.chance(0.25) ? { again: rng.int(1, 12) } : {}) })],
+    [
+      2,
+      () => ({
+        kind: 'kill',
+        atBoundary: rng.int(1, 40),
+        ...(rng.chance(0.25) ? { again: rng.int(1, 12) } : {}),
+      }),
+    ],
     [4, () => ({ kind: 'settle' })],
   ])();
 }
@@ -127,7 +234,10 @@ export function generate(seed: number): History {
   const actions: Action[] = [{ kind: 'submit' }];
   for (let i = 1; i < n; i++) actions.push(action(rng));
   const replies = Array.from({ length: rng.int(4, 40) }, () => reply(rng));
-  const tools = Array.from({ length: 40 }, () => ({ fail: rng.chance(0.15), gated: rng.chance(0.3) }));
+  const tools = Array.from({ length: 40 }, () => ({
+    fail: rng.chance(0.15),
+    gated: rng.chance(0.3),
+  }));
   const gatedReplies = Array.from({ length: replies.length }, () => rng.chance(0.35));
   return { seed, actions, replies, tools, gatedReplies };
 }

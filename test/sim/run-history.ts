@@ -78,7 +78,8 @@ export async function runHistory(history: History, verbose = false): Promise<His
     await act(a);
     await settle(ledger);
     await recoverIfDead();
-    for (const message of await checkStep(world(), from)) violations.push({ step, action: a, message });
+    for (const message of await checkStep(world(), from))
+      violations.push({ step, action: a, message });
     if (violations.length) break;
   }
 
@@ -89,19 +90,35 @@ export async function runHistory(history: History, verbose = false): Promise<His
       while (Session.release(ledger, 0)) await settle(ledger);
       const run = await session.store.runs.current(threadId);
       if (run?.state === 'waiting_approval') {
-        for (const p of await session.store.approvals.pendingForRun(run.runId)) session.send({ type: 'approval.response', approvalId: p.approvalId, decision: 'allow_once' });
+        for (const p of await session.store.approvals.pendingForRun(run.runId))
+          session.send({
+            type: 'approval.response',
+            approvalId: p.approvalId,
+            decision: 'allow_once',
+          });
       } else if (run?.state === 'waiting_interaction') {
-        for (const p of await session.store.interactions.pendingForRun(run.runId)) session.send({ type: 'interaction.response', interactionId: p.interactionId, response: { answer: 'M' } });
+        for (const p of await session.store.interactions.pendingForRun(run.runId))
+          session.send({
+            type: 'interaction.response',
+            interactionId: p.interactionId,
+            response: { answer: 'M' },
+          });
       } else if (run?.state === 'paused_uncertain') {
         session.send({ type: 'run.resolveUncertain', runId: run.runId, resolution: 'mark_done' });
       } else if (!ledger.gates.length) break;
       await settle(ledger);
     }
-    for (const message of [...(await checkStep(world(), from)), ...(await checkQuiescent(world()))]) violations.push({ step: steps.length, action: 'quiescence', message });
+    for (const message of [...(await checkStep(world(), from)), ...(await checkQuiescent(world()))])
+      violations.push({ step: steps.length, action: 'quiescence', message });
   }
   const dump = verbose && violations.length ? await describe(world()) : undefined;
   session.dispose();
-  return { violations, kills, trace: `${ledger.boundaries}b/${ledger.requests.length}r/${ledger.events.length}e`, ...(dump ? { dump } : {}) };
+  return {
+    violations,
+    kills,
+    trace: `${ledger.boundaries}b/${ledger.requests.length}r/${ledger.events.length}e`,
+    ...(dump ? { dump } : {}),
+  };
 
   async function act(a: Action): Promise<void> {
     const store = session.store;
@@ -114,8 +131,18 @@ export async function runHistory(history: History, verbose = false): Promise<His
         return;
       case 'steer': {
         const stale = runs.filter((r) => r.runId !== current?.runId && r.state !== 'queued').at(-1);
-        const turnId = a.turn === 'current' ? current?.turnId ?? stale?.turnId ?? 'turn_none' : a.turn === 'stale' ? stale?.turnId ?? 'turn_none' : 'turn_bogus';
-        send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text: `steer-${++counter}` } });
+        const turnId =
+          a.turn === 'current'
+            ? (current?.turnId ?? stale?.turnId ?? 'turn_none')
+            : a.turn === 'stale'
+              ? (stale?.turnId ?? 'turn_none')
+              : 'turn_bogus';
+        send({
+          type: 'turn.steer',
+          threadId,
+          expectedTurnId: turnId,
+          input: { text: `steer-${++counter}` },
+        });
         return;
       }
       case 'enqueue':
@@ -127,7 +154,13 @@ export async function runHistory(history: History, verbose = false): Promise<His
         const q = queued.length ? queued[a.pick % queued.length] : undefined;
         const id = q?.runId ?? 'q_bogus';
         if (a.kind === 'queue_remove') send({ type: 'queue.remove', threadId, queueItemId: id });
-        else send({ type: 'queue.update', threadId, queueItemId: id, input: { text: `${q?.input?.text.split('~')[0] ?? 'queued-x'}~${++counter}` } });
+        else
+          send({
+            type: 'queue.update',
+            threadId,
+            queueItemId: id,
+            input: { text: `${q?.input?.text.split('~')[0] ?? 'queued-x'}~${++counter}` },
+          });
         return;
       }
       case 'interrupt':
@@ -135,31 +168,65 @@ export async function runHistory(history: History, verbose = false): Promise<His
         return;
       case 'approve': {
         const pending = current ? await store.approvals.pendingForRun(current.runId) : [];
-        const answered = ledger.events.flatMap((x) => (x.ev.type === 'approval.resolved' ? [x.ev.approvalId] : []));
-        const id = a.which === 'pending' ? pending[0]?.approvalId ?? answered.at(-1) : a.which === 'resolved' ? answered.at(-1) ?? pending[0]?.approvalId : undefined;
+        const answered = ledger.events.flatMap((x) =>
+          x.ev.type === 'approval.resolved' ? [x.ev.approvalId] : [],
+        );
+        const id =
+          a.which === 'pending'
+            ? (pending[0]?.approvalId ?? answered.at(-1))
+            : a.which === 'resolved'
+              ? (answered.at(-1) ?? pending[0]?.approvalId)
+              : undefined;
         send({ type: 'approval.response', approvalId: id ?? 'apr_bogus', decision: a.decision });
         return;
       }
       case 'answer': {
         const pending = current ? await store.interactions.pendingForRun(current.runId) : [];
-        const answered = ledger.events.flatMap((x) => (x.ev.type === 'interaction.resolved' ? [x.ev.interactionId] : []));
-        const id = a.which === 'pending' ? pending[0]?.interactionId ?? answered.at(-1) : answered.at(-1) ?? pending[0]?.interactionId;
-        const response = a.response === 'answer' ? { answer: 'M' } : a.response === 'cancel' ? { cancelled: true } : { bogus: 1 };
+        const answered = ledger.events.flatMap((x) =>
+          x.ev.type === 'interaction.resolved' ? [x.ev.interactionId] : [],
+        );
+        const id =
+          a.which === 'pending'
+            ? (pending[0]?.interactionId ?? answered.at(-1))
+            : (answered.at(-1) ?? pending[0]?.interactionId);
+        const response =
+          a.response === 'answer'
+            ? { answer: 'M' }
+            : a.response === 'cancel'
+              ? { cancelled: true }
+              : { bogus: 1 };
         send({ type: 'interaction.response', interactionId: id ?? 'int_bogus', response });
         return;
       }
       case 'resume':
-        send({ type: 'run.resume', runId: a.which === 'latest' ? current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus' : 'run_bogus' });
+        send({
+          type: 'run.resume',
+          runId:
+            a.which === 'latest'
+              ? (current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus')
+              : 'run_bogus',
+        });
         return;
       case 'resolve_uncertain':
-        send({ type: 'run.resolveUncertain', runId: current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus', resolution: a.resolution });
+        send({
+          type: 'run.resolveUncertain',
+          runId: current?.runId ?? runs.at(-1)?.runId ?? 'run_bogus',
+          resolution: a.resolution,
+        });
         return;
       case 'fork':
       case 'select_branch': {
         const thread = await store.threads.get(threadId);
-        const nodes = a.kind === 'fork' ? await store.threads.path(threadId, thread?.leafId ?? null) : (await store.threads.allNodes(threadId)).sort((x, y) => x.seq - y.seq);
+        const nodes =
+          a.kind === 'fork'
+            ? await store.threads.path(threadId, thread?.leafId ?? null)
+            : (await store.threads.allNodes(threadId)).sort((x, y) => x.seq - y.seq);
         const node = nodes.length ? nodes[a.pick % nodes.length].id : 'n_bogus';
-        send(a.kind === 'fork' ? { type: 'thread.fork', threadId, nodeId: node } : { type: 'thread.selectBranch', threadId, leafId: node });
+        send(
+          a.kind === 'fork'
+            ? { type: 'thread.fork', threadId, nodeId: node }
+            : { type: 'thread.selectBranch', threadId, leafId: node },
+        );
         return;
       }
       case 'budget':
@@ -173,10 +240,17 @@ export async function runHistory(history: History, verbose = false): Promise<His
         return;
       case 'repeat': {
         // A drifted repeat changes a field the op is judged on (its input, or its decision).
-        const earlier = ledger.ops.filter((o) => o.op.type !== 'initialize' && o.op.type !== 'thread.create' && (!a.drift || o.op.input || o.op.decision));
+        const earlier = ledger.ops.filter(
+          (o) =>
+            o.op.type !== 'initialize' &&
+            o.op.type !== 'thread.create' &&
+            (!a.drift || o.op.input || o.op.decision),
+        );
         if (!earlier.length) return;
         const o = earlier[a.pick % earlier.length];
-        const drifted = o.op.input ? { input: { text: 'drifted' } } : { decision: o.op.decision === 'deny' ? 'allow_once' : 'deny' };
+        const drifted = o.op.input
+          ? { input: { text: 'drifted' } }
+          : { decision: o.op.decision === 'deny' ? 'allow_once' : 'deny' };
         const op = a.drift ? { ...o.op, ...drifted } : o.op;
         session.send(op, o.submissionId);
         return;

@@ -18,7 +18,11 @@ function fails(r: HistoryResult, kind: string): boolean {
  * replies and tool outcomes plain, keeping every change after which the same kind of violation
  * still happens. Bounded by `budget` replays; deterministic like everything else.
  */
-export async function shrink(history: History, kind: string, budget = 300): Promise<{ history: History; replays: number }> {
+export async function shrink(
+  history: History,
+  kind: string,
+  budget = 300,
+): Promise<{ history: History; replays: number }> {
   let best = history;
   let replays = 0;
   const tryIt = async (candidate: History): Promise<boolean> => {
@@ -31,7 +35,11 @@ export async function shrink(history: History, kind: string, budget = 300): Prom
     return false;
   };
   const dropChunks = async <T>(get: (h: History) => T[], set: (h: History, xs: T[]) => History) => {
-    for (let size = Math.max(1, Math.floor(get(best).length / 2)); size >= 1; size = Math.floor(size / 2)) {
+    for (
+      let size = Math.max(1, Math.floor(get(best).length / 2));
+      size >= 1;
+      size = Math.floor(size / 2)
+    ) {
       for (let i = 0; i + size <= get(best).length; ) {
         const xs = get(best);
         if (!(await tryIt(set(best, [...xs.slice(0, i), ...xs.slice(i + size)])))) i += size;
@@ -39,14 +47,28 @@ export async function shrink(history: History, kind: string, budget = 300): Prom
       if (size === 1) break;
     }
   };
-  await dropChunks((h) => h.actions, (h, actions) => ({ ...h, actions }));
-  await dropChunks((h) => h.replies, (h, replies) => ({ ...h, replies, gatedReplies: h.gatedReplies.slice(0, replies.length) }));
+  await dropChunks(
+    (h) => h.actions,
+    (h, actions) => ({ ...h, actions }),
+  );
+  await dropChunks(
+    (h) => h.replies,
+    (h, replies) => ({ ...h, replies, gatedReplies: h.gatedReplies.slice(0, replies.length) }),
+  );
   for (let i = 0; i < best.gatedReplies.length; i++) {
-    if (best.gatedReplies[i]) await tryIt({ ...best, gatedReplies: best.gatedReplies.map((g, j) => (j === i ? false : g)) });
+    if (best.gatedReplies[i])
+      await tryIt({
+        ...best,
+        gatedReplies: best.gatedReplies.map((g, j) => (j === i ? false : g)),
+      });
   }
   for (let i = 0; i < best.tools.length; i++) {
     const t = best.tools[i];
-    if (t.fail || t.gated) await tryIt({ ...best, tools: best.tools.map((x, j) => (j === i ? { fail: false, gated: false } : x)) });
+    if (t.fail || t.gated)
+      await tryIt({
+        ...best,
+        tools: best.tools.map((x, j) => (j === i ? { fail: false, gated: false } : x)),
+      });
   }
   return { history: best, replays };
 }

@@ -15,7 +15,12 @@ describe('engine simulation', () => {
   it('is deterministic: the same seed plays the same history with the same result', async () => {
     for (let seed = BASE; seed < BASE + 25; seed++) {
       const [a, b] = [await runHistory(generate(seed)), await runHistory(generate(seed))];
-      expect([seed, b.trace, b.kills, b.violations]).toEqual([seed, a.trace, a.kills, a.violations]);
+      expect([seed, b.trace, b.kills, b.violations]).toEqual([
+        seed,
+        a.trace,
+        a.kills,
+        a.violations,
+      ]);
     }
   }, 60_000);
 

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { Engine, registerBuiltins } from '../../src/engine';
 import type { FaultInjector } from '../../src/engine/types';
 import { AgentEvent, DirectTransport } from '../../src/protocol';
-import { ScriptedProvider, type RecordedRequest, type ScriptedReply, type ScriptedToolCall } from '../../src/providers/scripted';
+import {
+  ScriptedProvider,
+  type RecordedRequest,
+  type ScriptedReply,
+  type ScriptedToolCall,
+} from '../../src/providers/scripted';
 import type { ProviderResolver } from '../../src/providers/types';
 import { MemoryStore } from '../../src/store/memory-store';
 import { defaultSettings } from '../../src/store/settings-repo';
@@ -100,10 +105,18 @@ export class Session {
         }
       },
     };
-    const provider = new ScriptedProvider(Array.from({ length: 400 }, () => (req: RecordedRequest) => this.modelReply(req)));
+    const provider = new ScriptedProvider(
+      Array.from({ length: 400 }, () => (req: RecordedRequest) => this.modelReply(req)),
+    );
     const resolver: ProviderResolver = {
       resolve: async (id) => (id === 'p1' ? provider : null),
-      modelInfo: async (_id, m) => ({ id: m, toolUse: true, vision: false, contextWindow: 200_000, maxOutputTokens: 4096 }),
+      modelInfo: async (_id, m) => ({
+        id: m,
+        toolUse: true,
+        vision: false,
+        contextWindow: 200_000,
+        maxOutputTokens: 4096,
+      }),
       transportIdentity: async (id) => (id === 'p1' ? { kind: 'scripted' } : null),
     };
     this.engine = new Engine({
@@ -136,7 +149,11 @@ export class Session {
   /** Seed the settings of a brand-new store (before the first engine starts). */
   static async seed(data: MemoryData): Promise<void> {
     const store = new MemoryStore(data);
-    await store.settings.put({ ...defaultSettings(), providers: [{ id: 'p1', kind: 'openai' }], defaultModel: { providerId: 'p1', model: 'sim-model' } });
+    await store.settings.put({
+      ...defaultSettings(),
+      providers: [{ id: 'p1', kind: 'openai' }],
+      defaultModel: { providerId: 'p1', model: 'sim-model' },
+    });
     store.close();
   }
 
@@ -148,9 +165,19 @@ export class Session {
   }
 
   /** Send an op (a fresh submission unless `submissionId` repeats an earlier one). */
-  send(op: Record<string, unknown>, submissionId = `s${this.index}_${++this.submissionCounter}`): SentOp {
+  send(
+    op: Record<string, unknown>,
+    submissionId = `s${this.index}_${++this.submissionCounter}`,
+  ): SentOp {
     const repeat = this.ledger.ops.some((o) => o.submissionId === submissionId);
-    const sent: SentOp = { session: this.index, op, submissionId, at: this.ledger.events.length, repeat, answers: [] };
+    const sent: SentOp = {
+      session: this.index,
+      op,
+      submissionId,
+      at: this.ledger.events.length,
+      repeat,
+      answers: [],
+    };
     this.ledger.ops.push(sent);
     this.transport.send({ clientId: 'ui-sim', submissionId, ...op });
     return sent;
@@ -164,13 +191,21 @@ export class Session {
       // Read the data as it is at this instant (synchronously, no transaction can interleave).
       const run = this.store.data.table('runs').get(ev.runId) as { state?: string } | undefined;
       let nodes = 0;
-      for (const n of this.store.data.table('nodes').values()) if (n.runId === ev.runId && n.threadId === ev.threadId) nodes += 1;
-      this.ledger.completions.push({ event: this.ledger.events.length, runId: ev.runId, state: run?.state ?? 'missing', nodes });
+      for (const n of this.store.data.table('nodes').values())
+        if (n.runId === ev.runId && n.threadId === ev.threadId) nodes += 1;
+      this.ledger.completions.push({
+        event: this.ledger.events.length,
+        runId: ev.runId,
+        state: run?.state ?? 'missing',
+        nodes,
+      });
     }
     this.ledger.events.push({ session: this.index, ev });
     if (ev.type === 'command.ack' || ev.type === 'command.reject') {
       // Answers come in send order: the oldest unanswered op with this submission id gets it.
-      const ops = this.ledger.ops.filter((s) => s.session === this.index && s.submissionId === ev.submissionId);
+      const ops = this.ledger.ops.filter(
+        (s) => s.session === this.index && s.submissionId === ev.submissionId,
+      );
       (ops.find((s) => s.answers.length === 0) ?? ops[ops.length - 1])?.answers.push(ev);
     }
   }
@@ -214,19 +249,52 @@ export class Session {
         return { text: `Answer ${i}.`, usage };
       case 'tools': {
         const calls: ScriptedToolCall[] = r.calls.map((c, k) => {
-          const id = c.id === 'empty' ? '' : c.id === 'dup' ? this.ledger.lastModelCallId : `call_m${i}_${k}`;
+          const id =
+            c.id === 'empty'
+              ? ''
+              : c.id === 'dup'
+                ? this.ledger.lastModelCallId
+                : `call_m${i}_${k}`;
           this.ledger.lastModelCallId = id || this.ledger.lastModelCallId;
-          const args = c.tool === 'ask_user' ? { question: c.args === 'invalid' ? '' : 'Which size?' } : c.tool === 'mcp__docs__search' ? { query: c.args === 'invalid' ? 7 : 'q' } : { value: c.args === 'invalid' ? 7 : `v${i}` };
-          return c.args === 'malformed' ? { id, name: c.tool, rawArgs: '{"value": "tru' } : { id, name: c.tool, args };
+          const args =
+            c.tool === 'ask_user'
+              ? { question: c.args === 'invalid' ? '' : 'Which size?' }
+              : c.tool === 'mcp__docs__search'
+                ? { query: c.args === 'invalid' ? 7 : 'q' }
+                : { value: c.args === 'invalid' ? 7 : `v${i}` };
+          return c.args === 'malformed'
+            ? { id, name: c.tool, rawArgs: '{"value": "tru' }
+            : { id, name: c.tool, args };
         });
-        return { ...(r.text ? { text: `Working ${i}.` } : {}), toolCalls: calls, stop: r.stop, usage };
+        return {
+          ...(r.text ? { text: `Working ${i}.` } : {}),
+          toolCalls: calls,
+          stop: r.stop,
+          usage,
+        };
       }
       case 'error': {
-        const code = ({ 429: 'rate_limit', 500: 'server', 529: 'overloaded', 400: 'bad_request', 401: 'auth' } as const)[r.status];
-        return { text: 'Partial answer here', error: { code, status: r.status, retryable: r.status !== 400 && r.status !== 401 }, failAfter: r.afterFirstToken ? 1 : 0 };
+        const code = (
+          {
+            429: 'rate_limit',
+            500: 'server',
+            529: 'overloaded',
+            400: 'bad_request',
+            401: 'auth',
+          } as const
+        )[r.status];
+        return {
+          text: 'Partial answer here',
+          error: { code, status: r.status, retryable: r.status !== 400 && r.status !== 401 },
+          failAfter: r.afterFirstToken ? 1 : 0,
+        };
       }
       case 'cut':
-        return { text: 'Cut short here', error: { code: 'stream', message: 'connection reset', retryable: true }, failAfter: r.afterFirstToken ? 1 : 0 };
+        return {
+          text: 'Cut short here',
+          error: { code: 'stream', message: 'connection reset', retryable: true },
+          failAfter: r.afterFirstToken ? 1 : 0,
+        };
     }
   }
 
@@ -241,7 +309,10 @@ export class Session {
   private tools(): AgentTool[] {
     const ledger = this.ledger;
     const session = this;
-    const make = (name: SimToolName, extra: Partial<AgentTool<{ value?: string; query?: string }>>): AgentTool<{ value?: string; query?: string }> => ({
+    const make = (
+      name: SimToolName,
+      extra: Partial<AgentTool<{ value?: string; query?: string }>>,
+    ): AgentTool<{ value?: string; query?: string }> => ({
       name,
       label: name,
       description: `Simulated ${name}`,
@@ -253,17 +324,23 @@ export class Session {
       },
       async execute(callId, params, signal, _onUpdate, ctx) {
         const all = ledger.history.tools;
-        const outcome = all.length ? all[ledger.toolCursor++ % all.length] : { fail: false, gated: false };
+        const outcome = all.length
+          ? all[ledger.toolCursor++ % all.length]
+          : { fail: false, gated: false };
         const key = `${name}:${callId}`;
         ledger.executions.set(key, (ledger.executions.get(key) ?? 0) + 1);
         ledger.executionLog.push({ tool: name, callId, runId: ctx.runId });
         ledger.activity += 1;
         session.checkPermission(name, callId);
-        if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error('MCP server docs disconnected');
+        if (name === 'mcp__docs__search' && ledger.mcpDown)
+          throw new Error('MCP server docs disconnected');
         if (outcome.gated) await session.gate(`${name}:${callId}`, signal);
-        if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error('MCP server docs disconnected');
+        if (name === 'mcp__docs__search' && ledger.mcpDown)
+          throw new Error('MCP server docs disconnected');
         if (outcome.fail) throw new Error(`${name} failed`);
-        return { content: [{ type: 'text', text: `${name} ok ${params.value ?? params.query ?? ''}` }] };
+        return {
+          content: [{ type: 'text', text: `${name} ok ${params.value ?? params.query ?? ''}` }],
+        };
       },
       ...extra,
     });
@@ -274,7 +351,12 @@ export class Session {
       make('mcp__docs__search', {
         level: 'mcp',
         effects: 'read',
-        binding: { kind: 'mcp', serverId: 'docs', endpoint: 'http://127.0.0.1:1/mcp', authIdentity: 'none' },
+        binding: {
+          kind: 'mcp',
+          serverId: 'docs',
+          endpoint: 'http://127.0.0.1:1/mcp',
+          authIdentity: 'none',
+        },
         async resolveTarget() {
           return { serverId: 'docs' };
         },
@@ -289,14 +371,23 @@ export class Session {
    */
   checkPermission(name: SimToolName, callId: string): void {
     const key = name === 'mcp__docs__search' ? 'mcp:docs' : ORIGIN;
-    const rule = (this.store.data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
-    if (rule === 'block') this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key}, which is blocked`);
-    const needsApproval = name === 'fill_form' || name === 'reload_tab' || name === 'mcp__docs__search';
+    const rule =
+      (this.store.data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
+    if (rule === 'block')
+      this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key}, which is blocked`);
+    const needsApproval =
+      name === 'fill_form' || name === 'reload_tab' || name === 'mcp__docs__search';
     if (!needsApproval || rule === 'allow') return;
     const approved = [...this.store.data.table('approvals').values()].some(
-      (a) => a.toolCallId === callId && a.status === 'resolved' && (a.decision === 'allow_once' || a.decision === 'allow_site'),
+      (a) =>
+        a.toolCallId === callId &&
+        a.status === 'resolved' &&
+        (a.decision === 'allow_once' || a.decision === 'allow_site'),
     );
-    if (!approved) this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key} (rule ${rule}) without the user's approval`);
+    if (!approved)
+      this.ledger.permissionProblems.push(
+        `${name} (${callId}) ran on ${key} (rule ${rule}) without the user's approval`,
+      );
   }
 
   /** The MCP server goes away (its tools leave the registry) or comes back. */

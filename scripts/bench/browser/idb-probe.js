@@ -45,7 +45,12 @@
 
   let state = null; // { dbName, txns: [], byTx: WeakMap, byRequest: WeakMap }
   let replays = 0;
-  const clone = (v) => (v === undefined ? undefined : typeof structuredClone === 'function' ? structuredClone(v) : JSON.parse(JSON.stringify(v)));
+  const clone = (v) =>
+    v === undefined
+      ? undefined
+      : typeof structuredClone === 'function'
+        ? structuredClone(v)
+        : JSON.parse(JSON.stringify(v));
 
   const recOf = (store) => {
     if (!state) return null;
@@ -66,11 +71,25 @@
   };
   const encodeQuery = (q) => {
     // getAll / getAllKeys options dictionary ({ query, count, direction }), newer IndexedDB
-    if (q && typeof q === 'object' && !(q instanceof KeyRange) && !Array.isArray(q) && 'query' in q && !(q instanceof Date)) {
+    if (
+      q &&
+      typeof q === 'object' &&
+      !(q instanceof KeyRange) &&
+      !Array.isArray(q) &&
+      'query' in q &&
+      !(q instanceof Date)
+    ) {
       const { query, ...rest } = q;
       return { options: true, query: encodeQuery(query), rest: clone(rest) };
     }
-    if (q instanceof KeyRange) return { range: true, lower: clone(q.lower), upper: clone(q.upper), lowerOpen: q.lowerOpen, upperOpen: q.upperOpen };
+    if (q instanceof KeyRange)
+      return {
+        range: true,
+        lower: clone(q.lower),
+        upper: clone(q.upper),
+        lowerOpen: q.lowerOpen,
+        upperOpen: q.upperOpen,
+      };
     return q === undefined || q === null ? undefined : { key: clone(q) };
   };
   const decodeQuery = (q) => {
@@ -112,7 +131,8 @@
   CursorP.delete = function () {
     const store = storeOfCursor(this);
     const rec = recOf(store);
-    if (rec) rec.ops.push({ kind: 'delete', store: store.name, query: { key: clone(this.primaryKey) } });
+    if (rec)
+      rec.ops.push({ kind: 'delete', store: store.name, query: { key: clone(this.primaryKey) } });
     return orig.cursorDelete.apply(this, arguments);
   };
   const stepCursor = (fn) =>
@@ -123,7 +143,10 @@
     };
   CursorP.continue = stepCursor(orig.cursorContinue);
   CursorP.advance = stepCursor(orig.cursorAdvance);
-  for (const [target, proto] of [['store', StoreP], ['index', IndexP]]) {
+  for (const [target, proto] of [
+    ['store', StoreP],
+    ['index', IndexP],
+  ]) {
     for (const m of Object.keys(origReads[target])) {
       const fn = origReads[target][m];
       proto[m] = function (query, extra) {
@@ -131,7 +154,13 @@
         const rec = recOf(store);
         const req = fn.apply(this, arguments);
         if (rec) {
-          const op = { kind: 'read', target, method: m, store: store.name, query: encodeQuery(query) };
+          const op = {
+            kind: 'read',
+            target,
+            method: m,
+            store: store.name,
+            query: encodeQuery(query),
+          };
           if (target === 'index') op.index = this.name;
           if (extra !== undefined) op.extra = clone(extra);
           if (m === 'openCursor' || m === 'openKeyCursor') {
@@ -177,10 +206,12 @@
   /** The rows present before the recording that its reads found: loaded untimed before a replay. */
   async function seedOf(dbName, txns) {
     const wanted = new Map();
-    for (const t of txns) for (const op of t.ops) if (op.kind === 'read' && op.target === 'store' && op.query && !op.query.range) {
-      if (!wanted.has(op.store)) wanted.set(op.store, []);
-      wanted.get(op.store).push(op.query.key);
-    }
+    for (const t of txns)
+      for (const op of t.ops)
+        if (op.kind === 'read' && op.target === 'store' && op.query && !op.query.range) {
+          if (!wanted.has(op.store)) wanted.set(op.store, []);
+          wanted.get(op.store).push(op.query.key);
+        }
     if (!wanted.size) return [];
     const db = await request(indexedDB.open(dbName));
     try {
@@ -189,7 +220,12 @@
       for (const [store, keys] of wanted) {
         for (const key of keys) {
           const v = await request(origReads.store.get.call(tx.objectStore(store), key));
-          if (v !== undefined) rows.push({ store, value: v, key: tx.objectStore(store).keyPath === null ? key : undefined });
+          if (v !== undefined)
+            rows.push({
+              store,
+              value: v,
+              key: tx.objectStore(store).keyPath === null ? key : undefined,
+            });
         }
       }
       return rows;
@@ -213,7 +249,10 @@
       const fn = origReads[op.target][op.method];
       let req;
       try {
-        req = op.extra === undefined ? fn.call(src, decodeQuery(op.query)) : fn.call(src, decodeQuery(op.query), op.extra);
+        req =
+          op.extra === undefined
+            ? fn.call(src, decodeQuery(op.query))
+            : fn.call(src, decodeQuery(op.query), op.extra);
       } catch (e) {
         throw new Error(`replay of ${JSON.stringify(op)} failed: ${e && e.message}`);
       }
@@ -243,8 +282,18 @@
     },
     summary() {
       const r = this.last;
-      const out = { readwriteTxns: 0, readonlyTxns: 0, writes: 0, writeBytes: 0, readsInReadwrite: 0, readsInReadonly: 0, cursorSteps: 0, byStore: {} };
-      const per = (store) => (out.byStore[store] = out.byStore[store] || { reads: 0, writes: 0, writeBytes: 0 });
+      const out = {
+        readwriteTxns: 0,
+        readonlyTxns: 0,
+        writes: 0,
+        writeBytes: 0,
+        readsInReadwrite: 0,
+        readsInReadonly: 0,
+        cursorSteps: 0,
+        byStore: {},
+      };
+      const per = (store) =>
+        (out.byStore[store] = out.byStore[store] || { reads: 0, writes: 0, writeBytes: 0 });
       for (const t of r.txns) {
         const rw = t.mode === 'readwrite';
         if (rw) out.readwriteTxns++;
@@ -274,8 +323,15 @@
       open.onupgradeneeded = () => {
         const db = open.result;
         for (const s of rec.schema) {
-          const store = db.createObjectStore(s.name, { keyPath: s.keyPath, autoIncrement: s.autoIncrement });
-          for (const ix of s.indexes) store.createIndex(ix.name, ix.keyPath, { unique: ix.unique, multiEntry: ix.multiEntry });
+          const store = db.createObjectStore(s.name, {
+            keyPath: s.keyPath,
+            autoIncrement: s.autoIncrement,
+          });
+          for (const ix of s.indexes)
+            store.createIndex(ix.name, ix.keyPath, {
+              unique: ix.unique,
+              multiEntry: ix.multiEntry,
+            });
         }
       };
       const db = await request(open);
@@ -289,14 +345,19 @@
         if (rec.seed.length) {
           const stores = Array.from(new Set(rec.seed.map((r) => r.store)));
           const tx = db.transaction(stores, 'readwrite');
-          for (const r of rec.seed) r.key === undefined ? orig.put.call(tx.objectStore(r.store), r.value) : orig.put.call(tx.objectStore(r.store), r.value, r.key);
+          for (const r of rec.seed)
+            r.key === undefined
+              ? orig.put.call(tx.objectStore(r.store), r.value)
+              : orig.put.call(tx.objectStore(r.store), r.value, r.key);
           await commit(tx);
         }
         const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
         const t0 = now();
         for (const t of rec.txns) {
           if (!full && t.mode !== 'readwrite') continue;
-          const tx = t.durability ? db.transaction(t.stores, t.mode, { durability: t.durability }) : db.transaction(t.stores, t.mode);
+          const tx = t.durability
+            ? db.transaction(t.stores, t.mode, { durability: t.durability })
+            : db.transaction(t.stores, t.mode);
           const done = commit(tx);
           for (const op of t.ops) runOp(tx, op, full);
           await done;

@@ -10,7 +10,7 @@
  *          watched number of rows is in the document (then the next frame).
  * Tokens are words like k3w017 (turn 3, delta 17) in the streamed text.
  */
-(function () {
+(() => {
   const now = () => performance.timeOrigin + performance.now();
   const TOKEN = /k\d+w\d+/g;
   const B = (globalThis.__keelBench = {
@@ -48,13 +48,18 @@
         B.messages += 1;
         if (!msg || typeof msg !== 'object') return;
         if (msg.type === 'item.delta' && msg.delta && typeof msg.delta.text === 'string') {
-          for (const tok of msg.delta.text.match(TOKEN) || []) if (!(tok in B.port)) B.port[tok] = t;
+          for (const tok of msg.delta.text.match(TOKEN) || [])
+            if (!(tok in B.port)) B.port[tok] = t;
         }
         const w = B.watch;
         if (w && B.snapshotAt === null) {
           const has =
-            (msg.type === 'thread.snapshot' && msg.snapshot && msg.snapshot.thread.threadId === w.threadId) ||
-            (msg.type === 'initialized' && Array.isArray(msg.snapshots) && msg.snapshots.some((s) => s.thread.threadId === w.threadId));
+            (msg.type === 'thread.snapshot' &&
+              msg.snapshot &&
+              msg.snapshot.thread.threadId === w.threadId) ||
+            (msg.type === 'initialized' &&
+              Array.isArray(msg.snapshots) &&
+              msg.snapshots.some((s) => s.thread.threadId === w.threadId));
           if (has) B.snapshotAt = t;
         }
       });
@@ -98,7 +103,12 @@
       }
     }
   };
-  const start = () => new MutationObserver(scan).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
+  const start = () =>
+    new MutationObserver(scan).observe(document.documentElement, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
   if (document.documentElement) start();
   else document.addEventListener('readystatechange', start, { once: true });
 })();

@@ -10,7 +10,8 @@
   let n = 0;
   const waiters = [];
   port.onMessage.addListener((ev) => {
-    for (const w of waiters.slice()) if (w.match(ev)) waiters.splice(waiters.indexOf(w), 1), w.resolve(ev);
+    for (const w of waiters.slice())
+      if (w.match(ev)) waiters.splice(waiters.indexOf(w), 1), w.resolve(ev);
   });
   const waitFor = (match, ms = 120000) =>
     new Promise((resolve, reject) => {
@@ -20,7 +21,11 @@
     });
   const send = async (op) => {
     const submissionId = `${clientId}-${++n}`;
-    const answer = waitFor((ev) => (ev.type === 'command.ack' || ev.type === 'command.reject') && ev.submissionId === submissionId);
+    const answer = waitFor(
+      (ev) =>
+        (ev.type === 'command.ack' || ev.type === 'command.reject') &&
+        ev.submissionId === submissionId,
+    );
     port.postMessage({ ...op, clientId, submissionId });
     const a = await answer;
     if (a.type !== 'command.ack') throw new Error(`${op.type} rejected: ${a.code}: ${a.message}`);

@@ -20,7 +20,9 @@ export interface ToolExchange {
 export function textOf(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
+  return content
+    .map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+    .join('\n');
 }
 
 /** The first user message: the task (later user messages are steers or image carriers). */
@@ -31,7 +33,8 @@ export function taskOf(messages: readonly ChatMessage[]): string {
 /** Every tool call the assistant made, paired with its result, oldest first. */
 export function exchangesOf(messages: readonly ChatMessage[]): ToolExchange[] {
   const results = new Map<string, string>();
-  for (const m of messages) if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, textOf(m.content));
+  for (const m of messages)
+    if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, textOf(m.content));
   const out: ToolExchange[] = [];
   for (const m of messages) {
     if (m.role !== 'assistant') continue;

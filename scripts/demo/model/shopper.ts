@@ -8,7 +8,14 @@
  * Task it understands: "find the cheapest <product> under $<max> and add <n> to the cart".
  */
 import { exchangesOf, taskOf, type ChatMessage, type ToolExchange } from './conversation';
-import { findElement, listings, readSnapshot, valueOf, type Listing, type PageView } from './snapshot-reader';
+import {
+  findElement,
+  listings,
+  readSnapshot,
+  valueOf,
+  type Listing,
+  type PageView,
+} from './snapshot-reader';
 
 export interface NextMove {
   /** Shown to the user before the tool call (or as the final answer). */
@@ -23,7 +30,20 @@ export interface Task {
   quantity: number;
 }
 
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, a: 1, an: 1 };
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  a: 1,
+  an: 1,
+};
 /** Give up after this many tool calls: a loop must end, and the demo's exit code says it failed. */
 const MAX_CALLS = 24;
 
@@ -31,8 +51,11 @@ export function parseTask(text: string): Task {
   const shopUrl = /https?:\/\/[^\s)>"']+/.exec(text)?.[0]?.replace(/[.,;]+$/, '');
   const maxPrice = Number(/under \$?(\d+(?:\.\d+)?)/i.exec(text)?.[1] ?? Infinity);
   const qtyWord = /\badd (\w+)/i.exec(text)?.[1]?.toLowerCase() ?? '1';
-  const quantity = Number.isFinite(Number(qtyWord)) ? Number(qtyWord) : (NUMBER_WORDS[qtyWord] ?? 1);
-  const what = /cheapest (.+?)(?: under| below| for less|,| and |$)/i.exec(text)?.[1]?.trim() ?? 'USB-C cable';
+  const quantity = Number.isFinite(Number(qtyWord))
+    ? Number(qtyWord)
+    : (NUMBER_WORDS[qtyWord] ?? 1);
+  const what =
+    /cheapest (.+?)(?: under| below| for less|,| and |$)/i.exec(text)?.[1]?.trim() ?? 'USB-C cable';
   return { shopUrl, query: what, maxPrice, quantity };
 }
 
@@ -44,7 +67,9 @@ export function matchesQuery(name: string, query: string): boolean {
     .map((w) => w.replace(/s$/, ''))
     .filter((w) => w.length > 1 && !['the', 'a', 'an'].includes(w));
   const hay = name.toLowerCase();
-  return words.every((w) => new RegExp(`(^|[^a-z0-9-])${w.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}`).test(hay));
+  return words.every((w) =>
+    new RegExp(`(^|[^a-z0-9-])${w.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}`).test(hay),
+  );
 }
 
 const money = (n: number) => (Number.isInteger(n) ? `$${n}` : `$${n.toFixed(2)}`);
@@ -57,29 +82,44 @@ export function decide(messages: readonly ChatMessage[]): NextMove {
     const tabId = shopTabId(history, task);
     return tabId === undefined ? {} : { tabId };
   };
-  const call = (text: string, name: string, args: Record<string, unknown>): NextMove => ({ text, toolCall: { name, args: { ...args, ...tabArgs() } } });
+  const call = (text: string, name: string, args: Record<string, unknown>): NextMove => ({
+    text,
+    toolCall: { name, args: { ...args, ...tabArgs() } },
+  });
 
-  if (history.length >= MAX_CALLS) return { text: `I stopped after ${history.length} browser actions without finishing the task.` };
+  if (history.length >= MAX_CALLS)
+    return {
+      text: `I stopped after ${history.length} browser actions without finishing the task.`,
+    };
   if (!last) return call("I'll start by reading the page in this tab.", 'browser_snapshot', {});
 
   // A failed call (stale ref, page still loading, wrong tab): look again before anything else.
   const failures = trailingFailures(history);
-  if (failures >= 3) return { text: `The browser kept failing (${failures} times in a row): ${firstLine(last.result)}. I could not finish the task.` };
+  if (failures >= 3)
+    return {
+      text: `The browser kept failing (${failures} times in a row): ${firstLine(last.result)}. I could not finish the task.`,
+    };
 
   switch (last.name) {
     case 'browser_tabs':
     case 'browser_tab_open': {
       const tabId = shopTabId(history, task);
-      if (tabId !== undefined) return call(`The shop is in tab ${tabId}; reading it.`, 'browser_snapshot', {});
+      if (tabId !== undefined)
+        return call(`The shop is in tab ${tabId}; reading it.`, 'browser_snapshot', {});
       if (last.name === 'browser_tabs' && task.shopUrl) {
-        return call(`I cannot find the shop among the tabs; opening ${task.shopUrl} in a new tab.`, 'browser_tab_open', { url: task.shopUrl, active: true });
+        return call(
+          `I cannot find the shop among the tabs; opening ${task.shopUrl} in a new tab.`,
+          'browser_tab_open',
+          { url: task.shopUrl, active: true },
+        );
       }
       return { text: `I could not open the shop: ${firstLine(last.result)}` };
     }
     case 'browser_snapshot':
       return onPage(task, history, last, call);
     case 'browser_type':
-      if (failed(last)) return call('That did not work; reading the page again.', 'browser_snapshot', {});
+      if (failed(last))
+        return call('That did not work; reading the page again.', 'browser_snapshot', {});
       if (String(last.args.text) === String(task.quantity)) {
         const page = latestPage(history);
         const add = page && findElement(page, 'button', /add to (cart|basket|bag)/i);
@@ -88,7 +128,13 @@ export function decide(messages: readonly ChatMessage[]): NextMove {
       return call('Reading the page to see what changed.', 'browser_snapshot', {});
     default:
       // browser_click, browser_navigate, browser_go_back…: the page changed, look at it.
-      return call(failed(last) ? 'That did not work; reading the page again.' : 'Reading the page to see what changed.', 'browser_snapshot', {});
+      return call(
+        failed(last)
+          ? 'That did not work; reading the page again.'
+          : 'Reading the page to see what changed.',
+        'browser_snapshot',
+        {},
+      );
   }
 }
 
@@ -98,14 +144,26 @@ function onPage(task: Task, history: ToolExchange[], last: ToolExchange, call: C
   const page = readSnapshot(last.result);
   if (!page) {
     // Not a snapshot: most likely the conversation's tab is not a web page. Find the shop's tab.
-    if (!history.some((h) => h.name === 'browser_tabs')) return call('I cannot read this tab; listing the open tabs to find the shop.', 'browser_tabs', {});
+    if (!history.some((h) => h.name === 'browser_tabs'))
+      return call(
+        'I cannot read this tab; listing the open tabs to find the shop.',
+        'browser_tabs',
+        {},
+      );
     if (!history.some((h) => h.name === 'browser_tab_open') && task.shopUrl) {
-      return call(`Opening the shop at ${task.shopUrl} in a new tab.`, 'browser_tab_open', { url: task.shopUrl, active: true });
+      return call(`Opening the shop at ${task.shopUrl} in a new tab.`, 'browser_tab_open', {
+        url: task.shopUrl,
+        active: true,
+      });
     }
     return { text: `I cannot read the page: ${firstLine(last.result)}` };
   }
   if (task.shopUrl && !sameOrigin(page.url, task.shopUrl)) {
-    return call(`This tab shows ${page.url}, not the shop; opening ${task.shopUrl}.`, 'browser_navigate', { url: task.shopUrl });
+    return call(
+      `This tab shows ${page.url}, not the shop; opening ${task.shopUrl}.`,
+      'browser_navigate',
+      { url: task.shopUrl },
+    );
   }
   const chosen = chosenProduct(history);
 
@@ -119,7 +177,10 @@ function onPage(task: Task, history: ToolExchange[], last: ToolExchange, call: C
         text: `Done. The cheapest ${task.query} under ${money(task.maxPrice)} is **${chosen.name}** at ${money(chosen.price)}, and your cart now holds ${qty} of it${total ? ` (cart total $${total})` : ''}.`,
       };
     }
-    if (row) return { text: `The cart holds ${Number.isNaN(qty) ? 'an unexpected number' : qty} of ${chosen.name}, not ${task.quantity}. I stopped rather than guess.` };
+    if (row)
+      return {
+        text: `The cart holds ${Number.isNaN(qty) ? 'an unexpected number' : qty} of ${chosen.name}, not ${task.quantity}. I stopped rather than guess.`,
+      };
   }
 
   // A product page: set the quantity, then add to the cart.
@@ -128,10 +189,18 @@ function onPage(task: Task, history: ToolExchange[], last: ToolExchange, call: C
   if (add) {
     const heading = page.lines.map((l) => /^\s*# (.+)$/.exec(l)?.[1]).find(Boolean);
     if (chosen && heading && heading.trim() !== chosen.name) {
-      return call(`This is ${heading}, not the product I picked; going back to it.`, 'browser_navigate', { url: new URL(page.url).origin + '/' });
+      return call(
+        `This is ${heading}, not the product I picked; going back to it.`,
+        'browser_navigate',
+        { url: new URL(page.url).origin + '/' },
+      );
     }
     if (quantity && valueOf(quantity) !== String(task.quantity)) {
-      return call(`This is the product page. Setting the quantity to ${task.quantity}.`, 'browser_type', { ref: quantity.ref, text: String(task.quantity) });
+      return call(
+        `This is the product page. Setting the quantity to ${task.quantity}.`,
+        'browser_type',
+        { ref: quantity.ref, text: String(task.quantity) },
+      );
     }
     return call('Adding to the cart.', 'browser_click', { ref: add.ref });
   }
@@ -141,7 +210,10 @@ function onPage(task: Task, history: ToolExchange[], last: ToolExchange, call: C
   const searched = history.some((h) => h.name === 'browser_type' && h.args.submit === true);
   if (matching.length && (searched || !findElement(page, /^(searchbox|textbox)$/, /search/i))) {
     const under = matching.filter((l) => l.price < task.maxPrice).sort((a, b) => a.price - b.price);
-    if (!under.length) return { text: `None of the ${matching.length} ${task.query}s here costs less than ${money(task.maxPrice)}.` };
+    if (!under.length)
+      return {
+        text: `None of the ${matching.length} ${task.query}s here costs less than ${money(task.maxPrice)}.`,
+      };
     const best = under[0];
     const others = matching.filter((l) => l !== best).map((l) => `${l.name} (${money(l.price)})`);
     return call(
@@ -155,7 +227,11 @@ function onPage(task: Task, history: ToolExchange[], last: ToolExchange, call: C
   // Otherwise search for it.
   const search = findElement(page, 'searchbox') ?? findElement(page, 'textbox', /search/i);
   if (search && !searched) {
-    return call(`This is the shop's home page. Searching for "${task.query}".`, 'browser_type', { ref: search.ref, text: task.query, submit: true });
+    return call(`This is the shop's home page. Searching for "${task.query}".`, 'browser_type', {
+      ref: search.ref,
+      text: task.query,
+      submit: true,
+    });
   }
   return { text: `I could not find ${task.query}s on ${page.url}.` };
 }
@@ -215,7 +291,9 @@ function sameOrigin(a: string, b: string): boolean {
 function failed(h: ToolExchange): boolean {
   if (!h.result.trim()) return true;
   if (h.name === 'browser_snapshot') return !readSnapshot(h.result);
-  return /^(error|failed|cannot|no tab|tab \d+ does not exist|stale|the element|not executed|interrupted|the user denied)/i.test(h.result.trim());
+  return /^(error|failed|cannot|no tab|tab \d+ does not exist|stale|the element|not executed|interrupted|the user denied)/i.test(
+    h.result.trim(),
+  );
 }
 
 function trailingFailures(history: ToolExchange[]): number {
@@ -225,5 +303,11 @@ function trailingFailures(history: ToolExchange[]): number {
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '(no message)';
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 200) ?? '(no message)'
+  );
 }

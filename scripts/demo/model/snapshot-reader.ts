@@ -48,8 +48,16 @@ export function readSnapshot(result: string): PageView | undefined {
   return { url, title, tabId: header ? Number(header[1]) : undefined, elements, lines };
 }
 
-export function findElement(page: PageView, role: string | RegExp, name?: RegExp): SnapshotElement | undefined {
-  return page.elements.find((e) => (typeof role === 'string' ? e.role === role : role.test(e.role)) && (!name || name.test(e.name)));
+export function findElement(
+  page: PageView,
+  role: string | RegExp,
+  name?: RegExp,
+): SnapshotElement | undefined {
+  return page.elements.find(
+    (e) =>
+      (typeof role === 'string' ? e.role === role : role.test(e.role)) &&
+      (!name || name.test(e.name)),
+  );
 }
 
 /** The value shown after the ref (`- spinbutton "Quantity" [ref=e6]: 1` → "1"). */

@@ -12,7 +12,8 @@ export interface CartLine {
   quantity: number;
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const STYLE = `
   :root { font-family: system-ui, sans-serif; color: #1d232b; background: #f5f6f8; }
@@ -127,7 +128,9 @@ export function productPage(p: Product, cartCount: number): string {
 export function cartPage(lines: readonly CartLine[], added: CartLine | undefined): string {
   const count = lines.reduce((n, l) => n + l.quantity, 0);
   const total = lines.reduce((n, l) => n + l.quantity * l.product.priceCents, 0);
-  const notice = added ? `<p class="notice" role="status">Added ${added.quantity} × ${esc(added.product.name)} to your cart.</p>` : '';
+  const notice = added
+    ? `<p class="notice" role="status">Added ${added.quantity} × ${esc(added.product.name)} to your cart.</p>`
+    : '';
   const body = lines.length
     ? `<table>
   <caption class="sr-only">Items in your cart</caption>
@@ -172,9 +175,17 @@ export function checkoutPage(lines: readonly CartLine[]): string {
 }
 
 export function orderPlacedPage(): string {
-  return layout('Order placed', 0, `<h1>Thank you!</h1><p class="notice" role="status">This is a demo: no order was placed and nothing was charged.</p>`);
+  return layout(
+    'Order placed',
+    0,
+    `<h1>Thank you!</h1><p class="notice" role="status">This is a demo: no order was placed and nothing was charged.</p>`,
+  );
 }
 
 export function notFoundPage(cartCount: number): string {
-  return layout('Not found', cartCount, '<h1>Page not found</h1><p><a href="/">Back to the shop</a></p>');
+  return layout(
+    'Not found',
+    cartCount,
+    '<h1>Page not found</h1><p><a href="/">Back to the shop</a></p>',
+  );
 }

@@ -5,7 +5,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PRODUCTS, productById, searchProducts, type Product } from './catalog';
-import { cartPage, checkoutPage, homePage, notFoundPage, orderPlacedPage, productPage, searchPage, type CartLine } from './pages';
+import {
+  cartPage,
+  checkoutPage,
+  homePage,
+  notFoundPage,
+  orderPlacedPage,
+  productPage,
+  searchPage,
+  type CartLine,
+} from './pages';
 
 export interface CartState {
   items: { productId: string; name: string; quantity: number; unitPriceCents: number }[];
@@ -28,12 +37,19 @@ export async function startShop(): Promise<ShopServer> {
   const cart = new Map<string, number>();
   const log: string[] = [];
   const lines = (): CartLine[] =>
-    [...cart.entries()].map(([id, quantity]) => ({ product: productById(id)!, quantity })).filter((l) => l.product);
+    [...cart.entries()]
+      .map(([id, quantity]) => ({ product: productById(id)!, quantity }))
+      .filter((l) => l.product);
   const count = () => [...cart.values()].reduce((n, q) => n + q, 0);
   const state = (): CartState => {
     const ls = lines();
     return {
-      items: ls.map((l) => ({ productId: l.product.id, name: l.product.name, quantity: l.quantity, unitPriceCents: l.product.priceCents })),
+      items: ls.map((l) => ({
+        productId: l.product.id,
+        name: l.product.name,
+        quantity: l.quantity,
+        unitPriceCents: l.product.priceCents,
+      })),
       totalCents: ls.reduce((n, l) => n + l.quantity * l.product.priceCents, 0),
       count: count(),
     };
@@ -63,13 +79,20 @@ export async function startShop(): Promise<ShopServer> {
       const added = url.searchParams.get('added');
       const line = added ? lines().find((l) => l.product.id === added) : undefined;
       const addedQty = Number(url.searchParams.get('qty'));
-      return html(res, cartPage(lines(), line && addedQty > 0 ? { product: line.product, quantity: addedQty } : undefined));
+      return html(
+        res,
+        cartPage(
+          lines(),
+          line && addedQty > 0 ? { product: line.product, quantity: addedQty } : undefined,
+        ),
+      );
     }
     if (req.method === 'POST' && path === '/cart/add') {
       const form = await readForm(req);
       const p: Product | undefined = productById(form.get('productId') ?? '');
       const qty = Math.floor(Number(form.get('quantity') ?? '1'));
-      if (!p || !Number.isFinite(qty) || qty < 1) return send(res, 400, 'text/plain', 'bad product or quantity');
+      if (!p || !Number.isFinite(qty) || qty < 1)
+        return send(res, 400, 'text/plain', 'bad product or quantity');
       const next = Math.min(MAX_QUANTITY, (cart.get(p.id) ?? 0) + qty);
       cart.set(p.id, next);
       return redirect(res, `/cart?added=${encodeURIComponent(p.id)}&qty=${qty}`);

@@ -23,14 +23,26 @@ export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
       <fieldset class="radio-group">
         <legend class="sr-only">{t('approvalModeTitle')}</legend>
         <label class="radio">
-          <input type="radio" name="approval-mode" value="ask" checked={selected === 'ask'} onChange={() => choose('ask')} />
+          <input
+            type="radio"
+            name="approval-mode"
+            value="ask"
+            checked={selected === 'ask'}
+            onChange={() => choose('ask')}
+          />
           <span>
             <strong>{t('approvalAsk')}</strong>
             <span class="field-help">{t('approvalAskHelp')}</span>
           </span>
         </label>
         <label class="radio">
-          <input type="radio" name="approval-mode" value="act" checked={selected === 'act'} onChange={() => choose('act')} />
+          <input
+            type="radio"
+            name="approval-mode"
+            value="act"
+            checked={selected === 'act'}
+            onChange={() => choose('act')}
+          />
           <span>
             <strong>{t('approvalAct')}</strong>
             <span class="field-help">{t('approvalActHelp')}</span>

@@ -25,7 +25,9 @@ export function LanguageSection({ locale }: { locale: Locale | null }) {
           onChange={(e) => {
             const v = (e.currentTarget as HTMLSelectElement).value;
             setSelected(v);
-            void save(() => panel.updateSettings({ locale: v === '' ? null : (v as Locale) })).then((ok) => ok || setSelected(locale ?? ''));
+            void save(() => panel.updateSettings({ locale: v === '' ? null : (v as Locale) })).then(
+              (ok) => ok || setSelected(locale ?? ''),
+            );
           }}
         >
           <option value="">{t('languageBrowser')}</option>

@@ -15,7 +15,9 @@ const SERVER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 /** The redirect URL to register with an OAuth app (launchWebAuthFlow's), when the API is here. */
 function redirectUrl(): string {
   try {
-    return globalThis.chrome?.identity?.getRedirectURL?.() ?? 'https://<extension id>.chromiumapp.org/';
+    return (
+      globalThis.chrome?.identity?.getRedirectURL?.() ?? 'https://<extension id>.chromiumapp.org/'
+    );
   } catch {
     return 'https://<extension id>.chromiumapp.org/';
   }
@@ -28,11 +30,17 @@ function AuthLine({ server, auth }: { server: Server; auth: Auth | undefined }) 
   const panel = usePanel();
   const needs = server.status?.state === 'needs_sign_in';
   if (!auth && !needs) return null;
-  const send = (type: 'mcp.signIn' | 'mcp.signOut') => void panel.client.send({ type, serverId: server.id });
+  const send = (type: 'mcp.signIn' | 'mcp.signOut') =>
+    void panel.client.send({ type, serverId: server.id });
   const who = auth?.account ? t('mcpSignedInAs', auth.account) : t('mcpSignedIn');
-  const expiry = auth?.expiresAt ? `${who} · ${t('mcpTokenExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}` : who;
+  const expiry = auth?.expiresAt
+    ? `${who} · ${t('mcpTokenExpires', formatTime(auth.expiresAt))}${auth.renewable ? ` (${t('mcpSignedInRenews')})` : ''}`
+    : who;
   return (
-    <div class="mcp-auth" data-mcp-auth={auth?.signingIn ? 'signing_in' : auth?.signedIn ? 'signed_in' : 'signed_out'}>
+    <div
+      class="mcp-auth"
+      data-mcp-auth={auth?.signingIn ? 'signing_in' : auth?.signedIn ? 'signed_in' : 'signed_out'}
+    >
       <p class="field-help">
         {auth?.signingIn ? t('mcpSigningIn') : auth?.signedIn ? expiry : t('mcpSignInHelp')}
         {auth?.scope ? ` · ${auth.scope}` : ''}
@@ -43,11 +51,22 @@ function AuthLine({ server, auth }: { server: Server; auth: Auth | undefined }) 
         </p>
       )}
       <div class="row-actions">
-        <button type="button" class={`btn small ${auth?.signedIn ? '' : 'primary'}`} disabled={auth?.signingIn} data-action="mcp-sign-in" onClick={() => send('mcp.signIn')}>
+        <button
+          type="button"
+          class={`btn small ${auth?.signedIn ? '' : 'primary'}`}
+          disabled={auth?.signingIn}
+          data-action="mcp-sign-in"
+          onClick={() => send('mcp.signIn')}
+        >
           {auth?.signedIn ? t('mcpSignInAgain') : t('mcpSignIn')}
         </button>
         {auth?.signedIn && (
-          <button type="button" class="btn small" data-action="mcp-sign-out" onClick={() => send('mcp.signOut')}>
+          <button
+            type="button"
+            class="btn small"
+            data-action="mcp-sign-out"
+            onClick={() => send('mcp.signOut')}
+          >
             {t('mcpSignOut')}
           </button>
         )}
@@ -62,14 +81,24 @@ function ServerRow({ server }: { server: Server }) {
   const [token, setToken] = useState('');
   const [editing, setEditing] = useState(false);
   const patch = (changes: Partial<{ enabled: boolean; token: string }>) =>
-    save(() => panel.updateSettings({ mcpServers: [{ id: server.id, url: server.url, enabled: server.enabled, ...changes }] }));
+    save(() =>
+      panel.updateSettings({
+        mcpServers: [{ id: server.id, url: server.url, enabled: server.enabled, ...changes }],
+      }),
+    );
   return (
     <li class="mcp-row" data-server-id={server.id}>
       <div class="provider-head">
         <strong>{server.label || server.id}</strong>
-        <span class={`badge ${server.hasToken ? 'ok' : ''}`}>{server.hasToken ? t('tokenSaved') : t('noToken')}</span>
+        <span class={`badge ${server.hasToken ? 'ok' : ''}`}>
+          {server.hasToken ? t('tokenSaved') : t('noToken')}
+        </span>
         {server.enabled && server.status && (
-          <span class={`badge ${server.status.state === 'connected' ? 'ok' : server.status.state === 'error' ? 'danger' : ''}`} title={server.status.message ?? ''} data-mcp-state={server.status.state}>
+          <span
+            class={`badge ${server.status.state === 'connected' ? 'ok' : server.status.state === 'error' ? 'danger' : ''}`}
+            title={server.status.message ?? ''}
+            data-mcp-state={server.status.state}
+          >
             {server.status.state === 'connected'
               ? t('mcpConnected', String(server.status.toolCount ?? 0))
               : server.status.state === 'error'
@@ -81,22 +110,36 @@ function ServerRow({ server }: { server: Server }) {
         )}
       </div>
       <div class="provider-url">{server.url}</div>
-      {server.enabled && !server.hasToken && <AuthLine server={server} auth={server.status?.auth} />}
+      {server.enabled && !server.hasToken && (
+        <AuthLine server={server} auth={server.status?.auth} />
+      )}
       <label class="check">
-        <input type="checkbox" checked={server.enabled} onChange={(e) => void patch({ enabled: (e.currentTarget as HTMLInputElement).checked })} />
+        <input
+          type="checkbox"
+          checked={server.enabled}
+          onChange={(e) => void patch({ enabled: (e.currentTarget as HTMLInputElement).checked })}
+        />
         <span>{t('enabled')}</span>
       </label>
       {editing ? (
         <div class="inline-form">
           <div class="field grow">
             <label for={`mcp-token-${server.id}`}>{t('mcpToken')}</label>
-            <input id={`mcp-token-${server.id}`} type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+            <input
+              id={`mcp-token-${server.id}`}
+              type="password"
+              autocomplete="off"
+              value={token}
+              onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+            />
           </div>
           <button
             type="button"
             class="btn primary small"
             disabled={!token}
-            onClick={() => void patch({ token }).then((ok) => ok && (setToken(''), setEditing(false)))}
+            onClick={() =>
+              void patch({ token }).then((ok) => ok && (setToken(''), setEditing(false)))
+            }
           >
             {t('save')}
           </button>
@@ -109,7 +152,15 @@ function ServerRow({ server }: { server: Server }) {
           <button type="button" class="btn small" onClick={() => setEditing(true)}>
             {server.hasToken ? t('replaceToken') : t('setToken')}
           </button>
-          <button type="button" class="btn small" onClick={() => void save(() => panel.updateSettings({ mcpServers: [{ id: server.id, remove: true }] }))}>
+          <button
+            type="button"
+            class="btn small"
+            onClick={() =>
+              void save(() =>
+                panel.updateSettings({ mcpServers: [{ id: server.id, remove: true }] }),
+              )
+            }
+          >
             {t('remove')}
           </button>
         </div>
@@ -135,34 +186,74 @@ function AddServer({ taken, onDone }: { taken: string[]; onDone: () => void }) {
       aria-label={t('addMcpServer')}
       onSubmit={(e) => {
         e.preventDefault();
-        const oauth = clientId.trim() ? { oauthClientId: clientId.trim(), ...(clientSecret ? { oauthClientSecret: clientSecret } : {}) } : {};
-        void save(() => panel.updateSettings({ mcpServers: [{ id, url: url.trim(), token: token || undefined, enabled: true, ...oauth }] })).then(
-          (ok) => ok && onDone(),
-        );
+        const oauth = clientId.trim()
+          ? {
+              oauthClientId: clientId.trim(),
+              ...(clientSecret ? { oauthClientSecret: clientSecret } : {}),
+            }
+          : {};
+        void save(() =>
+          panel.updateSettings({
+            mcpServers: [
+              { id, url: url.trim(), token: token || undefined, enabled: true, ...oauth },
+            ],
+          }),
+        ).then((ok) => ok && onDone());
       }}
     >
       <div class="field">
         <label for="mcp-id">{t('mcpId')}</label>
-        <input id="mcp-id" value={id} spellcheck={false} aria-invalid={id && !idOk ? 'true' : undefined} aria-describedby="mcp-id-help" onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="mcp-id"
+          value={id}
+          spellcheck={false}
+          aria-invalid={id && !idOk ? 'true' : undefined}
+          aria-describedby="mcp-id-help"
+          onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)}
+        />
         <p class="field-help" id="mcp-id-help">
           {t('mcpIdHelp')}
         </p>
       </div>
       <div class="field">
         <label for="mcp-url">{t('mcpUrl')}</label>
-        <input id="mcp-url" type="url" placeholder="https://example.com/mcp" value={url} onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="mcp-url"
+          type="url"
+          placeholder="https://example.com/mcp"
+          value={url}
+          onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)}
+        />
       </div>
       <div class="field">
         <label for="mcp-token">{t('mcpTokenOptional')}</label>
-        <input id="mcp-token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="mcp-token"
+          type="password"
+          autocomplete="off"
+          value={token}
+          onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+        />
       </div>
       <details class="field">
         <summary>{t('mcpOAuthClient')}</summary>
         <p class="field-help">{t('mcpOAuthClientHelp', redirectUrl())}</p>
         <label for="mcp-client-id">{t('mcpOAuthClientId')}</label>
-        <input id="mcp-client-id" value={clientId} spellcheck={false} autocomplete="off" onInput={(e) => setClientId((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="mcp-client-id"
+          value={clientId}
+          spellcheck={false}
+          autocomplete="off"
+          onInput={(e) => setClientId((e.currentTarget as HTMLInputElement).value)}
+        />
         <label for="mcp-client-secret">{t('mcpOAuthClientSecret')}</label>
-        <input id="mcp-client-secret" type="password" autocomplete="off" value={clientSecret} onInput={(e) => setClientSecret((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="mcp-client-secret"
+          type="password"
+          autocomplete="off"
+          value={clientSecret}
+          onInput={(e) => setClientSecret((e.currentTarget as HTMLInputElement).value)}
+        />
       </details>
       <div class="row-actions">
         <button type="submit" class="btn primary small" disabled={!idOk || !urlOk}>

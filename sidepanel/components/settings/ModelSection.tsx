@@ -33,11 +33,14 @@ function ModelPicker({
           onChange={(e) => {
             const providerId = (e.currentTarget as HTMLSelectElement).value;
             if (!providerId) return onChange(null);
-            const first = modelSuggestions(settings.providers.find((p) => p.id === providerId))[0] ?? '';
+            const first =
+              modelSuggestions(settings.providers.find((p) => p.id === providerId))[0] ?? '';
             onChange({ providerId, model: value?.providerId === providerId ? value.model : first });
           }}
         >
-          {(allowNone || !value) && <option value="">{allowNone ? t('sameAsDefault') : t('chooseProvider')}</option>}
+          {(allowNone || !value) && (
+            <option value="">{allowNone ? t('sameAsDefault') : t('chooseProvider')}</option>
+          )}
           {settings.providers.map((p) => (
             <option key={p.id} value={p.id}>
               {p.label || p.id}
@@ -53,7 +56,12 @@ function ModelPicker({
             list={`${idPrefix}-models`}
             value={value.model}
             spellcheck={false}
-            onInput={(e) => onChange({ providerId: value.providerId, model: (e.currentTarget as HTMLInputElement).value })}
+            onInput={(e) =>
+              onChange({
+                providerId: value.providerId,
+                model: (e.currentTarget as HTMLInputElement).value,
+              })
+            }
           />
           <datalist id={`${idPrefix}-models`}>
             {modelSuggestions(provider).map((id) => (
@@ -71,12 +79,17 @@ export function ModelSection({ settings }: { settings: PublicSettings }) {
   const panel = usePanel();
   const [model, setModel] = useState<ModelRef | null>(settings.defaultModel);
   const [taskModel, setTaskModel] = useState<ModelRef | null>(settings.taskModel);
-  const [budget, setBudget] = useState(settings.tokenBudget === null ? '' : String(settings.tokenBudget));
+  const [budget, setBudget] = useState(
+    settings.tokenBudget === null ? '' : String(settings.tokenBudget),
+  );
   const [status, save] = useSave();
   // Settings can change underneath (another panel, or the first provider picking a model).
   useEffect(() => setModel(settings.defaultModel), [settings.defaultModel]);
   useEffect(() => setTaskModel(settings.taskModel), [settings.taskModel]);
-  useEffect(() => setBudget(settings.tokenBudget === null ? '' : String(settings.tokenBudget)), [settings.tokenBudget]);
+  useEffect(
+    () => setBudget(settings.tokenBudget === null ? '' : String(settings.tokenBudget)),
+    [settings.tokenBudget],
+  );
   const budgetNumber = budget.trim() === '' ? null : Number(budget);
   const budgetOk = budgetNumber === null || (Number.isInteger(budgetNumber) && budgetNumber > 0);
   const modelOk = !model || model.model.trim().length > 0;
@@ -85,8 +98,13 @@ export function ModelSection({ settings }: { settings: PublicSettings }) {
     e.preventDefault();
     void save(() =>
       panel.updateSettings({
-        ...(model ? { defaultModel: { providerId: model.providerId, model: model.model.trim() } } : {}),
-        taskModel: taskModel && taskModel.model.trim() ? { providerId: taskModel.providerId, model: taskModel.model.trim() } : null,
+        ...(model
+          ? { defaultModel: { providerId: model.providerId, model: model.model.trim() } }
+          : {}),
+        taskModel:
+          taskModel && taskModel.model.trim()
+            ? { providerId: taskModel.providerId, model: taskModel.model.trim() }
+            : null,
         tokenBudget: budgetNumber,
       }),
     );
@@ -101,8 +119,21 @@ export function ModelSection({ settings }: { settings: PublicSettings }) {
         // noValidate: the budget is checked here (a whole number > 0). The browser's own check
         // would refuse anything off the spinner's 1,000 steps, e.g. 2500, with its own bubble.
         <form onSubmit={submit} noValidate>
-          <ModelPicker idPrefix="default-model" label={t('defaultModel')} settings={settings} value={model} onChange={setModel} />
-          <ModelPicker idPrefix="task-model" label={t('taskModel')} settings={settings} value={taskModel} onChange={setTaskModel} allowNone />
+          <ModelPicker
+            idPrefix="default-model"
+            label={t('defaultModel')}
+            settings={settings}
+            value={model}
+            onChange={setModel}
+          />
+          <ModelPicker
+            idPrefix="task-model"
+            label={t('taskModel')}
+            settings={settings}
+            value={taskModel}
+            onChange={setTaskModel}
+            allowNone
+          />
           <div class="field">
             <label for="token-budget">{t('tokenBudget')}</label>
             <input

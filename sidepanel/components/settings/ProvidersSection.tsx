@@ -10,7 +10,17 @@ import { useSave } from './use-save';
 const NO_PROVIDERS: PublicProvider[] = [];
 
 /** An API key input that never shows a stored key: the field is empty and only ever written. */
-function KeyInput({ id, value, onInput, optional }: { id: string; value: string; onInput: (v: string) => void; optional?: boolean }) {
+function KeyInput({
+  id,
+  value,
+  onInput,
+  optional,
+}: {
+  id: string;
+  value: string;
+  onInput: (v: string) => void;
+  optional?: boolean;
+}) {
   return (
     <div class="field">
       <label for={id}>{optional ? t('apiKeyOptional') : t('apiKey')}</label>
@@ -34,7 +44,17 @@ function ProviderRow({ provider }: { provider: PublicProvider }) {
   const [status, save] = useSave();
   const saveKey = async () => {
     const ok = await save(() =>
-      panel.updateSettings({ providers: [{ id: provider.id, kind: provider.kind, baseURL: provider.baseURL, label: provider.label, apiKey: key }] }),
+      panel.updateSettings({
+        providers: [
+          {
+            id: provider.id,
+            kind: provider.kind,
+            baseURL: provider.baseURL,
+            label: provider.label,
+            apiKey: key,
+          },
+        ],
+      }),
     );
     if (ok) {
       setKey('');
@@ -46,13 +66,20 @@ function ProviderRow({ provider }: { provider: PublicProvider }) {
       <div class="provider-head">
         <strong>{provider.label || provider.id}</strong>
         <span class="badge">{provider.kind}</span>
-        <span class={`badge ${provider.hasApiKey ? 'ok' : ''}`}>{provider.hasApiKey ? t('keySaved') : t('noKey')}</span>
+        <span class={`badge ${provider.hasApiKey ? 'ok' : ''}`}>
+          {provider.hasApiKey ? t('keySaved') : t('noKey')}
+        </span>
       </div>
       {provider.baseURL && <div class="provider-url">{provider.baseURL}</div>}
       {editingKey ? (
         <div class="inline-form">
           <KeyInput id={`key-${provider.id}`} value={key} onInput={setKey} />
-          <button type="button" class="btn primary small" disabled={!key} onClick={() => void saveKey()}>
+          <button
+            type="button"
+            class="btn primary small"
+            disabled={!key}
+            onClick={() => void saveKey()}
+          >
             {t('save')}
           </button>
           <button type="button" class="btn small" onClick={() => setEditingKey(false)}>
@@ -69,7 +96,11 @@ function ProviderRow({ provider }: { provider: PublicProvider }) {
               <button
                 type="button"
                 class="btn danger small"
-                onClick={() => void save(() => panel.updateSettings({ providers: [{ id: provider.id, remove: true }] }))}
+                onClick={() =>
+                  void save(() =>
+                    panel.updateSettings({ providers: [{ id: provider.id, remove: true }] }),
+                  )
+                }
               >
                 {t('confirmRemove')}
               </button>
@@ -89,7 +120,15 @@ function ProviderRow({ provider }: { provider: PublicProvider }) {
   );
 }
 
-function AddProvider({ taken, needsDefault, onDone }: { taken: string[]; needsDefault: boolean; onDone: () => void }) {
+function AddProvider({
+  taken,
+  needsDefault,
+  onDone,
+}: {
+  taken: string[];
+  needsDefault: boolean;
+  onDone: () => void;
+}) {
   const panel = usePanel();
   const [presetId, setPresetId] = useState(PROVIDER_PRESETS[0].id);
   const preset = PROVIDER_PRESETS.find((p) => p.id === presetId) ?? PROVIDER_PRESETS[0];
@@ -125,7 +164,9 @@ function AddProvider({ taken, needsDefault, onDone }: { taken: string[]; needsDe
             label: label.trim() || preset.label,
             baseURL: preset.baseURL ? baseURL.trim() : undefined,
             apiKey: key || undefined,
-            models: modelIds.length ? modelIds.map((m) => (vision ? { id: m, vision: true } : { id: m })) : undefined,
+            models: modelIds.length
+              ? modelIds.map((m) => (vision ? { id: m, vision: true } : { id: m }))
+              : undefined,
           },
         ],
         ...(needsDefault && model ? { defaultModel: { providerId: id, model } } : {}),
@@ -145,7 +186,11 @@ function AddProvider({ taken, needsDefault, onDone }: { taken: string[]; needsDe
     >
       <div class="field">
         <label for="provider-preset">{t('providerType')}</label>
-        <select id="provider-preset" value={presetId} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}>
+        <select
+          id="provider-preset"
+          value={presetId}
+          onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}
+        >
           {PROVIDER_PRESETS.map((p) => (
             <option key={p.id} value={p.id}>
               {p.label}
@@ -155,7 +200,11 @@ function AddProvider({ taken, needsDefault, onDone }: { taken: string[]; needsDe
       </div>
       <div class="field">
         <label for="provider-label">{t('providerName')}</label>
-        <input id="provider-label" value={label} onInput={(e) => setLabel((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="provider-label"
+          value={label}
+          onInput={(e) => setLabel((e.currentTarget as HTMLInputElement).value)}
+        />
       </div>
       {preset.baseURL !== undefined && (
         <div class="field">
@@ -181,14 +230,22 @@ function AddProvider({ taken, needsDefault, onDone }: { taken: string[]; needsDe
             onInput={(e) => setModels((e.currentTarget as HTMLInputElement).value)}
           />
           <label class="check">
-            <input type="checkbox" checked={vision} onChange={(e) => setVision((e.currentTarget as HTMLInputElement).checked)} />
+            <input
+              type="checkbox"
+              checked={vision}
+              onChange={(e) => setVision((e.currentTarget as HTMLInputElement).checked)}
+            />
             <span>{t('providerModelsVision')}</span>
           </label>
         </div>
       )}
       <p class="field-help">{t('apiKeyHelp')}</p>
       <div class="row-actions">
-        <button type="submit" class="btn primary small" disabled={!urlOk || (!key && !preset.keyOptional)}>
+        <button
+          type="submit"
+          class="btn primary small"
+          disabled={!urlOk || (!key && !preset.keyOptional)}
+        >
           {t('add')}
         </button>
         <button type="button" class="btn small" onClick={onDone}>
@@ -216,7 +273,11 @@ export function ProvidersSection() {
         ))}
       </ul>
       {adding ? (
-        <AddProvider taken={providers.map((p) => p.id)} needsDefault={needsDefault} onDone={() => setAdding(false)} />
+        <AddProvider
+          taken={providers.map((p) => p.id)}
+          needsDefault={needsDefault}
+          onDone={() => setAdding(false)}
+        />
       ) : (
         <button type="button" class="btn small" onClick={() => setAdding(true)}>
           <Icon name="plus" />

@@ -5,7 +5,11 @@ import { usePanel } from '../panel-context';
 import { SaveStatusLine } from './SaveStatusLine';
 import { useSave } from './use-save';
 
-const RULE_LABEL: Record<SiteRule, MessageKey> = { ask: 'ruleAsk', allow: 'ruleAllow', block: 'ruleBlock' };
+const RULE_LABEL: Record<SiteRule, MessageKey> = {
+  ask: 'ruleAsk',
+  allow: 'ruleAllow',
+  block: 'ruleBlock',
+};
 const RULES: SiteRule[] = ['ask', 'allow', 'block'];
 
 /** "https://example.com/path" or "example.com" → "https://example.com"; null if not a web origin. */
@@ -20,9 +24,24 @@ export function toOrigin(input: string): string | null {
   }
 }
 
-function RuleSelect({ id, value, onChange, label }: { id: string; value: SiteRule; onChange: (r: SiteRule) => void; label: string }) {
+function RuleSelect({
+  id,
+  value,
+  onChange,
+  label,
+}: {
+  id: string;
+  value: SiteRule;
+  onChange: (r: SiteRule) => void;
+  label: string;
+}) {
   return (
-    <select id={id} aria-label={label} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as SiteRule)}>
+    <select
+      id={id}
+      aria-label={label}
+      value={value}
+      onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as SiteRule)}
+    >
       {RULES.map((r) => (
         <option key={r} value={r}>
           {t(RULE_LABEL[r])}
@@ -59,7 +78,12 @@ export function SiteRulesSection({ rules }: { rules: PublicSettings['siteRules']
                 onChange={(next) => void save(() => panel.setSiteRule(r.origin, next))}
               />
               {r.rule !== 'ask' && (
-                <button type="button" class="btn small" aria-label={t('revokeFor', r.origin)} onClick={() => void save(() => panel.setSiteRule(r.origin, 'ask'))}>
+                <button
+                  type="button"
+                  class="btn small"
+                  aria-label={t('revokeFor', r.origin)}
+                  onClick={() => void save(() => panel.setSiteRule(r.origin, 'ask'))}
+                >
                   {t('revoke')}
                 </button>
               )}
@@ -72,12 +96,18 @@ export function SiteRulesSection({ rules }: { rules: PublicSettings['siteRules']
         aria-label={t('addSiteRule')}
         onSubmit={(e) => {
           e.preventDefault();
-          if (parsed) void save(() => panel.setSiteRule(parsed, rule)).then((ok) => ok && setOrigin(''));
+          if (parsed)
+            void save(() => panel.setSiteRule(parsed, rule)).then((ok) => ok && setOrigin(''));
         }}
       >
         <div class="field grow">
           <label for="site-origin">{t('siteOrigin')}</label>
-          <input id="site-origin" placeholder="https://example.com" value={origin} onInput={(e) => setOrigin((e.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="site-origin"
+            placeholder="https://example.com"
+            value={origin}
+            onInput={(e) => setOrigin((e.currentTarget as HTMLInputElement).value)}
+          />
         </div>
         <RuleSelect id="site-new-rule" label={t('siteRule')} value={rule} onChange={setRule} />
         <button type="submit" class="btn small" disabled={!parsed}>

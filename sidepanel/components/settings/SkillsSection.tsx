@@ -37,7 +37,12 @@ export function SkillsSection({ skills }: { skills: NonNullable<PublicSettings['
                 <strong>{s.name}</strong>
                 <span class="field-help">{s.description}</span>
               </div>
-              <button type="button" class="btn small" aria-label={t('removeSkillFor', s.name)} onClick={() => void save(() => panel.removeSkill(s.name))}>
+              <button
+                type="button"
+                class="btn small"
+                aria-label={t('removeSkillFor', s.name)}
+                onClick={() => void save(() => panel.removeSkill(s.name))}
+              >
                 {t('remove')}
               </button>
             </li>

@@ -18,11 +18,41 @@ export interface ProviderPreset {
 export const PROVIDER_PRESETS: ProviderPreset[] = [
   { id: 'anthropic', label: 'Anthropic', kind: 'anthropic', defaultModel: 'claude-sonnet-4-5' },
   { id: 'openai', label: 'OpenAI', kind: 'openai', defaultModel: 'gpt-5-mini' },
-  { id: 'openai-responses', label: 'OpenAI (Responses API)', kind: 'openai-responses', defaultModel: 'gpt-5-mini' },
-  { id: 'openrouter', label: 'OpenRouter', kind: 'openai', baseURL: 'https://openrouter.ai/api/v1' },
-  { id: 'ollama', label: 'Ollama', kind: 'openai', baseURL: 'http://localhost:11434/v1', keyOptional: true, editableURL: true },
-  { id: 'lmstudio', label: 'LM Studio', kind: 'openai', baseURL: 'http://localhost:1234/v1', keyOptional: true, editableURL: true },
-  { id: 'custom', label: 'OpenAI-compatible', kind: 'openai', baseURL: 'https://', editableURL: true },
+  {
+    id: 'openai-responses',
+    label: 'OpenAI (Responses API)',
+    kind: 'openai-responses',
+    defaultModel: 'gpt-5-mini',
+  },
+  {
+    id: 'openrouter',
+    label: 'OpenRouter',
+    kind: 'openai',
+    baseURL: 'https://openrouter.ai/api/v1',
+  },
+  {
+    id: 'ollama',
+    label: 'Ollama',
+    kind: 'openai',
+    baseURL: 'http://localhost:11434/v1',
+    keyOptional: true,
+    editableURL: true,
+  },
+  {
+    id: 'lmstudio',
+    label: 'LM Studio',
+    kind: 'openai',
+    baseURL: 'http://localhost:1234/v1',
+    keyOptional: true,
+    editableURL: true,
+  },
+  {
+    id: 'custom',
+    label: 'OpenAI-compatible',
+    kind: 'openai',
+    baseURL: 'https://',
+    editableURL: true,
+  },
 ];
 
 /** A provider id not yet taken: the preset id, then -2, -3… */
@@ -47,6 +77,10 @@ export function modelSuggestions(provider: PublicProvider | undefined): string[]
   const own = (provider.models ?? []).map((m) => m.id);
   const official = !provider.baseURL;
   const catalog =
-    provider.kind === 'anthropic' ? Object.keys(ANTHROPIC_MODELS) : official ? Object.keys(OPENAI_MODELS) : [];
+    provider.kind === 'anthropic'
+      ? Object.keys(ANTHROPIC_MODELS)
+      : official
+        ? Object.keys(OPENAI_MODELS)
+        : [];
   return [...new Set([...own, ...catalog])];
 }

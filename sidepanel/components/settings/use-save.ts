@@ -1,7 +1,11 @@
 import { useState } from 'preact/hooks';
 import type { OpOutcome } from '../../state/engine-client';
 
-export type SaveStatus = { kind: 'idle' } | { kind: 'saving' } | { kind: 'saved' } | { kind: 'error'; message: string };
+export type SaveStatus =
+  | { kind: 'idle' }
+  | { kind: 'saving' }
+  | { kind: 'saved' }
+  | { kind: 'error'; message: string };
 
 /** Runs a settings op and keeps its status for a small "Saved" / error line under the section. */
 export function useSave(): [SaveStatus, (op: () => Promise<OpOutcome>) => Promise<boolean>] {

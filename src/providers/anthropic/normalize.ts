@@ -1,4 +1,7 @@
-import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  RawMessageStreamEvent,
+  StopReason,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Usage } from '../../protocol';
 import { providerError } from '../errors';
 import { stopEvent } from '../events';
@@ -107,13 +110,20 @@ export function createAnthropicNormalizer(): StreamNormalizer<RawMessageStreamEv
         ];
       case 'redacted':
         return [
-          { type: 'thinking_block', part: { text: '', redactedData: block.data, providerKind: 'anthropic' } },
+          {
+            type: 'thinking_block',
+            part: { text: '', redactedData: block.data, providerKind: 'anthropic' },
+          },
         ];
       case 'tool': {
         const out: StreamEvent[] = [];
         // Some proxies put the whole input in content_block_start and stream no fragments.
         if (!block.sawFragment && block.initialInput !== '') {
-          out.push({ type: 'tool_call_delta', index: block.index, argsFragment: block.initialInput });
+          out.push({
+            type: 'tool_call_delta',
+            index: block.index,
+            argsFragment: block.initialInput,
+          });
         }
         out.push({ type: 'tool_call_end', index: block.index });
         return out;
@@ -123,7 +133,8 @@ export function createAnthropicNormalizer(): StreamNormalizer<RawMessageStreamEv
     }
   };
 
-  const closeAll = (): StreamEvent[] => [...blocks.keys()].sort((a, b) => a - b).flatMap(closeBlock);
+  const closeAll = (): StreamEvent[] =>
+    [...blocks.keys()].sort((a, b) => a - b).flatMap(closeBlock);
 
   const finish = (): StreamEvent[] => [
     ...closeAll(),
@@ -183,7 +194,9 @@ export function createAnthropicNormalizer(): StreamNormalizer<RawMessageStreamEv
           if (delta.type === 'input_json_delta' && block.kind === 'tool') {
             if (!delta.partial_json) return [];
             block.sawFragment = true;
-            return [{ type: 'tool_call_delta', index: block.index, argsFragment: delta.partial_json }];
+            return [
+              { type: 'tool_call_delta', index: block.index, argsFragment: delta.partial_json },
+            ];
           }
           return [];
         }

@@ -54,16 +54,22 @@ function userBlocks(content: readonly ContentBlock[]): UserBlock[] {
     const mediaType = supportedImageType(block.mimeType);
     out.push(
       mediaType
-        ? { type: 'image', source: { type: 'base64', media_type: mediaType, data: block.dataBase64 } }
+        ? {
+            type: 'image',
+            source: { type: 'base64', media_type: mediaType, data: block.dataBase64 },
+          }
         : { type: 'text', text: unsupportedImageText(block) },
     );
   }
   return out;
 }
 
-function toolResultBlock(message: Extract<ProviderMessage, { role: 'tool' }>): ToolResultBlockParam {
+function toolResultBlock(
+  message: Extract<ProviderMessage, { role: 'tool' }>,
+): ToolResultBlockParam {
   const content = userBlocks(message.content).filter(
-    (block): block is Extract<UserBlock, { type: 'text' | 'image' }> => block.type !== 'tool_result',
+    (block): block is Extract<UserBlock, { type: 'text' | 'image' }> =>
+      block.type !== 'tool_result',
   );
   const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.toolCallId };
   if (content.length > 0) result.content = content;
@@ -78,7 +84,8 @@ function assistantBlocks(message: AssistantMessage): AnthropicContentBlock[] {
   for (const part of message.thinking ?? []) {
     if (part.providerKind !== 'anthropic') continue;
     if (part.redactedData) out.push({ type: 'redacted_thinking', data: part.redactedData });
-    else if (part.signature) out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+    else if (part.signature)
+      out.push({ type: 'thinking', thinking: part.text, signature: part.signature });
   }
   if (message.text !== '') out.push({ type: 'text', text: message.text });
   for (const call of message.toolCalls) {
@@ -136,7 +143,10 @@ function thinkingParams(
   return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
 }
 
-export function buildAnthropicRequest(input: RequestInput, model: ModelInfo): MessageCreateParamsStreaming {
+export function buildAnthropicRequest(
+  input: RequestInput,
+  model: ModelInfo,
+): MessageCreateParamsStreaming {
   const messages = buildAnthropicMessages(input.messages);
   markLastMessage(messages);
   const { thinking, maxTokens } = thinkingParams(input, model);

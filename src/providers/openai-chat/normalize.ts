@@ -39,7 +39,8 @@ function toUsage(raw: unknown): Usage | undefined {
     inputTokens: usage.prompt_tokens,
     outputTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
   };
-  const cached = asRecord(usage.prompt_tokens_details)?.cached_tokens ?? usage.prompt_cache_hit_tokens;
+  const cached =
+    asRecord(usage.prompt_tokens_details)?.cached_tokens ?? usage.prompt_cache_hit_tokens;
   if (typeof cached === 'number') out.cacheReadTokens = cached;
   const reasoning = asRecord(usage.completion_tokens_details)?.reasoning_tokens;
   if (typeof reasoning === 'number') out.reasoningTokens = reasoning;
@@ -88,10 +89,16 @@ export function createChatNormalizer(): StreamNormalizer<ChatCompletionChunk> {
         const index = nextIndex++;
         call = { index, id: toolCall.id || `call_${index}`, open: true };
         calls.set(key, call);
-        out.push({ type: 'tool_call_start', index, id: call.id, name: toolCall.function?.name ?? '' });
+        out.push({
+          type: 'tool_call_start',
+          index,
+          id: call.id,
+          name: toolCall.function?.name ?? '',
+        });
       }
       const fragment = toolCall.function?.arguments;
-      if (fragment) out.push({ type: 'tool_call_delta', index: call.index, argsFragment: fragment });
+      if (fragment)
+        out.push({ type: 'tool_call_delta', index: call.index, argsFragment: fragment });
     });
     return out;
   };

@@ -74,7 +74,9 @@ export function buildChatMessages(
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (system !== '') out.push({ role: 'system', content: system });
-  const producedReasoning = messages.some((m) => m.role === 'assistant' && replayedReasoning(m) !== '');
+  const producedReasoning = messages.some(
+    (m) => m.role === 'assistant' && replayedReasoning(m) !== '',
+  );
   const replayReasoning = options.replayReasoningContent && producedReasoning;
 
   let pendingImages: { toolName: string; toolCallId: string; images: ImageBlock[] }[] = [];

@@ -58,7 +58,10 @@ export function createResponsesNormalizer(): StreamNormalizer<ResponseStreamEven
   const callKey = (itemId: string | undefined, outputIndex: number | undefined) =>
     itemId ?? `#${outputIndex ?? -1}`;
 
-  const findCall = (itemId: string | undefined, outputIndex: number | undefined): OpenCall | undefined =>
+  const findCall = (
+    itemId: string | undefined,
+    outputIndex: number | undefined,
+  ): OpenCall | undefined =>
     calls.get(callKey(itemId, undefined)) ?? calls.get(callKey(undefined, outputIndex));
 
   const endCall = (call: OpenCall | undefined, fullArgs?: string): StreamEvent[] => {
@@ -135,17 +138,20 @@ export function createResponsesNormalizer(): StreamNormalizer<ResponseStreamEven
           const streamed = reasoning.get(item.id)?.parts ?? [];
           const fromItem = (item.summary ?? []).map((part) => part.text);
           const fromContent = (item.content ?? []).map((part) => part.text);
-          const texts = fromItem.length > 0 ? fromItem : fromContent.length > 0 ? fromContent : streamed;
+          const texts =
+            fromItem.length > 0 ? fromItem : fromContent.length > 0 ? fromContent : streamed;
           const part: ThinkingPart = {
             text: texts.join('\n\n'),
             itemId: item.id,
             providerKind: 'openai-responses',
           };
-          if (typeof item.encrypted_content === 'string') part.encryptedContent = item.encrypted_content;
+          if (typeof item.encrypted_content === 'string')
+            part.encryptedContent = item.encrypted_content;
           return [{ type: 'thinking_block', part }];
         }
         case 'response.completed': {
-          const reason: NormalizedStopReason = calls.size > 0 ? 'tool_use' : sawRefusal ? 'refusal' : 'end';
+          const reason: NormalizedStopReason =
+            calls.size > 0 ? 'tool_use' : sawRefusal ? 'refusal' : 'end';
           return terminal(event.response, reason, event.response?.status ?? 'completed');
         }
         case 'response.incomplete': {
@@ -163,7 +169,10 @@ export function createResponsesNormalizer(): StreamNormalizer<ResponseStreamEven
         }
         case 'error':
           return [
-            { type: 'error', error: httpFailureToError({ body: event, fallbackMessage: 'Stream error.' }) },
+            {
+              type: 'error',
+              error: httpFailureToError({ body: event, fallbackMessage: 'Stream error.' }),
+            },
           ];
         default:
           return [];

@@ -56,7 +56,9 @@ export function buildResponsesInput(messages: readonly ProviderMessage[]): Respo
   const out: ResponseInputItem[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      const nonEmpty = message.content.filter((block) => block.type !== 'text' || block.text !== '');
+      const nonEmpty = message.content.filter(
+        (block) => block.type !== 'text' || block.text !== '',
+      );
       const content = inputContent(nonEmpty);
       if (content.length > 0) out.push({ type: 'message', role: 'user', content });
     } else if (message.role === 'tool') {
@@ -67,7 +69,8 @@ export function buildResponsesInput(messages: readonly ProviderMessage[]): Respo
       });
     } else {
       for (const part of message.thinking ?? []) {
-        if (part.providerKind !== 'openai-responses' || !part.itemId || !part.encryptedContent) continue;
+        if (part.providerKind !== 'openai-responses' || !part.itemId || !part.encryptedContent)
+          continue;
         out.push({
           type: 'reasoning',
           id: part.itemId,
@@ -75,7 +78,8 @@ export function buildResponsesInput(messages: readonly ProviderMessage[]): Respo
           encrypted_content: part.encryptedContent,
         });
       }
-      if (message.text !== '') out.push({ type: 'message', role: 'assistant', content: message.text });
+      if (message.text !== '')
+        out.push({ type: 'message', role: 'assistant', content: message.text });
       for (const call of message.toolCalls) {
         out.push({
           type: 'function_call',
@@ -114,7 +118,8 @@ export function buildResponsesRequest(
   if (options.promptCacheKey && input.cacheKey) body.prompt_cache_key = input.cacheKey;
   if (input.maxOutputTokens !== undefined) body.max_output_tokens = input.maxOutputTokens;
   const thinking = input.thinking && model.thinking !== false ? input.thinking : null;
-  if (thinking) body.reasoning = { effort: reasoningEffort(thinking.budgetTokens), summary: 'auto' };
+  if (thinking)
+    body.reasoning = { effort: reasoningEffort(thinking.budgetTokens), summary: 'auto' };
   // Without stored responses, encrypted reasoning is the only way to carry it to the next step.
   // Models that do not reason reject the include, so it is asked only of reasoning models.
   if (thinking || model.thinking === true) body.include = ['reasoning.encrypted_content'];

@@ -20,15 +20,40 @@ export function modifierMask(mods: readonly Modifier[]): number {
 type Button = 'left' | 'right' | 'middle';
 const BUTTON_MASK: Record<Button, number> = { left: 1, right: 2, middle: 4 };
 
-export async function mouseMove(d: DebuggerSessions, tabId: number, p: Point, mods: readonly Modifier[] = [], buttons = 0, button: Button | 'none' = 'none'): Promise<void> {
-  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x: p.x, y: p.y, modifiers: modifierMask(mods), buttons, button });
+export async function mouseMove(
+  d: DebuggerSessions,
+  tabId: number,
+  p: Point,
+  mods: readonly Modifier[] = [],
+  buttons = 0,
+  button: Button | 'none' = 'none',
+): Promise<void> {
+  await d.send(tabId, 'Input.dispatchMouseEvent', {
+    type: 'mouseMoved',
+    x: p.x,
+    y: p.y,
+    modifiers: modifierMask(mods),
+    buttons,
+    button,
+  });
 }
 
-export async function mouseClick(d: DebuggerSessions, tabId: number, p: Point, button: Button, clickCount: number, mods: readonly Modifier[]): Promise<void> {
+export async function mouseClick(
+  d: DebuggerSessions,
+  tabId: number,
+  p: Point,
+  button: Button,
+  clickCount: number,
+  mods: readonly Modifier[],
+): Promise<void> {
   await mouseMove(d, tabId, p, mods);
   for (let n = 1; n <= clickCount; n++) {
     const base = { x: p.x, y: p.y, button, clickCount: n, modifiers: modifierMask(mods) };
-    await d.send(tabId, 'Input.dispatchMouseEvent', { ...base, type: 'mousePressed', buttons: BUTTON_MASK[button] });
+    await d.send(tabId, 'Input.dispatchMouseEvent', {
+      ...base,
+      type: 'mousePressed',
+      buttons: BUTTON_MASK[button],
+    });
     await d.send(tabId, 'Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
   }
 }
@@ -38,22 +63,59 @@ export async function mouseClick(d: DebuggerSessions, tabId: number, p: Point, b
  * hand's pace: a native drag starts only after the page handled the press (a library may make
  * the item draggable on mousedown), and drop targets update on the dragover of each move.
  */
-export async function mouseDrag(d: DebuggerSessions, tabId: number, from: Point, to: Point, mods: readonly Modifier[], steps = 10): Promise<void> {
+export async function mouseDrag(
+  d: DebuggerSessions,
+  tabId: number,
+  from: Point,
+  to: Point,
+  mods: readonly Modifier[],
+  steps = 10,
+): Promise<void> {
   const m = modifierMask(mods);
   const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   await mouseMove(d, tabId, from, mods);
-  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1, modifiers: m });
+  await d.send(tabId, 'Input.dispatchMouseEvent', {
+    type: 'mousePressed',
+    x: from.x,
+    y: from.y,
+    button: 'left',
+    buttons: 1,
+    clickCount: 1,
+    modifiers: m,
+  });
   await pause(50);
   for (let i = 1; i <= steps; i++) {
     const x = from.x + ((to.x - from.x) * i) / steps;
     const y = from.y + ((to.y - from.y) * i) / steps;
-    await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1, modifiers: m });
+    await d.send(tabId, 'Input.dispatchMouseEvent', {
+      type: 'mouseMoved',
+      x,
+      y,
+      button: 'left',
+      buttons: 1,
+      modifiers: m,
+    });
     await pause(20);
   }
   // Once more on the spot: the drop target settles on the final position before the release.
-  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x: to.x, y: to.y, button: 'left', buttons: 1, modifiers: m });
+  await d.send(tabId, 'Input.dispatchMouseEvent', {
+    type: 'mouseMoved',
+    x: to.x,
+    y: to.y,
+    button: 'left',
+    buttons: 1,
+    modifiers: m,
+  });
   await pause(50);
-  await d.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1, modifiers: m });
+  await d.send(tabId, 'Input.dispatchMouseEvent', {
+    type: 'mouseReleased',
+    x: to.x,
+    y: to.y,
+    button: 'left',
+    buttons: 0,
+    clickCount: 1,
+    modifiers: m,
+  });
 }
 
 interface KeyDef {
@@ -86,11 +148,19 @@ const NAMED: Record<string, KeyDef> = {
 };
 for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
 
-
 const SHIFTED = '~!@#$%^&*()_+{}|:"<>?';
 const PUNCT_CODES: Record<string, [string, number]> = {
-  '-': ['Minus', 189], '=': ['Equal', 187], '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220],
-  ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
+  '-': ['Minus', 189],
+  '=': ['Equal', 187],
+  '[': ['BracketLeft', 219],
+  ']': ['BracketRight', 221],
+  '\\': ['Backslash', 220],
+  ';': ['Semicolon', 186],
+  "'": ['Quote', 222],
+  ',': ['Comma', 188],
+  '.': ['Period', 190],
+  '/': ['Slash', 191],
+  '`': ['Backquote', 192],
 };
 
 /** The key a name presses, through the shared normalisation (key-names.ts). */
@@ -100,25 +170,51 @@ export function keyDef(input: string): KeyDef | null {
   if (Object.hasOwn(NAMED, name)) return NAMED[name];
   if ([...name].length !== 1) return null;
   const upper = name.toUpperCase();
-  if (/[a-z]/i.test(name)) return { key: name, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: name };
-  if (/[0-9]/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
+  if (/[a-z]/i.test(name))
+    return { key: name, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: name };
+  if (/[0-9]/.test(name))
+    return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
   const punct = Object.hasOwn(PUNCT_CODES, name) ? PUNCT_CODES[name] : undefined;
   if (punct) return { key: name, code: punct[0], keyCode: punct[1], text: name };
   return { key: name, code: '', keyCode: 0, text: name };
 }
 
 /** Editing commands Chrome runs for shortcuts only when they are named (dispatchKeyEvent `commands`). */
-const SHORTCUT_COMMANDS: Record<string, string> = { a: 'selectAll', c: 'copy', x: 'cut', v: 'paste', z: 'undo', y: 'redo' };
+const SHORTCUT_COMMANDS: Record<string, string> = {
+  a: 'selectAll',
+  c: 'copy',
+  x: 'cut',
+  v: 'paste',
+  z: 'undo',
+  y: 'redo',
+};
 
-export async function pressKey(d: DebuggerSessions, tabId: number, name: string, mods: readonly Modifier[]): Promise<void> {
+export async function pressKey(
+  d: DebuggerSessions,
+  tabId: number,
+  name: string,
+  mods: readonly Modifier[],
+): Promise<void> {
   const def = keyDef(name);
-  if (!def) throw new Error(`Unknown key "${name}". Use Enter, Escape, Tab, ArrowDown, PageDown, Backspace, F5, a single character…`);
+  if (!def)
+    throw new Error(
+      `Unknown key "${name}". Use Enter, Escape, Tab, ArrowDown, PageDown, Backspace, F5, a single character…`,
+    );
   const m = modifierMask(mods);
   const shortcut = mods.includes('Control') || mods.includes('Meta') || mods.includes('Alt');
-  for (const mod of mods) await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'rawKeyDown', ...keyFields(NAMED[mod]), modifiers: m });
+  for (const mod of mods)
+    await d.send(tabId, 'Input.dispatchKeyEvent', {
+      type: 'rawKeyDown',
+      ...keyFields(NAMED[mod]),
+      modifiers: m,
+    });
   let text = def.text;
   if (text && mods.includes('Shift') && /[a-z]/.test(text)) text = text.toUpperCase();
-  const down: Record<string, unknown> = { ...keyFields(def), modifiers: m, type: text && !shortcut ? 'keyDown' : 'rawKeyDown' };
+  const down: Record<string, unknown> = {
+    ...keyFields(def),
+    modifiers: m,
+    type: text && !shortcut ? 'keyDown' : 'rawKeyDown',
+  };
   if (text && !shortcut) {
     down.text = text;
     down.unmodifiedText = def.text;
@@ -127,11 +223,21 @@ export async function pressKey(d: DebuggerSessions, tabId: number, name: string,
   if (command) down.commands = [command];
   await d.send(tabId, 'Input.dispatchKeyEvent', down);
   await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(def), modifiers: m });
-  for (const mod of [...mods].reverse()) await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(NAMED[mod]), modifiers: 0 });
+  for (const mod of [...mods].reverse())
+    await d.send(tabId, 'Input.dispatchKeyEvent', {
+      type: 'keyUp',
+      ...keyFields(NAMED[mod]),
+      modifiers: 0,
+    });
 }
 
 function keyFields(def: KeyDef) {
-  return { key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode };
+  return {
+    key: def.key,
+    code: def.code,
+    windowsVirtualKeyCode: def.keyCode,
+    nativeVirtualKeyCode: def.keyCode,
+  };
 }
 
 /** Types text: key events per character for short text (listeners see each key), insertText for long text. */
@@ -149,8 +255,18 @@ export async function typeText(d: DebuggerSessions, tabId: number, text: string)
     const def = keyDef(ch);
     const shifted = /[A-Z]/.test(ch) || SHIFTED.includes(ch);
     const fields = def && def.keyCode ? keyFields(def) : { key: ch };
-    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyDown', ...fields, text: ch, unmodifiedText: ch, modifiers: shifted ? 8 : 0 });
-    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...fields, modifiers: shifted ? 8 : 0 });
+    await d.send(tabId, 'Input.dispatchKeyEvent', {
+      type: 'keyDown',
+      ...fields,
+      text: ch,
+      unmodifiedText: ch,
+      modifiers: shifted ? 8 : 0,
+    });
+    await d.send(tabId, 'Input.dispatchKeyEvent', {
+      type: 'keyUp',
+      ...fields,
+      modifiers: shifted ? 8 : 0,
+    });
   }
 }
 
@@ -170,7 +286,8 @@ export async function settleInput(
     done = true;
   });
   const watch = (async () => {
-    for (let waited = 0; waited < maxMs && !done && !dialogOpen(); waited += 50) await sleep(50, signal);
+    for (let waited = 0; waited < maxMs && !done && !dialogOpen(); waited += 50)
+      await sleep(50, signal);
   })();
   await Promise.race([finished, watch]);
   finished.catch(() => undefined);

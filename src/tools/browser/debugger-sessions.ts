@@ -66,14 +66,19 @@ export class DebuggerSessions {
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       if (/already attached/i.test(why)) {
-        throw new Error('Another debugger (DevTools or an extension) is attached to this tab. Close it and try again.');
+        throw new Error(
+          'Another debugger (DevTools or an extension) is attached to this tab. Close it and try again.',
+        );
       }
       throw new Error(`Could not attach the debugger to tab ${tabId}: ${why}`);
     }
     this.sessions.set(tabId, { runIds: new Set(), cancelIdle: () => undefined });
     // Page events report the dialogs our input opens. Enabling waits on the page, which a dialog
     // opened earlier keeps blocked: do not wait for it forever.
-    await Promise.race([this.host.debuggerSend(tabId, 'Page.enable').catch(() => undefined), this.host.sleep(1500)]);
+    await Promise.race([
+      this.host.debuggerSend(tabId, 'Page.enable').catch(() => undefined),
+      this.host.sleep(1500),
+    ]);
   }
 
   async send<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
@@ -82,7 +87,12 @@ export class DebuggerSessions {
     try {
       return await this.host.debuggerSend<T>(tabId, method, params);
     } catch (e) {
-      if (e instanceof HostError && e.code === 'debugger' && /detached|not attached/i.test(e.message)) this.forget(tabId);
+      if (
+        e instanceof HostError &&
+        e.code === 'debugger' &&
+        /detached|not attached/i.test(e.message)
+      )
+        this.forget(tabId);
       throw e;
     }
   }
@@ -129,8 +139,14 @@ export class DebuggerSessions {
 }
 
 function parseDialog(params: unknown): OpenDialog {
-  const p = (params ?? {}) as { type?: string; message?: string; url?: string; defaultPrompt?: string };
-  const type = p.type === 'confirm' || p.type === 'prompt' || p.type === 'beforeunload' ? p.type : 'alert';
+  const p = (params ?? {}) as {
+    type?: string;
+    message?: string;
+    url?: string;
+    defaultPrompt?: string;
+  };
+  const type =
+    p.type === 'confirm' || p.type === 'prompt' || p.type === 'beforeunload' ? p.type : 'alert';
   const dialog: OpenDialog = { type, message: String(p.message ?? ''), url: String(p.url ?? '') };
   if (typeof p.defaultPrompt === 'string') dialog.defaultPrompt = p.defaultPrompt;
   return dialog;

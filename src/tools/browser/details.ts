@@ -26,7 +26,14 @@ export interface BrowserToolDetails {
   /** Full screenshot (browser_screenshot), also shown when the model has no vision. */
   image?: CapturedImage;
   /** Snapshot statistics. */
-  snapshot?: { lines: number; refs: number; estTokens: number; ms: number; kind: string; truncated: boolean };
+  snapshot?: {
+    lines: number;
+    refs: number;
+    estTokens: number;
+    ms: number;
+    kind: string;
+    truncated: boolean;
+  };
   /** Anything else a tool wants the UI to show (tab lists, matches…). */
   info?: Record<string, unknown>;
 }

@@ -52,16 +52,27 @@ export function armGuardInPage(ms: number, name: string, proof: string): boolean
       return null;
     };
     const handle = (p: string) => (p === proof ? state : undefined);
-    Object.defineProperty(window, name, { value: handle, enumerable: false, configurable: false, writable: false });
+    Object.defineProperty(window, name, {
+      value: handle,
+      enumerable: false,
+      configurable: false,
+      writable: false,
+    });
   }
   return true;
 }
 
 /** Disarms the guard and returns the dialogs it answered. Runs in the page. */
-export function collectGuardInPage(name: string, proof: string): Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> {
-  type Guard = { until: number; seen: Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> };
+export function collectGuardInPage(
+  name: string,
+  proof: string,
+): Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }> {
+  type Guard = {
+    until: number;
+    seen: Array<{ type: 'alert' | 'confirm' | 'prompt'; message: string }>;
+  };
   const w = window as unknown as Record<string, ((p: string) => Guard | undefined) | undefined>;
-  const guard = Object.prototype.hasOwnProperty.call(w, name) ? w[name]?.(proof) : undefined;
+  const guard = Object.hasOwn(w, name) ? w[name]?.(proof) : undefined;
   if (!guard) return [];
   guard.until = 0;
   return guard.seen.splice(0, guard.seen.length).slice(0, 5);
@@ -74,7 +85,9 @@ interface GuardSecrets {
 }
 
 function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...crypto.getRandomValues(new Uint8Array(bytes))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }
 
 /** The guard armed last in each tab and frame, until collected. */
@@ -91,26 +104,45 @@ export function acceptGuarded(seen: unknown): GuardedDialog[] {
   for (const d of seen.slice(0, 5)) {
     if (!d || typeof d !== 'object') continue;
     const { type, message } = d as { type?: unknown; message?: unknown };
-    if (typeof type !== 'string' || !DIALOG_TYPES.has(type) || typeof message !== 'string') continue;
-    out.push({ type: type as GuardedDialog['type'], message: message.length > MAX_DIALOG_MESSAGE ? `${message.slice(0, MAX_DIALOG_MESSAGE)}…` : message });
+    if (typeof type !== 'string' || !DIALOG_TYPES.has(type) || typeof message !== 'string')
+      continue;
+    out.push({
+      type: type as GuardedDialog['type'],
+      message:
+        message.length > MAX_DIALOG_MESSAGE ? `${message.slice(0, MAX_DIALOG_MESSAGE)}…` : message,
+    });
   }
   return out;
 }
 
-export async function armDialogGuard(host: BrowserHost, tabId: number, frameId: number): Promise<boolean> {
+export async function armDialogGuard(
+  host: BrowserHost,
+  tabId: number,
+  frameId: number,
+): Promise<boolean> {
   const secrets = { name: `__k${randomHex(8)}`, proof: randomHex(16) };
   armed.delete(`${tabId}:${frameId}`);
-  const ok = await host.runInMainWorld(tabId, frameId, armGuardInPage, [GUARD_MS, secrets.name, secrets.proof]).catch(() => false);
+  const ok = await host
+    .runInMainWorld(tabId, frameId, armGuardInPage, [GUARD_MS, secrets.name, secrets.proof])
+    .catch(() => false);
   // Only a guard this call installed is ever asked for its state (never a page's look-alike).
   if (ok === true) armed.set(`${tabId}:${frameId}`, secrets);
   return ok === true;
 }
 
-export async function collectGuardedDialogs(host: BrowserHost, tabId: number, frameId: number): Promise<GuardedDialog[]> {
+export async function collectGuardedDialogs(
+  host: BrowserHost,
+  tabId: number,
+  frameId: number,
+): Promise<GuardedDialog[]> {
   const secrets = armed.get(`${tabId}:${frameId}`);
   armed.delete(`${tabId}:${frameId}`);
   if (!secrets) return [];
-  return acceptGuarded(await host.runInMainWorld(tabId, frameId, collectGuardInPage, [secrets.name, secrets.proof]).catch(() => []));
+  return acceptGuarded(
+    await host
+      .runInMainWorld(tabId, frameId, collectGuardInPage, [secrets.name, secrets.proof])
+      .catch(() => []),
+  );
 }
 
 export function describeGuarded(d: GuardedDialog): string {

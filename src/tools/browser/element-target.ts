@@ -17,10 +17,20 @@ export interface RefContext {
   docId: string | undefined;
 }
 
-export async function refContext(deps: BrowserToolDeps, params: { ref: string; tabId?: number }, ctx: ToolCallContext): Promise<RefContext> {
+export async function refContext(
+  deps: BrowserToolDeps,
+  params: { ref: string; tabId?: number },
+  ctx: ToolCallContext,
+): Promise<RefContext> {
   const tabId = tabIdFor(params, ctx);
   const { frameId, local } = parseRef(params.ref);
-  return { tabId, frameId, local, modelRef: params.ref.trim(), docId: await deps.client.docOf(tabId, frameId) };
+  return {
+    tabId,
+    frameId,
+    local,
+    modelRef: params.ref.trim(),
+    docId: await deps.client.docOf(tabId, frameId),
+  };
 }
 
 export async function describeRef(deps: BrowserToolDeps, r: RefContext): Promise<ElementReport> {
@@ -59,20 +69,30 @@ function otherSite(pageOrigin: string | undefined, url: string | undefined): URL
  * a write on its destination, as browser_navigate is: the page's rule does not cover it, and
  * the approval names the site the data goes to.
  */
-export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: RiskChecks): ToolTarget {
+export function applyElementRisk(
+  target: ToolTarget,
+  el: ElementReport,
+  checks: RiskChecks,
+): ToolTarget {
   // For the approval card's sentence ("Type … into New todo"); the verdict never reads it.
   target.element = { role: el.role, name: el.name };
   if (checks.activates && el.download) target.alwaysAsk = `downloads a file (${el.href ?? 'link'})`;
-  const submits = (checks.activates && el.submitsForm === 'click') || (checks.submits && el.submitsForm !== undefined);
+  const submits =
+    (checks.activates && el.submitsForm === 'click') ||
+    (checks.submits && el.submitsForm !== undefined);
   if (submits && el.submitsPaymentForm) {
     target.alwaysAsk = 'submits a form with payment card fields';
   }
   const form = submits ? otherSite(target.origin, el.formAction) : undefined;
-  const link = checks.activates && !el.download && !form ? otherSite(target.origin, el.href) : undefined;
+  const link =
+    checks.activates && !el.download && !form ? otherSite(target.origin, el.href) : undefined;
   const dest = form ?? link;
   // A same-site link or form can still carry another site's address (an open redirect) or
   // credentials: judged on the address it opens, as browser_navigate would be.
-  const sameSite = !dest ? (checks.activates && !el.download ? el.href : undefined) ?? (submits ? el.formAction : undefined) : undefined;
+  const sameSite = !dest
+    ? ((checks.activates && !el.download ? el.href : undefined) ??
+      (submits ? el.formAction : undefined))
+    : undefined;
   const sameSiteRisk = sameSite ? exfiltrationRisk(target.url, sameSite) : undefined;
   if (sameSiteRisk) target.alwaysAsk ??= sameSiteRisk;
   if (dest) {
@@ -82,7 +102,8 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
     // The title and icon describe the page the action starts from, not where it goes.
     delete target.title;
     delete target.favIconUrl;
-    if (form) target.alwaysAsk ??= `submits a form to another site (${dest.origin}): what is in the form goes with it`;
+    if (form)
+      target.alwaysAsk ??= `submits a form to another site (${dest.origin}): what is in the form goes with it`;
     else target.alwaysAsk ??= exfiltrationRisk(from, dest.href);
   }
   return target;
@@ -92,7 +113,11 @@ export function applyElementRisk(target: ToolTarget, el: ElementReport, checks: 
  * The page target of an element, with `alwaysAsk` set for downloads and payment-like submits.
  * The element is described once here (before approval); a stale ref fails here already.
  */
-export async function elementTarget(deps: BrowserToolDeps, r: RefContext, checks: RiskChecks): Promise<ToolTarget> {
+export async function elementTarget(
+  deps: BrowserToolDeps,
+  r: RefContext,
+  checks: RiskChecks,
+): Promise<ToolTarget> {
   const target = await pageTarget(deps.host, r.tabId, r.frameId, r.modelRef);
   if (target.forbidden) return target;
   return applyElementRisk(target, await describeRef(deps, r), checks);
@@ -108,7 +133,10 @@ interface RiskReport {
  * The frame a key press goes to when the top page's focus is inside a cross-origin frame: the
  * one that has the focus and whose focused element is its own (not a deeper frame's).
  */
-async function focusedFrame(deps: BrowserToolDeps, tabId: number): Promise<{ frameId: number; report: RiskReport } | undefined> {
+async function focusedFrame(
+  deps: BrowserToolDeps,
+  tabId: number,
+): Promise<{ frameId: number; report: RiskReport } | undefined> {
   const frames = (await deps.host.listFrames(tabId).catch(() => [])).filter((f) => f.frameId !== 0);
   for (const f of frames) {
     const report = await deps.client
@@ -131,7 +159,10 @@ export async function unnamedElementTarget(
 ): Promise<ToolTarget> {
   const target = await pageTarget(deps.host, tabId);
   if (target.forbidden) return target;
-  const request = 'focused' in at ? ({ op: 'describe_focused' } as const) : ({ op: 'describe_at', x: at.x, y: at.y } as const);
+  const request =
+    'focused' in at
+      ? ({ op: 'describe_focused' } as const)
+      : ({ op: 'describe_at', x: at.x, y: at.y } as const);
   const found = await deps.client.call<RiskReport>(tabId, 0, request, { timeoutMs: 5000 });
   if (found.inFrame && 'focused' in at) {
     // The key goes to the focused frame: judged there, on its origin and rule, as a ref would be.
@@ -143,7 +174,10 @@ export async function unnamedElementTarget(
     }
   }
   if (found.inFrame) {
-    target.alwaysAsk = 'focused' in at ? 'presses a key inside an embedded frame Keel cannot inspect' : 'clicks inside an embedded frame Keel cannot inspect';
+    target.alwaysAsk =
+      'focused' in at
+        ? 'presses a key inside an embedded frame Keel cannot inspect'
+        : 'clicks inside an embedded frame Keel cannot inspect';
     return target;
   }
   return found.element ? applyElementRisk(target, found.element, checks) : target;

@@ -7,7 +7,11 @@ import { sameSize, urlScore } from '../../../content-scripts/frame-url';
 import type { CrossFrameReport } from '../../../content-scripts/messages';
 import type { BrowserHost, FrameInfo } from './host';
 
-export function matchFrames(iframes: readonly CrossFrameReport[], frames: readonly FrameInfo[], exclude: number): Map<number, number> {
+export function matchFrames(
+  iframes: readonly CrossFrameReport[],
+  frames: readonly FrameInfo[],
+  exclude: number,
+): Map<number, number> {
   const used = new Set<number>([0, exclude]);
   const out = new Map<number, number>();
   for (const iframe of iframes) {
@@ -27,7 +31,11 @@ export function matchFrames(iframes: readonly CrossFrameReport[], frames: readon
   return out;
 }
 
-export function fillFramePlaceholders(text: string, nonce: string, ids: ReadonlyMap<number, number>): string {
+export function fillFramePlaceholders(
+  text: string,
+  nonce: string,
+  ids: ReadonlyMap<number, number>,
+): string {
   const pattern = new RegExp(`\\s?\\[frameId=#${nonce.replace(/[^a-z0-9]/gi, '')}-(\\d+)\\]`, 'g');
   return text.replace(pattern, (_m, index: string) => {
     const id = ids.get(Number(index));
@@ -36,7 +44,12 @@ export function fillFramePlaceholders(text: string, nonce: string, ids: Readonly
 }
 
 /** Lists the tab's frames, tolerating pages where that is not allowed (then no ids are shown). */
-export async function resolveFrameIds(host: BrowserHost, tabId: number, snapshotFrame: number, iframes: readonly CrossFrameReport[]): Promise<Map<number, number>> {
+export async function resolveFrameIds(
+  host: BrowserHost,
+  tabId: number,
+  snapshotFrame: number,
+  iframes: readonly CrossFrameReport[],
+): Promise<Map<number, number>> {
   if (!iframes.length) return new Map();
   const frames = await host.listFrames(tabId).catch(() => []);
   return matchFrames(iframes, frames, snapshotFrame);

@@ -94,7 +94,12 @@ export interface BrowserHost {
   getTab(tabId: number): Promise<TabInfo>;
   /** Tabs of every normal window (incognito tabs only when the extension is allowed there). */
   listTabs(): Promise<TabInfo[]>;
-  createTab(opts: { url: string; active: boolean; openerTabId?: number; windowId?: number }): Promise<TabInfo>;
+  createTab(opts: {
+    url: string;
+    active: boolean;
+    openerTabId?: number;
+    windowId?: number;
+  }): Promise<TabInfo>;
   closeTab(tabId: number): Promise<void>;
   /** Makes the tab the active tab of its window and focuses that window. */
   activateTab(tabId: number): Promise<void>;
@@ -106,7 +111,12 @@ export interface BrowserHost {
   onTabRemoved(listener: (tabId: number) => void): () => void;
 
   // --- content script ---------------------------------------------------------------------
-  sendToFrame(tabId: number, frameId: number, message: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
+  sendToFrame(
+    tabId: number,
+    frameId: number,
+    message: unknown,
+    opts: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<unknown>;
   /** Injects the bundled content script into one frame (pages open before install, reloads). */
   injectContentScript(tabId: number, frameId: number): Promise<void>;
   /** Frames of a tab as the extension sees them (frames the extension may script). */
@@ -115,7 +125,12 @@ export interface BrowserHost {
    * Runs a self-contained function in the page's own JavaScript world (chrome.scripting MAIN
    * world) and returns its JSON-serializable result. Used only for the dialog guard.
    */
-  runInMainWorld<A extends unknown[], R>(tabId: number, frameId: number, func: (...args: A) => R, args: A): Promise<R>;
+  runInMainWorld<A extends unknown[], R>(
+    tabId: number,
+    frameId: number,
+    func: (...args: A) => R,
+    args: A,
+  ): Promise<R>;
 
   // --- capture ----------------------------------------------------------------------------
   /** The visible area of the window's active tab (the tab must be active in its window). */
@@ -124,7 +139,11 @@ export interface BrowserHost {
   // --- debugger (L2) ----------------------------------------------------------------------
   debuggerAttach(tabId: number): Promise<void>;
   debuggerDetach(tabId: number): Promise<void>;
-  debuggerSend<T = unknown>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T>;
+  debuggerSend<T = unknown>(
+    tabId: number,
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<T>;
   onDebuggerEvent(listener: (event: DebuggerEvent) => void): () => void;
   /** The debugger went away without us (the user closed the infobar, the tab closed). */
   onDebuggerDetached(listener: (tabId: number, reason: string) => void): () => void;

@@ -30,7 +30,15 @@ import { typeTool } from './tools/type';
 import { uploadFileTool } from './tools/upload-file';
 import { waitForTool } from './tools/wait-for';
 
-export type { BrowserHost, TabInfo, FrameInfo, CapturedImage, CaptureOptions, TabChange, DebuggerEvent } from './host';
+export type {
+  BrowserHost,
+  TabInfo,
+  FrameInfo,
+  CapturedImage,
+  CaptureOptions,
+  TabChange,
+  DebuggerEvent,
+} from './host';
 export { HostError } from './host';
 export type { BrowserToolDetails, HighlightBox } from './details';
 export { untrustedPageContent, escapeUntrusted, UNTRUSTED_TAG } from './untrusted';
@@ -47,7 +55,10 @@ export interface BrowserTools {
   lifecycle: ToolLifecycle;
 }
 
-export function createBrowserTools(host: BrowserHost, options: BrowserToolsOptions = {}): BrowserTools {
+export function createBrowserTools(
+  host: BrowserHost,
+  options: BrowserToolsOptions = {},
+): BrowserTools {
   const deps: BrowserToolDeps = {
     host,
     client: new PageClient(host),

@@ -25,21 +25,28 @@ export function parseKeyCombo(input: string): KeyCombo {
   const trimmed = input.trim();
   // Whitespace is a key itself (" " the space bar, "\r" Enter, "\t" Tab): trimming must not
   // turn it into "no key", nor "\r" into a space.
-  if (trimmed === '' && input.length > 0) return { key: canonicalKey(input) ?? canonicalKey(input[0]) ?? ' ', modifiers: [] };
+  if (trimmed === '' && input.length > 0)
+    return { key: canonicalKey(input) ?? canonicalKey(input[0]) ?? ' ', modifiers: [] };
   if (trimmed === '+' || trimmed.length === 1) return { key: trimmed, modifiers: [] };
   // "Control++" means Control and the plus key.
-  const parts = trimmed.endsWith('++') ? [...trimmed.slice(0, -2).split('+'), '+'] : trimmed.split('+');
+  const parts = trimmed.endsWith('++')
+    ? [...trimmed.slice(0, -2).split('+'), '+']
+    : trimmed.split('+');
   const modifiers: Modifier[] = [];
   let key = '';
   for (const raw of parts) {
     const p = raw.trim();
-    const mod = Object.hasOwn(MODIFIER_NAMES, p.toLowerCase()) ? MODIFIER_NAMES[p.toLowerCase()] : undefined;
+    const mod = Object.hasOwn(MODIFIER_NAMES, p.toLowerCase())
+      ? MODIFIER_NAMES[p.toLowerCase()]
+      : undefined;
     if (mod && !modifiers.includes(mod)) modifiers.push(mod);
     else if (p || raw === ' ') key = p || ' ';
   }
   if (!key) {
     if (modifiers.length) return { key: modifiers.pop() as string, modifiers };
-    throw new Error(`"${input}" is not a key. Use names like Enter, Escape, Tab, ArrowDown, a, Control+a.`);
+    throw new Error(
+      `"${input}" is not a key. Use names like Enter, Escape, Tab, ArrowDown, a, Control+a.`,
+    );
   }
   // The canonical name is what the executors press (key-names.ts): judged and done alike.
   return { key: canonicalKey(key) ?? key, modifiers };

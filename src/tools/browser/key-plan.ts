@@ -33,7 +33,10 @@ export function planKeys(sequence: readonly KeyCombo[]): KeyPlan {
     const effect = keyEffect(c.key);
     if (effect.activates && movedFocus) {
       const name = c.key === ' ' ? 'Space' : c.key;
-      return { kind: 'always_ask', reason: `moves focus with Tab and then presses ${name}: what it activates is only known when the keys run` };
+      return {
+        kind: 'always_ask',
+        reason: `moves focus with Tab and then presses ${name}: what it activates is only known when the keys run`,
+      };
     }
     movedFocus ||= effect.movesFocus;
     activates ||= effect.activates;

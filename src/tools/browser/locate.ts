@@ -14,8 +14,17 @@ export interface LocatedRef {
   box: { x: number; y: number; width: number; height: number };
 }
 
-export async function locateRef(deps: BrowserToolDeps, r: RefContext, signal: AbortSignal): Promise<LocatedRef> {
-  const loc = await deps.client.call<LocateResult>(r.tabId, r.frameId, { op: 'locate', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef });
+export async function locateRef(
+  deps: BrowserToolDeps,
+  r: RefContext,
+  signal: AbortSignal,
+): Promise<LocatedRef> {
+  const loc = await deps.client.call<LocateResult>(
+    r.tabId,
+    r.frameId,
+    { op: 'locate', ref: r.local, docId: r.docId },
+    { signal, modelRef: r.modelRef },
+  );
   if (r.frameId === 0) return { x: loc.x, y: loc.y, element: loc.element, box: loc.box };
   // Cross-origin frames cannot tell where they are: the top document finds their iframe.
   const info = (await deps.host.listFrames(r.tabId)).find((f) => f.frameId === r.frameId);
@@ -23,7 +32,12 @@ export async function locateRef(deps: BrowserToolDeps, r: RefContext, signal: Ab
   const frame = await deps.client.call<FrameLocation>(
     r.tabId,
     0,
-    { op: 'locate_frame', url: info.url, width: Math.round(info.width), height: Math.round(info.height) },
+    {
+      op: 'locate_frame',
+      url: info.url,
+      width: Math.round(info.width),
+      height: Math.round(info.height),
+    },
     { signal },
   );
   return {

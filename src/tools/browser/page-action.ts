@@ -13,7 +13,12 @@ import type { BrowserToolDetails } from './details';
 import { HostError, type BrowserHost, type TabInfo } from './host';
 import { PageCallError, type PageClient } from './page-client';
 import type { OpenDialog } from './debugger-sessions';
-import { armDialogGuard, collectGuardedDialogs, describeGuarded, type GuardedDialog } from './dialog-guard';
+import {
+  armDialogGuard,
+  collectGuardedDialogs,
+  describeGuarded,
+  type GuardedDialog,
+} from './dialog-guard';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
 import { clipPageString } from './page-strings';
 import { getTabOrThrow } from './target';
@@ -59,7 +64,11 @@ const SETTLE_QUIET_MS = 200;
 const SETTLE_MAX_MS = 2500;
 const NAVIGATION_LOAD_MS = 8000;
 
-export async function runPageAction(deps: ActionDeps, spec: ActionSpec, signal: AbortSignal): Promise<ToolResult<BrowserToolDetails>> {
+export async function runPageAction(
+  deps: ActionDeps,
+  spec: ActionSpec,
+  signal: AbortSignal,
+): Promise<ToolResult<BrowserToolDetails>> {
   const { host } = deps;
   const before = await getTabOrThrow(host, spec.tabId);
   const opened: TabInfo[] = [];
@@ -67,18 +76,31 @@ export async function runPageAction(deps: ActionDeps, spec: ActionSpec, signal: 
     if (t.openerTabId === spec.tabId) opened.push(t);
   });
   try {
-    const guarded = spec.guardDialogs ? await armDialogGuard(host, spec.tabId, spec.frameId) : false;
+    const guarded = spec.guardDialogs
+      ? await armDialogGuard(host, spec.tabId, spec.frameId)
+      : false;
     const performed = await spec.perform();
     const settled = await settleAfter(deps, spec, before, signal);
-    const dialogs = guarded && settled.kind === 'settled' ? await collectGuardedDialogs(host, spec.tabId, spec.frameId) : [];
-    const after = settled.kind === 'navigated' && settled.tab ? settled.tab : await host.getTab(spec.tabId).catch(() => undefined);
+    const dialogs =
+      guarded && settled.kind === 'settled'
+        ? await collectGuardedDialogs(host, spec.tabId, spec.frameId)
+        : [];
+    const after =
+      settled.kind === 'navigated' && settled.tab
+        ? settled.tab
+        : await host.getTab(spec.tabId).catch(() => undefined);
     return await compose(deps, spec, before, after, performed, settled, opened, dialogs);
   } finally {
     stopWatching();
   }
 }
 
-async function settleAfter(deps: ActionDeps, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+async function settleAfter(
+  deps: ActionDeps,
+  spec: ActionSpec,
+  before: TabInfo,
+  signal: AbortSignal,
+): Promise<Settled> {
   const probe = spec.dialogProbe;
   if (!probe) return settleThroughPage(deps, spec, before, signal);
   // A dialog blocks the page: watch for it instead of waiting for a reply that cannot come.
@@ -105,40 +127,65 @@ async function settleAfter(deps: ActionDeps, spec: ActionSpec, before: TabInfo, 
   }
 }
 
-async function settleThroughPage(deps: ActionDeps, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+async function settleThroughPage(
+  deps: ActionDeps,
+  spec: ActionSpec,
+  before: TabInfo,
+  signal: AbortSignal,
+): Promise<Settled> {
   try {
     const result = await deps.client.call<SettleResult>(
       spec.tabId,
       spec.frameId,
-      { op: 'settle', quietMs: SETTLE_QUIET_MS, timeoutMs: SETTLE_MAX_MS, ref: spec.localRef, docId: spec.docId },
+      {
+        op: 'settle',
+        quietMs: SETTLE_QUIET_MS,
+        timeoutMs: SETTLE_MAX_MS,
+        ref: spec.localRef,
+        docId: spec.docId,
+      },
       { timeoutMs: SETTLE_MAX_MS + 1500, signal },
     );
     // The page is quiet but a navigation it started has not committed (a slow server): the
     // action's effect is that navigation, so wait for it rather than report "no change".
     if (result.navigating) {
       const navigated = await waitForNavigation(deps.host, spec, before, signal);
-      return navigated.kind === 'navigated' ? { ...navigated, destination: result.navigating } : navigated;
+      return navigated.kind === 'navigated'
+        ? { ...navigated, destination: result.navigating }
+        : navigated;
     }
     return { kind: 'settled', result };
   } catch (e) {
     if (signal.aborted) throw new Error('Interrupted.');
     const gone =
-      (e instanceof HostError && (e.code === 'port_closed' || e.code === 'no_receiver' || e.code === 'no_frame')) ||
+      (e instanceof HostError &&
+        (e.code === 'port_closed' || e.code === 'no_receiver' || e.code === 'no_frame')) ||
       (e instanceof PageCallError && (e.code === 'no_content_script' || e.code === 'failed'));
     if (gone) return waitForNavigation(deps.host, spec, before, signal);
     if (e instanceof HostError && e.code === 'timeout') {
       const tab = await deps.host.getTab(spec.tabId).catch(() => undefined);
-      if (tab && (tab.status === 'loading' || tab.url !== before.url)) return waitForNavigation(deps.host, spec, before, signal);
+      if (tab && (tab.status === 'loading' || tab.url !== before.url))
+        return waitForNavigation(deps.host, spec, before, signal);
       return { kind: 'unresponsive' };
     }
-    if (e instanceof HostError && e.code === 'no_tab') return { kind: 'navigated', tab: undefined, stillLoading: false };
+    if (e instanceof HostError && e.code === 'no_tab')
+      return { kind: 'navigated', tab: undefined, stillLoading: false };
     throw e;
   }
 }
 
-async function waitForNavigation(host: BrowserHost, spec: ActionSpec, before: TabInfo, signal: AbortSignal): Promise<Settled> {
+async function waitForNavigation(
+  host: BrowserHost,
+  spec: ActionSpec,
+  before: TabInfo,
+  signal: AbortSignal,
+): Promise<Settled> {
   if (spec.frameId !== 0) {
-    return { kind: 'navigated', tab: await host.getTab(spec.tabId).catch(() => undefined), stillLoading: false };
+    return {
+      kind: 'navigated',
+      tab: await host.getTab(spec.tabId).catch(() => undefined),
+      stillLoading: false,
+    };
   }
   // The old document is unloading: wait for the new one to commit, then to load.
   const current = await host.getTab(spec.tabId).catch(() => undefined);
@@ -167,15 +214,25 @@ async function compose(
 
   if (settled.kind === 'navigated') {
     if (!after) facts.push('The tab was closed.');
-    else if (after.url === before.url && settled.destination && settled.destination !== before.url) {
-      facts.push(`The page is navigating to ${clipPageString(settled.destination)}${settled.stillLoading ? ' (the server has not answered yet: wait with browser_wait_for, then take a new browser_snapshot)' : ''}.`);
+    else if (
+      after.url === before.url &&
+      settled.destination &&
+      settled.destination !== before.url
+    ) {
+      facts.push(
+        `The page is navigating to ${clipPageString(settled.destination)}${settled.stillLoading ? ' (the server has not answered yet: wait with browser_wait_for, then take a new browser_snapshot)' : ''}.`,
+      );
     } else if (after.url !== before.url) {
-      facts.push(`The page navigated: ${clipPageString(before.url)} → ${clipPageString(after.url)}${settled.stillLoading ? ' (still loading)' : ''}.`);
+      facts.push(
+        `The page navigated: ${clipPageString(before.url)} → ${clipPageString(after.url)}${settled.stillLoading ? ' (still loading)' : ''}.`,
+      );
     } else facts.push(`The page reloaded${settled.stillLoading ? ' (still loading)' : ''}.`);
     facts.push('Refs from earlier snapshots are no longer valid: take a new browser_snapshot.');
     if (after?.title) page.push(`new page title: ${clipPageString(after.title)}`);
   } else if (settled.kind === 'dialog') {
-    facts.push(`A JavaScript ${settled.dialog.type} dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.`);
+    facts.push(
+      `A JavaScript ${settled.dialog.type} dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.`,
+    );
     page.push(`dialog message: ${clipPageString(settled.dialog.message)}`);
   } else if (settled.kind === 'unresponsive') {
     facts.push(
@@ -185,19 +242,31 @@ async function compose(
   } else {
     const s = settled.result;
     const urlBefore = performed.url ?? (spec.frameId === 0 ? before.url : s.url);
-    if (s.url !== urlBefore) facts.push(`The URL changed to ${clipPageString(s.url)} (same document: the app updated the page).`);
-    const elementChanged = s.element !== undefined && !('gone' in s.element) && s.element.line !== performed.element?.line;
+    if (s.url !== urlBefore)
+      facts.push(
+        `The URL changed to ${clipPageString(s.url)} (same document: the app updated the page).`,
+      );
+    const elementChanged =
+      s.element !== undefined &&
+      !('gone' in s.element) &&
+      s.element.line !== performed.element?.line;
     if (s.mutations > 0) {
-      facts.push(`The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`);
+      facts.push(
+        `The page ${s.quiet ? 'settled' : 'was still changing after 2.5 s'} (${s.mutations} DOM change${s.mutations === 1 ? '' : 's'}).`,
+      );
     } else {
       if (elementChanged) facts.push('Only the element changed.');
       else {
         facts.push('No visible change in the page.');
         // Synthetic input (L1) is what some pages ignore: name the trusted fallback.
-        if (spec.guardDialogs) facts.push('If the page should have reacted, it may ignore synthetic input: browser_mouse or browser_keyboard send trusted input (L2).');
+        if (spec.guardDialogs)
+          facts.push(
+            'If the page should have reacted, it may ignore synthetic input: browser_mouse or browser_keyboard send trusted input (L2).',
+          );
       }
     }
-    if (s.element && 'gone' in s.element) facts.push(`${ref || 'The element'} is no longer in the page.`);
+    if (s.element && 'gone' in s.element)
+      facts.push(`${ref || 'The element'} is no longer in the page.`);
     else if (s.element && elementChanged) page.push(`element now: ${s.element.line}`);
     for (const a of s.appeared) page.push(`appeared: ${a}`);
   }
@@ -205,7 +274,10 @@ async function compose(
     facts.push(describeGuarded(d));
     page.push(`${d.type} dialog message: ${clipPageString(d.message)}`);
   }
-  for (const t of opened) facts.push(`A new tab opened: tab ${t.tabId} (${clipPageString(t.pendingUrl || t.url) || 'loading'}). Pass tabId ${t.tabId} to act on it.`);
+  for (const t of opened)
+    facts.push(
+      `A new tab opened: tab ${t.tabId} (${clipPageString(t.pendingUrl || t.url) || 'loading'}). Pass tabId ${t.tabId} to act on it.`,
+    );
 
   const source = (settled.kind === 'settled' ? settled.result.url : after?.url) ?? before.url;
   let text = facts.join(' ');
@@ -224,9 +296,19 @@ async function compose(
     details.target = { role: el.role, name: el.name };
     details.highlight = { ...el.box, frameId: spec.frameId };
   }
-  if (deps.thumbnails && after?.active && settled.kind !== 'unresponsive' && settled.kind !== 'dialog') {
+  if (
+    deps.thumbnails &&
+    after?.active &&
+    settled.kind !== 'unresponsive' &&
+    settled.kind !== 'dialog'
+  ) {
     details.thumbnail = await deps.host
-      .captureVisibleTab(after.windowId, { format: 'jpeg', quality: 50, maxWidth: 400, bestEffort: true })
+      .captureVisibleTab(after.windowId, {
+        format: 'jpeg',
+        quality: 50,
+        maxWidth: 400,
+        bestEffort: true,
+      })
       .catch(() => undefined);
   }
   return { content: [{ type: 'text', text }], details };

@@ -45,31 +45,46 @@ export class PageClient {
   constructor(private readonly host: BrowserHost) {
     host.onTabRemoved((tabId) => {
       for (const key of this.docs.keys()) if (key.startsWith(`${tabId}:`)) this.docs.delete(key);
-      for (const key of this.refHighs.keys()) if (key.startsWith(`${tabId}:`)) this.refHighs.delete(key);
+      for (const key of this.refHighs.keys())
+        if (key.startsWith(`${tabId}:`)) this.refHighs.delete(key);
     });
   }
 
-  async call<R>(tabId: number, frameId: number, request: PageRequest, opts: CallOptions = {}): Promise<R> {
+  async call<R>(
+    tabId: number,
+    frameId: number,
+    request: PageRequest,
+    opts: CallOptions = {},
+  ): Promise<R> {
     const key = this.key(tabId, frameId);
     const refBase = await this.refHighOf(key);
     const envelope = { channel: PAGE_CHANNEL, request, ...(refBase > 0 ? { refBase } : {}) };
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let reply: unknown;
     try {
-      reply = await this.host.sendToFrame(tabId, frameId, envelope, { timeoutMs, signal: opts.signal });
+      reply = await this.host.sendToFrame(tabId, frameId, envelope, {
+        timeoutMs,
+        signal: opts.signal,
+      });
     } catch (e) {
       if (!(e instanceof HostError) || e.code !== 'no_receiver') throw e;
       await this.inject(tabId, frameId);
-      reply = await this.host.sendToFrame(tabId, frameId, envelope, { timeoutMs, signal: opts.signal });
+      reply = await this.host.sendToFrame(tabId, frameId, envelope, {
+        timeoutMs,
+        signal: opts.signal,
+      });
     }
-    if (isPageResponse(reply) && typeof reply.refHigh === 'number' && reply.refHigh > refBase) await this.noteRefHigh(key, reply.refHigh);
+    if (isPageResponse(reply) && typeof reply.refHigh === 'number' && reply.refHigh > refBase)
+      await this.noteRefHigh(key, reply.refHigh);
     return this.unwrap<R>(reply, opts.modelRef);
   }
 
   private async refHighOf(key: string): Promise<number> {
     const known = this.refHighs.get(key);
     if (known !== undefined) return known;
-    const stored = await this.host.sessionGet<number>(`keel.browser.refs.${key}`).catch(() => undefined);
+    const stored = await this.host
+      .sessionGet<number>(`keel.browser.refs.${key}`)
+      .catch(() => undefined);
     const high = typeof stored === 'number' ? stored : 0;
     this.refHighs.set(key, Math.max(high, this.refHighs.get(key) ?? 0));
     return this.refHighs.get(key) ?? 0;
@@ -86,18 +101,29 @@ export class PageClient {
       await this.host.injectContentScript(tabId, frameId);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
-      throw new PageCallError('no_content_script', `Cannot reach this page's content (${why}). The page may be restricted or still loading; wait and retry, or use browser_screenshot.`);
+      throw new PageCallError(
+        'no_content_script',
+        `Cannot reach this page's content (${why}). The page may be restricted or still loading; wait and retry, or use browser_screenshot.`,
+      );
     }
   }
 
   private unwrap<R>(reply: unknown, modelRef: string | undefined): R {
     if (!isPageResponse(reply)) {
-      throw new PageCallError('failed', 'The page did not answer (the frame may have navigated). Take a new browser_snapshot.');
+      throw new PageCallError(
+        'failed',
+        'The page did not answer (the frame may have navigated). Take a new browser_snapshot.',
+      );
     }
     if (reply.ok) return reply.result as R;
     const { code, message } = reply.error;
     if (code === 'stale_ref') throw new PageCallError(code, staleRefMessage(modelRef ?? 'ref'));
-    const text = modelRef ? message.replace(/\b(Element )?(e\d+)\b/, (_m, el: string | undefined) => `${el ?? ''}${modelRef}`) : message;
+    const text = modelRef
+      ? message.replace(
+          /\b(Element )?(e\d+)\b/,
+          (_m, el: string | undefined) => `${el ?? ''}${modelRef}`,
+        )
+      : message;
     throw new PageCallError(code, text);
   }
 
@@ -118,7 +144,9 @@ export class PageClient {
     const key = this.key(tabId, frameId);
     const known = this.docs.get(key);
     if (known) return known;
-    const stored = await this.host.sessionGet<string>(`keel.browser.doc.${key}`).catch(() => undefined);
+    const stored = await this.host
+      .sessionGet<string>(`keel.browser.doc.${key}`)
+      .catch(() => undefined);
     if (stored) this.docs.set(key, stored);
     return stored;
   }

@@ -10,5 +10,7 @@ export const PAGE_STRING_MAX = 500;
 export function clipPageString(text: string | undefined, max = PAGE_STRING_MAX): string {
   if (!text) return '';
   const chars = [...text];
-  return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : text;
+  return chars.length > max
+    ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)`
+    : text;
 }

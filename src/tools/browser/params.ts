@@ -14,7 +14,9 @@ export const FrameIdParam = z
   .int()
   .nonnegative()
   .optional()
-  .describe('Frame to read (a cross-origin iframe listed in a snapshot with its frameId). Default: the page itself.');
+  .describe(
+    'Frame to read (a cross-origin iframe listed in a snapshot with its frameId). Default: the page itself.',
+  );
 
 export const RefParam = z
   .string()

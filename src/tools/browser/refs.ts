@@ -13,7 +13,9 @@ export interface ParsedRef {
 export function parseRef(ref: string): ParsedRef {
   const m = REF_PATTERN.exec(ref.trim());
   if (!m) {
-    throw new Error(`"${ref}" is not an element ref. Refs look like e41 (or f3e41 inside frame 3); take them from browser_snapshot or browser_find.`);
+    throw new Error(
+      `"${ref}" is not an element ref. Refs look like e41 (or f3e41 inside frame 3); take them from browser_snapshot or browser_find.`,
+    );
   }
   return { frameId: m[1] === undefined ? 0 : Number(m[1]), local: m[2] };
 }

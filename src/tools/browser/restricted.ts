@@ -43,16 +43,20 @@ export function pageRestriction(url: string, env: RestrictionEnv): string | unde
   if (u.protocol === 'chrome-extension:' && url.startsWith(env.extensionOrigin)) {
     return "this is the extension's own page";
   }
-  if (BROWSER_SCHEMES.has(u.protocol)) return `browser-internal page (${u.protocol}//) — the agent may not read or act on it`;
+  if (BROWSER_SCHEMES.has(u.protocol))
+    return `browser-internal page (${u.protocol}//) — the agent may not read or act on it`;
   if (u.protocol === 'file:') {
     return env.fileSchemeAccess
       ? undefined
       : 'local file page: enable "Allow access to file URLs" for this extension in chrome://extensions first';
   }
-  if (u.protocol === 'about:') return u.href === 'about:blank' ? undefined : 'browser-internal page (about:)';
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `unsupported page type (${u.protocol})`;
+  if (u.protocol === 'about:')
+    return u.href === 'about:blank' ? undefined : 'browser-internal page (about:)';
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return `unsupported page type (${u.protocol})`;
   for (const [host, path] of STORE_HOSTS) {
-    if (u.hostname === host && u.pathname.startsWith(path)) return 'the extension store: extensions may not script it';
+    if (u.hostname === host && u.pathname.startsWith(path))
+      return 'the extension store: extensions may not script it';
   }
   return undefined;
 }
@@ -66,7 +70,8 @@ export function navigationRestriction(url: string, env: RestrictionEnv): string 
     return `"${url}" is not a valid absolute URL (include https://)`;
   }
   if (u.protocol === 'javascript:') return 'javascript: URLs run code in the page';
-  if (u.protocol === 'data:' || u.protocol === 'blob:' || u.protocol === 'filesystem:') return `${u.protocol} URLs cannot be opened by the agent`;
+  if (u.protocol === 'data:' || u.protocol === 'blob:' || u.protocol === 'filesystem:')
+    return `${u.protocol} URLs cannot be opened by the agent`;
   return pageRestriction(url, env);
 }
 
@@ -82,7 +87,15 @@ export function entropyBits(text: string): number {
 }
 
 /** Thresholds of the data-in-URL check: a normal path is short, has few segments and reads as words. */
-const EXFIL = { segmentChars: 64, pathChars: 120, segments: 8, encodedMinChars: 16, entropyBits: 4.4, classChanges: 0.4, hashChars: 64 } as const;
+const EXFIL = {
+  segmentChars: 64,
+  pathChars: 120,
+  segments: 8,
+  encodedMinChars: 16,
+  entropyBits: 4.4,
+  classChanges: 0.4,
+  hashChars: 64,
+} as const;
 
 /** Share of adjacent characters that switch between lower case, upper case and digits. */
 export function classChangeRate(text: string): number {
@@ -127,10 +140,13 @@ function carriedData(to: URL): string | undefined {
   // between letters, capitals and digits at about every other character (words and slugs
   // rarely: camel case about one in four), and base64 carries over 4.4 bits a character.
   const letters = path.replace(/[/._~-]/g, '');
-  const encoded = letters.length >= EXFIL.encodedMinChars && (classChangeRate(letters) > EXFIL.classChanges || entropyBits(letters) > EXFIL.entropyBits);
+  const encoded =
+    letters.length >= EXFIL.encodedMinChars &&
+    (classChangeRate(letters) > EXFIL.classChanges || entropyBits(letters) > EXFIL.entropyBits);
   // Hex of text is mostly digits with a few a–f letters: a long run of them is data too.
   const hexRun = /[0-9a-f]{24,}/i.exec(letters)?.[0];
-  if (encoded || (hexRun && (hexRun.match(/\d/g)?.length ?? 0) >= hexRun.length / 3)) return 'encoded-looking data in the path';
+  if (encoded || (hexRun && (hexRun.match(/\d/g)?.length ?? 0) >= hexRun.length / 3))
+    return 'encoded-looking data in the path';
   return undefined;
 }
 

@@ -17,12 +17,29 @@ export interface PendingTabWait {
 }
 
 /** Resolves when the tab has loaded a real page (status complete, not the initial about:blank). */
-export function waitForTabLoad(host: BrowserHost, tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<TabWaitResult> {
-  return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.status === 'complete' && !(tab.url === 'about:blank' && tab.pendingUrl));
+export function waitForTabLoad(
+  host: BrowserHost,
+  tabId: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TabWaitResult> {
+  return waitForTab(
+    host,
+    tabId,
+    timeoutMs,
+    signal,
+    (tab) => tab.status === 'complete' && !(tab.url === 'about:blank' && tab.pendingUrl),
+  );
 }
 
 /** Resolves when the tab's URL differs from `fromUrl` (commit of a navigation, pushState, fragment). */
-export function waitForUrlChange(host: BrowserHost, tabId: number, fromUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<TabWaitResult> {
+export function waitForUrlChange(
+  host: BrowserHost,
+  tabId: number,
+  fromUrl: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TabWaitResult> {
   return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.url !== fromUrl && tab.url !== '');
 }
 
@@ -63,7 +80,8 @@ function waitForTab(
       );
     };
     const unsubscribe = host.onTabChanged((change) => {
-      if (change.tabId === tabId && (change.status !== undefined || change.url !== undefined)) check();
+      if (change.tabId === tabId && (change.status !== undefined || change.url !== undefined))
+        check();
     });
     const unsubscribeRemoved = host.onTabRemoved((id) => {
       if (id === tabId) finish(undefined, false);

@@ -10,7 +10,9 @@ import { originOf, pageRestriction } from './restricted';
 export function tabIdFor(params: { tabId?: number }, ctx: ToolCallContext): number {
   const tabId = params.tabId ?? ctx.tabId;
   if (tabId === undefined) {
-    throw new Error('No tab to act on: this conversation has no tab. Use browser_tabs to list tabs and pass a tabId.');
+    throw new Error(
+      'No tab to act on: this conversation has no tab. Use browser_tabs to list tabs and pass a tabId.',
+    );
   }
   return tabId;
 }
@@ -20,7 +22,9 @@ export async function getTabOrThrow(host: BrowserHost, tabId: number): Promise<T
     return await host.getTab(tabId);
   } catch (e) {
     if (e instanceof HostError && e.code === 'no_tab') {
-      throw new Error(`Tab ${tabId} does not exist (it was closed). Use browser_tabs to list open tabs.`);
+      throw new Error(
+        `Tab ${tabId} does not exist (it was closed). Use browser_tabs to list open tabs.`,
+      );
     }
     throw e;
   }
@@ -56,15 +60,28 @@ export function frameTarget(top: ToolTarget, frameUrl: string): ToolTarget {
 }
 
 /** Target of a tool that reads or acts inside the page: forbidden on restricted pages. */
-export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0, modelRef?: string): Promise<ToolTarget> {
+export async function pageTarget(
+  host: BrowserHost,
+  tabId: number,
+  frameId = 0,
+  modelRef?: string,
+): Promise<ToolTarget> {
   const tab = await getTabOrThrow(host, tabId);
   let target = targetOfTab(tab, frameId);
-  const env = { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin };
+  const env = {
+    fileSchemeAccess: await host.fileSchemeAccess(),
+    extensionOrigin: host.extensionOrigin,
+  };
   const why = pageRestriction(tab.url, env);
   if (why) target.forbidden = why;
   if (frameId !== 0 && !why) {
     const frame = (await host.listFrames(tabId)).find((f) => f.frameId === frameId);
-    if (!frame) throw new Error(modelRef ? staleRefMessage(modelRef) : `Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`);
+    if (!frame)
+      throw new Error(
+        modelRef
+          ? staleRefMessage(modelRef)
+          : `Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`,
+      );
     target = frameTarget(target, frame.url);
     const frameWhy = target.topOrigin ? pageRestriction(frame.url, env) : undefined;
     if (frameWhy) target.forbidden = frameWhy;
@@ -74,7 +91,10 @@ export async function pageTarget(host: BrowserHost, tabId: number, frameId = 0, 
 
 /** Throws the restriction as a tool error (execute re-checks: the tab may have navigated since approval). */
 export async function assertPageAllowed(host: BrowserHost, tab: TabInfo): Promise<void> {
-  const why = pageRestriction(tab.url, { fileSchemeAccess: await host.fileSchemeAccess(), extensionOrigin: host.extensionOrigin });
+  const why = pageRestriction(tab.url, {
+    fileSchemeAccess: await host.fileSchemeAccess(),
+    extensionOrigin: host.extensionOrigin,
+  });
   if (why) throw new Error(`Cannot use tab ${tab.tabId}: ${why}.`);
 }
 

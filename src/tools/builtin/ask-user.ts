@@ -10,8 +10,16 @@ const Field = z.object({
 });
 
 const AskParams = z.object({
-  question: z.string().min(1).max(2000).describe('What you need from the user, in one or two sentences'),
-  fields: z.array(Field).max(10).optional().describe('Optional form fields; without them the user answers in free text'),
+  question: z
+    .string()
+    .min(1)
+    .max(2000)
+    .describe('What you need from the user, in one or two sentences'),
+  fields: z
+    .array(Field)
+    .max(10)
+    .optional()
+    .describe('Optional form fields; without them the user answers in free text'),
 });
 type AskParams = z.infer<typeof AskParams>;
 
@@ -46,7 +54,10 @@ export function createAskUserTool(): AgentTool<AskParams> {
         const fields = (payload as { fields?: z.infer<typeof Field>[] }).fields ?? [];
         if ('answers' in parsed.data) {
           for (const f of fields) {
-            if (f.required && (parsed.data.answers[f.id] === undefined || parsed.data.answers[f.id] === '')) {
+            if (
+              f.required &&
+              (parsed.data.answers[f.id] === undefined || parsed.data.answers[f.id] === '')
+            ) {
               return `field "${f.label}" is required`;
             }
           }
@@ -56,7 +67,9 @@ export function createAskUserTool(): AgentTool<AskParams> {
       complete(_payload, response) {
         const r = Response.parse(response);
         if ('cancelled' in r) {
-          return { content: [{ type: 'text', text: 'The user dismissed the question without answering.' }] };
+          return {
+            content: [{ type: 'text', text: 'The user dismissed the question without answering.' }],
+          };
         }
         const text = 'answer' in r ? r.answer : JSON.stringify(r.answers);
         return { content: [{ type: 'text', text: `The user answered: ${text}` }] };

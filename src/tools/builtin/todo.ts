@@ -35,11 +35,20 @@ export function createTodoTool(deps: {
     visibility: 'internal',
     skipApproval: true,
     async execute(_id, params, _signal, _onUpdate, ctx) {
-      const todos: Todo[] = params.todos.map((t, i) => ({ id: t.id ?? `t${i + 1}`, text: t.text, status: t.status }));
+      const todos: Todo[] = params.todos.map((t, i) => ({
+        id: t.id ?? `t${i + 1}`,
+        text: t.text,
+        status: t.status,
+      }));
       await deps.saveTodos(ctx.threadId, todos);
       const open = todos.filter((t) => t.status !== 'done').length;
-      const lines = todos.map((t) => `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '~' : ' '}] ${t.id}: ${t.text}`);
-      return { content: [{ type: 'text', text: `Plan updated (${open} open):\n${lines.join('\n')}` }] };
+      const lines = todos.map(
+        (t) =>
+          `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '~' : ' '}] ${t.id}: ${t.text}`,
+      );
+      return {
+        content: [{ type: 'text', text: `Plan updated (${open} open):\n${lines.join('\n')}` }],
+      };
     },
   };
 }

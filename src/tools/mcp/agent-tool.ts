@@ -51,7 +51,10 @@ export function createMcpAgentTool(
   return {
     name: opts.name,
     label: `${title} · ${opts.serverLabel ?? binding.serverId}`.slice(0, 200),
-    description: description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description,
+    description:
+      description.length > MAX_DESCRIPTION
+        ? `${description.slice(0, MAX_DESCRIPTION)}…`
+        : description,
     parameters: Params,
     inputSchema: def.inputSchema as JsonSchema,
     level: 'mcp',
@@ -65,7 +68,16 @@ export function createMcpAgentTool(
     async execute(_toolCallId, params, signal, onUpdate, ctx) {
       const problem = check(params);
       if (problem) throw new Error(`Invalid arguments for ${def.name}: ${problem}`);
-      return opts.invoke({ binding, tool: opts.name, serverTool: def.name, readOnly, args: params, signal, onUpdate, ctx });
+      return opts.invoke({
+        binding,
+        tool: opts.name,
+        serverTool: def.name,
+        readOnly,
+        args: params,
+        signal,
+        onUpdate,
+        ctx,
+      });
     },
   };
 }
@@ -82,7 +94,9 @@ function argumentChecker(schema: Tool['inputSchema']): (args: McpArgs) => string
     try {
       const result = validator.validate(args);
       if (result.valid) return null;
-      const specific = result.errors.filter((e) => e.instanceLocation !== '#' || e.keyword === 'required' || e.keyword === 'type');
+      const specific = result.errors.filter(
+        (e) => e.instanceLocation !== '#' || e.keyword === 'required' || e.keyword === 'type',
+      );
       return (specific.length > 0 ? specific : result.errors)
         .slice(0, 5)
         .map((e) => `${e.instanceLocation.replace(/^#\/?/, '') || '(arguments)'}: ${e.error}`)

@@ -18,7 +18,13 @@ export function linkingFetch(base: FetchLike, link: ServerRequestLink): FetchLik
     const response = await base(url, init);
     const callRef = init?.method === 'POST' ? callRefOf(init.body) : undefined;
     const type = response.headers.get('content-type') ?? '';
-    if (!callRef || !response.ok || !response.body || !type.toLowerCase().includes('text/event-stream')) return response;
+    if (
+      !callRef ||
+      !response.ok ||
+      !response.body ||
+      !type.toLowerCase().includes('text/event-stream')
+    )
+      return response;
     const sniffer = new SseDataSniffer((data) => {
       const id = serverRequestIdOf(data);
       if (id !== undefined) link(callRef, id);
@@ -31,14 +37,21 @@ export function linkingFetch(base: FetchLike, link: ServerRequestLink): FetchLik
         },
       }),
     );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
 function callRefOf(body: unknown): string | undefined {
   if (typeof body !== 'string' || !body.includes(CALL_REF_META)) return undefined;
   try {
-    const msg = JSON.parse(body) as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+    const msg = JSON.parse(body) as {
+      method?: unknown;
+      params?: { _meta?: Record<string, unknown> };
+    };
     const ref = msg.method === 'tools/call' ? msg.params?._meta?.[CALL_REF_META] : undefined;
     return typeof ref === 'string' ? ref : undefined;
   } catch {

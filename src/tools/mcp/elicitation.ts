@@ -13,7 +13,12 @@ import type { McpElicitationPayload, McpElicitationResponse } from './types';
  * Defaults of the requested schema are filled in for accepted fields the user left out.
  */
 
-const Value = z.union([z.string().max(20_000), z.number(), z.boolean(), z.array(z.string().max(20_000)).max(100)]);
+const Value = z.union([
+  z.string().max(20_000),
+  z.number(),
+  z.boolean(),
+  z.array(z.string().max(20_000)).max(100),
+]);
 
 export const McpElicitationResponseSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('accept'), content: z.record(z.string(), Value).default({}) }),
@@ -26,7 +31,9 @@ export function toElicitResult(response: unknown): ElicitResult {
   const parsed = McpElicitationResponseSchema.safeParse(response);
   if (!parsed.success) return { action: 'cancel' };
   const r: McpElicitationResponse = parsed.data;
-  return r.action === 'accept' ? { action: 'accept', content: { ...r.content } } : { action: r.action };
+  return r.action === 'accept'
+    ? { action: 'accept', content: { ...r.content } }
+    : { action: r.action };
 }
 
 /**
@@ -36,7 +43,8 @@ export function toElicitResult(response: unknown): ElicitResult {
  */
 export function validateElicitationResponse(payload: unknown, response: unknown): string | null {
   const parsed = McpElicitationResponseSchema.safeParse(response);
-  if (!parsed.success) return "response must be {action:'accept', content:{…}}, {action:'decline'} or {action:'cancel'}";
+  if (!parsed.success)
+    return "response must be {action:'accept', content:{…}}, {action:'decline'} or {action:'cancel'}";
   if (parsed.data.action !== 'accept') return null;
   const schema = (payload as Partial<McpElicitationPayload> | null)?.requestedSchema;
   if (!schema || typeof schema !== 'object') return null;
@@ -58,7 +66,8 @@ function withDefaults(schema: object, content: Record<string, unknown>): Record<
   const out = { ...content };
   const props = (schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
   for (const [key, prop] of Object.entries(props)) {
-    if (out[key] === undefined && prop && typeof prop === 'object' && prop.default !== undefined) out[key] = prop.default;
+    if (out[key] === undefined && prop && typeof prop === 'object' && prop.default !== undefined)
+      out[key] = prop.default;
   }
   return out;
 }

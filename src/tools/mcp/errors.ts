@@ -12,7 +12,12 @@ import type { CallTimeoutKind } from './call-timer';
  * - `sign_in`: the server wants an OAuth sign-in (or more scope); the request did not run.
  * - `other`: a JSON-RPC error or anything else; reported as is.
  */
-export type McpFailureKind = 'session_expired' | 'unreachable' | 'unauthorized' | 'sign_in' | 'other';
+export type McpFailureKind =
+  | 'session_expired'
+  | 'unreachable'
+  | 'unauthorized'
+  | 'sign_in'
+  | 'other';
 
 /** The connection was lost while a call was in flight (the transport gave up reconnecting). */
 export class McpConnectionLostError extends Error {
@@ -98,14 +103,20 @@ export function classifyMcpError(err: unknown): McpFailureKind {
 export function describeMcpError(err: unknown): string {
   if (err instanceof StreamableHTTPError) {
     const code = err.code ?? 0;
-    if (code === 401 || code === 403) return `the server refused the credentials (HTTP ${code}); check the token`;
+    if (code === 401 || code === 403)
+      return `the server refused the credentials (HTTP ${code}); check the token`;
     if (code === 404) return 'HTTP 404: no MCP endpoint at this URL (or the session expired)';
     const detail = err.message.replace(/^Streamable HTTP error: /, '');
     return code > 0 ? `HTTP ${code}: ${clip(detail)}` : clip(detail);
   }
   if (err instanceof TypeError) {
     const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+    const why =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : '';
     return `the server could not be reached${why ? ` (${why})` : ''}`;
   }
   if (err instanceof Error) return clip(err.message);

@@ -13,7 +13,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 }
 
 export { McpManager } from './manager';
-export { validateElicitationResponse, toElicitResult, McpElicitationResponseSchema } from './elicitation';
+export {
+  validateElicitationResponse,
+  toElicitResult,
+  McpElicitationResponseSchema,
+} from './elicitation';
 export { mcpToolName, mcpToolPrefix } from './tool-names';
 export { toToolResult } from './results';
 export type {

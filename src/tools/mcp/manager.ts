@@ -1,6 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { sha256Hex } from '../../util/canonical-json';
-import type { ToolRegistry } from '../registry';
 import { createMcpAgentTool, type McpBinding, type McpInvocation } from './agent-tool';
 import { toToolResult } from './results';
 import { describeMcpError } from './errors';
@@ -80,7 +79,9 @@ export class McpManager {
 
   /** List tools again: one server or every enabled one. */
   async refresh(serverId?: string): Promise<void> {
-    const entries = serverId ? [this.servers.get(serverId)].filter((e) => e !== undefined) : [...this.servers.values()];
+    const entries = serverId
+      ? [this.servers.get(serverId)].filter((e) => e !== undefined)
+      : [...this.servers.values()];
     await Promise.all(entries.map((e) => e.connection?.refresh()));
   }
 
@@ -101,7 +102,12 @@ export class McpManager {
   async signIn(serverId: string): Promise<void> {
     const entry = this.servers.get(serverId);
     if (!entry?.config.enabled) throw new Error(`MCP server "${serverId}" is not enabled`);
-    if (!entry.auth) throw new Error(entry.token ? `MCP server "${serverId}" uses a bearer token, not a sign-in` : 'signing in is not available here');
+    if (!entry.auth)
+      throw new Error(
+        entry.token
+          ? `MCP server "${serverId}" uses a bearer token, not a sign-in`
+          : 'signing in is not available here',
+      );
     entry.signingIn = true;
     delete entry.signInError;
     this.notify();
@@ -184,7 +190,8 @@ export class McpManager {
       names: new Map(),
       registered: new Map(),
     };
-    if (!SERVER_ID_RE.test(config.id)) entry.configError = 'invalid server id (letters, digits, _ and -, at most 40)';
+    if (!SERVER_ID_RE.test(config.id))
+      entry.configError = 'invalid server id (letters, digits, _ and -, at most 40)';
     else if (!isHttpUrl(config.url)) entry.configError = 'the URL must be http(s)://…';
     if (entry.configError || !config.enabled) return entry;
     try {
@@ -201,7 +208,10 @@ export class McpManager {
         // A pre-registered client's secret, read only when the settings name such a client.
         const oauth = config.oauth ?? {};
         const host = this.o.oauth;
-        const secret = oauth.clientId && oauth.clientAuth !== 'none' && host.getClientSecret ? await host.getClientSecret(config.id) : null;
+        const secret =
+          oauth.clientId && oauth.clientAuth !== 'none' && host.getClientSecret
+            ? await host.getClientSecret(config.id)
+            : null;
         secretHash = secret ? await sha256Hex(secret) : '';
         entry.auth = await createServerAuth(config, host, secret, {
           fetch: this.o.fetch ?? ((url, init) => fetch(url, init)),
@@ -217,7 +227,13 @@ export class McpManager {
         return entry;
       }
     }
-    entry.connectionKey = JSON.stringify([config.url, isolation, tokenHash, config.oauth ?? null, secretHash]);
+    entry.connectionKey = JSON.stringify([
+      config.url,
+      isolation,
+      tokenHash,
+      config.oauth ?? null,
+      secretHash,
+    ]);
     return entry;
   }
 
@@ -270,15 +286,25 @@ export class McpManager {
     const id = entry.config.id;
     const allowed = entry.config.allowedTools;
     const next = new Map<string, { def: Tool; fingerprint: string }>();
-    for (const def of [...entry.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const def of [...entry.tools].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       if (def.execution?.taskSupport === 'required') {
-        this.log('info', 'skipping a tool that only runs as an MCP task', { serverId: id, tool: def.name });
+        this.log('info', 'skipping a tool that only runs as an MCP task', {
+          serverId: id,
+          tool: def.name,
+        });
         continue;
       }
-      const name = entry.names.get(def.name) ?? mcpToolName(id, def.name, (n) => this.isTaken(n, id) || next.has(n));
+      const name =
+        entry.names.get(def.name) ??
+        mcpToolName(id, def.name, (n) => this.isTaken(n, id) || next.has(n));
       if (allowed && !allowed.includes(def.name) && !allowed.includes(name)) continue;
       entry.names.set(def.name, name);
-      next.set(name, { def, fingerprint: JSON.stringify([def, entry.binding, entry.config.label ?? null]) });
+      next.set(name, {
+        def,
+        fingerprint: JSON.stringify([def, entry.binding, entry.config.label ?? null]),
+      });
     }
     for (const name of [...entry.registered.keys()]) {
       if (next.has(name)) continue;
@@ -299,7 +325,11 @@ export class McpManager {
         entry.registered.set(name, fingerprint);
         this.owners.set(name, id);
       } catch (err) {
-        this.log('warn', 'could not register an MCP tool', { serverId: id, tool: def.name, error: String(err) });
+        this.log('warn', 'could not register an MCP tool', {
+          serverId: id,
+          tool: def.name,
+          error: String(err),
+        });
       }
     }
   }
@@ -314,10 +344,16 @@ export class McpManager {
   private async invoke(call: McpInvocation): Promise<ToolResult<McpToolDetails>> {
     const entry = this.servers.get(call.binding.serverId);
     const connection = entry?.connection;
-    if (!entry || !connection) throw new Error(`MCP server "${call.binding.serverId}" is not enabled.`);
+    if (!entry || !connection)
+      throw new Error(`MCP server "${call.binding.serverId}" is not enabled.`);
     // A tool object from an older catalog must not reach a server that was reconfigured since.
-    if (entry.binding.endpoint !== call.binding.endpoint || entry.binding.authIdentity !== call.binding.authIdentity) {
-      throw new Error(`MCP server "${call.binding.serverId}" was reconfigured since this tool was listed; the call was not sent.`);
+    if (
+      entry.binding.endpoint !== call.binding.endpoint ||
+      entry.binding.authIdentity !== call.binding.authIdentity
+    ) {
+      throw new Error(
+        `MCP server "${call.binding.serverId}" was reconfigured since this tool was listed; the call was not sent.`,
+      );
     }
     const result = await connection.callTool({
       serverTool: call.serverTool,
@@ -326,9 +362,18 @@ export class McpManager {
       signal: call.signal,
       ctx: call.ctx,
       onProgress: (text) => call.onUpdate({ progressText: text }),
-      elicitation: { serverId: entry.config.id, serverLabel: entry.config.label, tool: call.tool, serverTool: call.serverTool },
+      elicitation: {
+        serverId: entry.config.id,
+        serverLabel: entry.config.label,
+        tool: call.tool,
+        serverTool: call.serverTool,
+      },
     });
-    return toToolResult(result, { serverId: entry.config.id, serverTool: call.serverTool, vision: call.ctx.model.vision });
+    return toToolResult(result, {
+      serverId: entry.config.id,
+      serverTool: call.serverTool,
+      vision: call.ctx.model.vision,
+    });
   }
 
   private statusOf(e: ServerEntry): McpServerStatus {
@@ -341,10 +386,19 @@ export class McpManager {
       toolCount: e.registered.size,
       serverToolCount: e.tools.length,
       sessions: c?.sessions ?? 0,
-      ...(e.auth ? { auth: { ...e.auth.summary(), ...(e.signingIn ? { signingIn: true } : {}), ...(e.signInError ? { error: e.signInError } : {}) } } : {}),
+      ...(e.auth
+        ? {
+            auth: {
+              ...e.auth.summary(),
+              ...(e.signingIn ? { signingIn: true } : {}),
+              ...(e.signInError ? { error: e.signInError } : {}),
+            },
+          }
+        : {}),
     };
     if (!e.config.enabled) return { ...base, state: 'disabled' };
-    if (e.configError || !c) return { ...base, state: 'error', message: e.configError ?? 'not connected' };
+    if (e.configError || !c)
+      return { ...base, state: 'error', message: e.configError ?? 'not connected' };
     return {
       ...base,
       state: c.state,

@@ -11,14 +11,26 @@ import type { McpIsolation } from './types';
  * after a server restart goes through); on a `per_thread` server the state the call may depend on
  * is gone, so only a read is. A dropped connection may have run the call: only a read is re-sent.
  */
-export type AfterFailedCall = { kind: 'rethrow' } | { kind: 'resend' } | { kind: 'fail'; message: string };
+export type AfterFailedCall =
+  | { kind: 'rethrow' }
+  | { kind: 'resend' }
+  | { kind: 'fail'; message: string };
 
-export function afterFailedCall(f: { kind: McpFailureKind; readOnly: boolean; isolation: McpIsolation; serverId: string; tool: string; error: unknown }): AfterFailedCall {
+export function afterFailedCall(f: {
+  kind: McpFailureKind;
+  readOnly: boolean;
+  isolation: McpIsolation;
+  serverId: string;
+  tool: string;
+  error: unknown;
+}): AfterFailedCall {
   const id = `MCP server "${f.serverId}"`;
   const tool = `"${f.tool}"`;
-  if (f.kind === 'unauthorized') return { kind: 'fail', message: `${id}: ${describeMcpError(f.error)}.` };
+  if (f.kind === 'unauthorized')
+    return { kind: 'fail', message: `${id}: ${describeMcpError(f.error)}.` };
   if (f.kind !== 'session_expired' && f.kind !== 'unreachable') return { kind: 'rethrow' };
-  if (f.readOnly || (f.kind === 'session_expired' && f.isolation === 'shared')) return { kind: 'resend' };
+  if (f.readOnly || (f.kind === 'session_expired' && f.isolation === 'shared'))
+    return { kind: 'resend' };
   return {
     kind: 'fail',
     message:

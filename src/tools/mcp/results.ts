@@ -22,7 +22,10 @@ export interface ResultOptions {
   vision: boolean;
 }
 
-export function toToolResult(result: CallToolResult, opts: ResultOptions): ToolResult<McpToolDetails> {
+export function toToolResult(
+  result: CallToolResult,
+  opts: ResultOptions,
+): ToolResult<McpToolDetails> {
   const content: ContentBlock[] = [];
   const omitted: NonNullable<McpToolDetails['omitted']> = [];
   let budget = MAX_TEXT_CHARS;
@@ -32,7 +35,8 @@ export function toToolResult(result: CallToolResult, opts: ResultOptions): ToolR
       truncated = true;
       return;
     }
-    const kept = t.length > budget ? `${t.slice(0, budget)}\n[… ${t.length - budget} more characters cut]` : t;
+    const kept =
+      t.length > budget ? `${t.slice(0, budget)}\n[… ${t.length - budget} more characters cut]` : t;
     if (kept !== t) truncated = true;
     budget -= Math.min(t.length, budget);
     content.push({ type: 'text', text: kept });
@@ -66,7 +70,9 @@ export function toToolResult(result: CallToolResult, opts: ResultOptions): ToolR
       }
       case 'resource_link': {
         const about = [block.mimeType, block.description].filter(Boolean).join('; ');
-        text(`[resource link: ${block.title ?? block.name} <${block.uri}>${about ? ` (${about})` : ''}]`);
+        text(
+          `[resource link: ${block.title ?? block.name} <${block.uri}>${about ? ` (${about})` : ''}]`,
+        );
         break;
       }
       case 'resource': {
@@ -75,7 +81,9 @@ export function toToolResult(result: CallToolResult, opts: ResultOptions): ToolR
           text(`[resource <${r.uri}>${r.mimeType ? ` (${r.mimeType})` : ''}]\n${r.text}`);
         } else if ('blob' in r && typeof r.blob === 'string') {
           const bytes = base64Bytes(r.blob);
-          text(`[resource <${r.uri}>: ${r.mimeType ?? 'binary'}, ${bytes} bytes — binary content not shown]`);
+          text(
+            `[resource <${r.uri}>: ${r.mimeType ?? 'binary'}, ${bytes} bytes — binary content not shown]`,
+          );
           omitted.push({ type: 'resource', mimeType: r.mimeType, bytes, uri: r.uri });
         }
         break;
@@ -88,7 +96,8 @@ export function toToolResult(result: CallToolResult, opts: ResultOptions): ToolR
   const structured = result.structuredContent;
   // Servers should mirror structured content as text; when they send only the structure, show it.
   if (structured && content.length === 0) text(JSON.stringify(structured));
-  if (content.length === 0) text(result.isError ? 'The tool failed without a message.' : 'The tool returned no content.');
+  if (content.length === 0)
+    text(result.isError ? 'The tool failed without a message.' : 'The tool returned no content.');
 
   const details: McpToolDetails = { serverId: opts.serverId, serverTool: opts.serverTool };
   if (result.isError) details.isError = true;

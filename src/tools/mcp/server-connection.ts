@@ -1,9 +1,23 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { classifyMcpError, describeMcpError, McpSignInRequiredError, McpUnavailableError, type SignInChallenge } from './errors';
+import {
+  classifyMcpError,
+  describeMcpError,
+  McpSignInRequiredError,
+  McpUnavailableError,
+  type SignInChallenge,
+} from './errors';
 import { afterFailedCall } from './resend-policy';
 import { askToSignIn } from './sign-in';
 import { McpSession, type McpCallOptions } from './session';
-import type { FetchLike, McpIsolation, McpLogger, McpSavedSession, McpServerState, McpSessionStore, McpTiming } from './types';
+import type {
+  FetchLike,
+  McpIsolation,
+  McpLogger,
+  McpSavedSession,
+  McpServerState,
+  McpSessionStore,
+  McpTiming,
+} from './types';
 
 /**
  * Everything about one configured server's connection: its sessions (one shared, or one per
@@ -97,14 +111,25 @@ export class ServerConnection {
         return await this.callOnce(call);
       } catch (err) {
         if (!(err instanceof McpSignInRequiredError) || call.signal.aborted) throw err;
-        if (!this.o.signIn || !call.ctx.requestInteraction || signIns >= MAX_SIGN_INS_PER_CALL) throw new Error(`${err.message}: sign in from Keel's settings (MCP servers → Connect); "${call.serverTool}" did not run.`);
-        await askToSignIn(err, call, { serverId: this.o.serverId, ...(this.o.serverLabel ? { serverLabel: this.o.serverLabel } : {}), signIn: this.o.signIn });
+        if (!this.o.signIn || !call.ctx.requestInteraction || signIns >= MAX_SIGN_INS_PER_CALL)
+          throw new Error(
+            `${err.message}: sign in from Keel's settings (MCP servers → Connect); "${call.serverTool}" did not run.`,
+          );
+        await askToSignIn(err, call, {
+          serverId: this.o.serverId,
+          ...(this.o.serverLabel ? { serverLabel: this.o.serverLabel } : {}),
+          signIn: this.o.signIn,
+        });
       }
     }
   }
 
   private async callOnce(call: ConnectionCall): Promise<CallToolResult> {
-    const opts: McpCallOptions = { ...call, idleTimeoutMs: this.o.timing.callIdleTimeoutMs, maxCallMs: this.o.timing.callMaxMs };
+    const opts: McpCallOptions = {
+      ...call,
+      idleTimeoutMs: this.o.timing.callIdleTimeoutMs,
+      maxCallMs: this.o.timing.callMaxMs,
+    };
     const threadId = call.ctx.threadId;
     let session = await this.sessionFor(threadId);
     try {
@@ -112,11 +137,22 @@ export class ServerConnection {
     } catch (err) {
       if (call.signal.aborted) throw err;
       const kind = classifyMcpError(err);
-      const next = afterFailedCall({ kind, readOnly: call.readOnly, isolation: this.o.isolation, serverId: this.o.serverId, tool: call.serverTool, error: err });
+      const next = afterFailedCall({
+        kind,
+        readOnly: call.readOnly,
+        isolation: this.o.isolation,
+        serverId: this.o.serverId,
+        tool: call.serverTool,
+        error: err,
+      });
       if (next.kind === 'rethrow') throw err;
       this.discard(session, err);
       if (next.kind === 'fail') throw new Error(next.message);
-      this.o.log('info', 'sending a call again on a new session', { serverId: this.o.serverId, tool: call.serverTool, kind });
+      this.o.log('info', 'sending a call again on a new session', {
+        serverId: this.o.serverId,
+        tool: call.serverTool,
+        kind,
+      });
       session = await this.sessionFor(threadId);
       return await this.run(session, threadId, call, opts);
     }
@@ -141,7 +177,12 @@ export class ServerConnection {
     await Promise.all(slots.map((slot) => closeSlot(slot)));
   }
 
-  private async run(session: McpSession, threadId: string, call: ConnectionCall, opts: McpCallOptions): Promise<CallToolResult> {
+  private async run(
+    session: McpSession,
+    threadId: string,
+    call: ConnectionCall,
+    opts: McpCallOptions,
+  ): Promise<CallToolResult> {
     const slot = this.threads.get(threadId);
     const own = slot?.session === session ? slot : undefined;
     if (own) clearTimeout(own.idle);
@@ -158,7 +199,8 @@ export class ServerConnection {
     if (this.state !== 'connected') this.setState('connecting', 'connecting…');
     let probe: McpSession | undefined;
     try {
-      const session = this.o.isolation === 'shared' ? await this.sharedSession() : (probe = await this.open());
+      const session =
+        this.o.isolation === 'shared' ? await this.sharedSession() : (probe = await this.open());
       const tools = await session.listTools();
       if (this.closed) return;
       this.server = session.server;
@@ -182,7 +224,8 @@ export class ServerConnection {
 
   /** A usable session for this thread; connects now (not at the next retry) if there is none. */
   private async sessionFor(threadId: string): Promise<McpSession> {
-    if (this.closed) throw new McpUnavailableError(`MCP server "${this.o.serverId}" is not enabled`);
+    if (this.closed)
+      throw new McpUnavailableError(`MCP server "${this.o.serverId}" is not enabled`);
     try {
       if (this.o.isolation === 'shared') {
         const current = this.shared ? await this.shared.promise : undefined;
@@ -211,7 +254,9 @@ export class ServerConnection {
       }
     } catch (err) {
       if (err instanceof McpUnavailableError || err instanceof McpSignInRequiredError) throw err;
-      throw new McpUnavailableError(`MCP server "${this.o.serverId}" is unavailable: ${describeMcpError(err)}. Keel keeps retrying in the background.`);
+      throw new McpUnavailableError(
+        `MCP server "${this.o.serverId}" is unavailable: ${describeMcpError(err)}. Keel keeps retrying in the background.`,
+      );
     }
   }
 
@@ -229,7 +274,10 @@ export class ServerConnection {
 
   private slot(): Slot {
     const slot: Slot = { promise: this.open() };
-    slot.promise.then((s) => (slot.session = s), () => undefined);
+    slot.promise.then(
+      (s) => (slot.session = s),
+      () => undefined,
+    );
     return slot;
   }
 
@@ -243,14 +291,22 @@ export class ServerConnection {
     const key = this.savedKey(threadId);
     const promise = (async () => {
       const saved = store ? await store.load(key).catch(() => null) : null;
-      if (saved) this.o.log('info', 'resuming a per-thread MCP session', { serverId: this.o.serverId, threadId });
+      if (saved)
+        this.o.log('info', 'resuming a per-thread MCP session', {
+          serverId: this.o.serverId,
+          threadId,
+        });
       const session = await this.open(saved ?? undefined);
       const now = session.saved;
-      if (store && now && now.sessionId !== saved?.sessionId) await store.save(key, now).catch(() => undefined);
+      if (store && now && now.sessionId !== saved?.sessionId)
+        await store.save(key, now).catch(() => undefined);
       return session;
     })();
     const slot: Slot = { promise };
-    promise.then((s) => (slot.session = s), () => undefined);
+    promise.then(
+      (s) => (slot.session = s),
+      () => undefined,
+    );
     return slot;
   }
 
@@ -284,7 +340,10 @@ export class ServerConnection {
 
   private toolsChanged(): void {
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => void this.refresh().catch(() => undefined), this.o.timing.listChangedDebounceMs);
+    this.refreshTimer = setTimeout(
+      () => void this.refresh().catch(() => undefined),
+      this.o.timing.listChangedDebounceMs,
+    );
   }
 
   /** The transport gave up on a session: replace the shared one in the background. */
@@ -296,8 +355,12 @@ export class ServerConnection {
 
   /** Stop using `session`; a shared session is reopened in the background (with backoff on failure). */
   private discard(session: McpSession, reason: unknown): void {
-    this.o.log('info', 'discarding MCP session', { serverId: this.o.serverId, error: describeMcpError(reason) });
-    for (const [threadId, slot] of this.threads) if (slot.session === session) void this.dropThread(threadId, slot, 'retire');
+    this.o.log('info', 'discarding MCP session', {
+      serverId: this.o.serverId,
+      error: describeMcpError(reason),
+    });
+    for (const [threadId, slot] of this.threads)
+      if (slot.session === session) void this.dropThread(threadId, slot, 'retire');
     if (this.shared?.session === session) {
       this.dropShared(session, describeMcpError(reason));
       void this.refresh().catch(() => undefined);
@@ -310,11 +373,16 @@ export class ServerConnection {
     const old = this.shared;
     this.shared = null;
     void closeSlot(old, 'retire');
-    if (this.state === 'connected') this.setState('connecting', why ? `reconnecting: ${why}` : 'reconnecting…');
+    if (this.state === 'connected')
+      this.setState('connecting', why ? `reconnecting: ${why}` : 'reconnecting…');
     else this.o.onChange();
   }
 
-  private async dropThread(threadId: string, slot: Slot, how: 'close' | 'retire' = 'close'): Promise<void> {
+  private async dropThread(
+    threadId: string,
+    slot: Slot,
+    how: 'close' | 'retire' = 'close',
+  ): Promise<void> {
     if (this.threads.get(threadId) !== slot) return;
     this.threads.delete(threadId);
     this.forgetSaved(threadId);
@@ -327,7 +395,10 @@ export class ServerConnection {
     clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
       if (slot.session?.busy) return this.armIdle(threadId, slot);
-      this.o.log('debug', 'closing an idle per-thread session', { serverId: this.o.serverId, threadId });
+      this.o.log('debug', 'closing an idle per-thread session', {
+        serverId: this.o.serverId,
+        threadId,
+      });
       void this.dropThread(threadId, slot);
     }, this.o.timing.threadSessionIdleMs);
   }
@@ -335,7 +406,10 @@ export class ServerConnection {
   private scheduleRetry(err: unknown): void {
     if (this.closed) return;
     clearTimeout(this.retryTimer);
-    const wait = Math.min(this.o.timing.reconnectBaseMs * 2 ** this.attempt, this.o.timing.reconnectMaxMs);
+    const wait = Math.min(
+      this.o.timing.reconnectBaseMs * 2 ** this.attempt,
+      this.o.timing.reconnectMaxMs,
+    );
     this.attempt = Math.min(this.attempt + 1, 30);
     this.nextRetryAt = Date.now() + wait;
     this.retryTimer = setTimeout(() => {
@@ -356,5 +430,8 @@ export class ServerConnection {
 /** `close` ends calls in flight (settings changed, thread deleted); `retire` lets them finish. */
 function closeSlot(slot: Slot, how: 'close' | 'retire' = 'close'): Promise<void> {
   clearTimeout(slot.idle);
-  return slot.promise.then((s) => (how === 'close' ? s.close() : s.retire()), () => undefined);
+  return slot.promise.then(
+    (s) => (how === 'close' ? s.close() : s.retire()),
+    () => undefined,
+  );
 }

@@ -14,7 +14,12 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import type { ToolCallContext } from '../types';
 import { CALL_REF_META, linkingFetch } from './call-streams';
 import { CallTimer } from './call-timer';
-import { McpCallTimeoutError, McpConnectionLostError, McpSessionClosedError, McpSessionGoneError } from './errors';
+import {
+  McpCallTimeoutError,
+  McpConnectionLostError,
+  McpSessionClosedError,
+  McpSessionGoneError,
+} from './errors';
 import { toElicitResult } from './elicitation';
 import type { FetchLike, McpElicitationPayload, McpLogger, McpSavedSession } from './types';
 
@@ -85,15 +90,26 @@ export class McpSession {
     });
     let session: McpSession | undefined;
     const transport = new StreamableHTTPClientTransport(new URL(opts.url), {
-      fetch: linkingFetch(opts.fetch ?? ((url, init) => fetch(url, init)), (ref, id) => session?.link(ref, id)),
-      ...(opts.token ? { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } } : {}),
-      reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+      fetch: linkingFetch(opts.fetch ?? ((url, init) => fetch(url, init)), (ref, id) =>
+        session?.link(ref, id),
+      ),
+      ...(opts.token
+        ? { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } }
+        : {}),
+      reconnectionOptions: {
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 10_000,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 2,
+      },
       ...(opts.resume ? { sessionId: opts.resume.sessionId } : {}),
     });
     session = new McpSession(client, transport, opts);
     client.onerror = (err) => session?.transportError(err);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => opts.onToolsChanged());
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => session!.elicit(request, extra.requestId));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      session!.elicit(request, extra.requestId),
+    );
     try {
       // With a session id the SDK skips initialize: the session goes on where it was.
       await client.connect(transport, { timeout: opts.requestTimeoutMs });
@@ -120,7 +136,11 @@ export class McpSession {
     if (!sessionId) return undefined;
     const server = this.server;
     const protocolVersion = this.transport.protocolVersion;
-    return { sessionId, ...(protocolVersion ? { protocolVersion } : {}), ...(server ? { server } : {}) };
+    return {
+      sessionId,
+      ...(protocolVersion ? { protocolVersion } : {}),
+      ...(server ? { server } : {}),
+    };
   }
 
   /** Closed, retired or lost: the owner must open a new session. */
@@ -138,9 +158,12 @@ export class McpSession {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const res = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.opts.requestTimeoutMs });
+      const res = await this.client.listTools(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.opts.requestTimeoutMs,
+      });
       tools.push(...res.tools);
-      if (tools.length > MAX_TOOLS) throw new Error(`the server lists more than ${MAX_TOOLS} tools`);
+      if (tools.length > MAX_TOOLS)
+        throw new Error(`the server lists more than ${MAX_TOOLS} tools`);
       if (!res.nextCursor) return tools;
       if (seen.has(res.nextCursor)) throw new Error('the server repeated a tools/list cursor');
       seen.add(res.nextCursor);
@@ -153,14 +176,26 @@ export class McpSession {
     await this.client.ping({ timeout: this.opts.requestTimeoutMs });
   }
 
-  async callTool(name: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<CallToolResult> {
-    if (!this.usable) throw new McpSessionGoneError(`the session with MCP server "${this.opts.serverId}" no longer takes calls`);
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts: McpCallOptions,
+  ): Promise<CallToolResult> {
+    if (!this.usable)
+      throw new McpSessionGoneError(
+        `the session with MCP server "${this.opts.serverId}" no longer takes calls`,
+      );
     opts.signal.throwIfAborted();
     const ref = `c${++this.seq}`;
     const abort = new AbortController();
     let timeout: McpCallTimeoutError | null = null;
     const timer = new CallTimer(opts.idleTimeoutMs, opts.maxCallMs, (kind) => {
-      timeout = new McpCallTimeoutError(kind, this.opts.serverId, name, kind === 'idle' ? opts.idleTimeoutMs : opts.maxCallMs);
+      timeout = new McpCallTimeoutError(
+        kind,
+        this.opts.serverId,
+        name,
+        kind === 'idle' ? opts.idleTimeoutMs : opts.maxCallMs,
+      );
       abort.abort(timeout);
     });
     const onAbort = () => abort.abort(opts.signal.reason);
@@ -185,7 +220,8 @@ export class McpSession {
       if (opts.signal.aborted) throw opts.signal.reason ?? err;
       if (timeout) throw timeout;
       const reason: unknown = abort.signal.aborted ? abort.signal.reason : undefined;
-      if (reason instanceof McpConnectionLostError || reason instanceof McpSessionClosedError) throw reason;
+      if (reason instanceof McpConnectionLostError || reason instanceof McpSessionClosedError)
+        throw reason;
       throw err;
     } finally {
       timer.stop();
@@ -210,7 +246,9 @@ export class McpSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.failInFlight(new McpSessionClosedError(`the session with MCP server "${this.opts.serverId}" was closed`));
+    this.failInFlight(
+      new McpSessionClosedError(`the session with MCP server "${this.opts.serverId}" was closed`),
+    );
     if (this.transport.sessionId && !this.brokenReason) {
       await Promise.race([this.transport.terminateSession().catch(() => undefined), delay(2_000)]);
     }
@@ -231,11 +269,21 @@ export class McpSession {
     return this.inFlight.size === 1 ? [...this.inFlight.values()][0] : undefined;
   }
 
-  private async elicit(request: ElicitRequest, serverRequestId: string | number): Promise<ElicitResult> {
+  private async elicit(
+    request: ElicitRequest,
+    serverRequestId: string | number,
+  ): Promise<ElicitResult> {
     const call = this.callFor(serverRequestId);
     const params = request.params;
-    if (!call || !call.opts.ctx.requestInteraction || params.mode === 'url' || !('requestedSchema' in params)) {
-      this.opts.log('info', 'declined an elicitation request no running call can answer', { serverId: this.opts.serverId });
+    if (
+      !call ||
+      !call.opts.ctx.requestInteraction ||
+      params.mode === 'url' ||
+      !('requestedSchema' in params)
+    ) {
+      this.opts.log('info', 'declined an elicitation request no running call can answer', {
+        serverId: this.opts.serverId,
+      });
       return { action: 'decline' };
     }
     const payload: McpElicitationPayload = {
@@ -257,9 +305,15 @@ export class McpSession {
 
   private transportError(err: Error): void {
     if (this.closed) return;
-    this.opts.log('debug', 'MCP transport error', { serverId: this.opts.serverId, error: err.message });
+    this.opts.log('debug', 'MCP transport error', {
+      serverId: this.opts.serverId,
+      error: err.message,
+    });
     // The SDK retries a dropped SSE stream a few times, then reports this and stops: the server is gone.
-    if (/Maximum reconnection attempts/i.test(err.message)) this.markBroken(new McpConnectionLostError(`the connection to MCP server "${this.opts.serverId}" was lost`));
+    if (/Maximum reconnection attempts/i.test(err.message))
+      this.markBroken(
+        new McpConnectionLostError(`the connection to MCP server "${this.opts.serverId}" was lost`),
+      );
   }
 
   private markBroken(reason: Error): void {

@@ -23,7 +23,11 @@ export function signInPayload(
   return {
     ...base,
     message: `Sign in to ${name} to continue. (${why}.)`,
-    requestedSchema: { type: 'object', properties: { signIn: { type: 'boolean', title: `Sign in to ${name} now` } }, required: ['signIn'] },
+    requestedSchema: {
+      type: 'object',
+      properties: { signIn: { type: 'boolean', title: `Sign in to ${name} now` } },
+      required: ['signIn'],
+    },
     signIn: { serverId: base.serverId, ...(challenge.scope ? { scope: challenge.scope } : {}) },
   };
 }
@@ -59,23 +63,39 @@ export function signInAnsweredAfterRestart(payload: McpSignInPayload, response: 
  */
 export async function askToSignIn(
   err: McpSignInRequiredError,
-  call: { serverTool: string; ctx: ToolCallContext; onProgress(text: string): void; elicitation: Omit<McpElicitationPayload, 'message' | 'requestedSchema'> },
-  server: { serverId: string; serverLabel?: string; signIn(challenge: SignInChallenge): Promise<void> },
+  call: {
+    serverTool: string;
+    ctx: ToolCallContext;
+    onProgress(text: string): void;
+    elicitation: Omit<McpElicitationPayload, 'message' | 'requestedSchema'>;
+  },
+  server: {
+    serverId: string;
+    serverLabel?: string;
+    signIn(challenge: SignInChallenge): Promise<void>;
+  },
 ): Promise<void> {
   const id = `MCP server "${server.serverId}"`;
   let answer: unknown;
   try {
-    answer = await call.ctx.requestInteraction!('elicitation', signInPayload(call.elicitation, err.challenge, err.message));
+    answer = await call.ctx.requestInteraction!(
+      'elicitation',
+      signInPayload(call.elicitation, err.challenge, err.message),
+    );
   } catch {
     throw new Error(`Signing in to ${id} was cancelled; "${call.serverTool}" did not run.`);
   }
   if (!acceptsSignIn(answer)) {
-    throw new Error(`The user did not sign in to ${id}, so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`);
+    throw new Error(
+      `The user did not sign in to ${id}, so "${call.serverTool}" did not run. Do not call it again unless they sign in (settings → MCP servers → Connect).`,
+    );
   }
   call.onProgress(`Signing in to ${server.serverLabel ?? server.serverId}…`);
   try {
     await server.signIn(err.challenge);
   } catch (e) {
-    throw new Error(`Signing in to ${id} failed (${describeMcpError(e)}); "${call.serverTool}" did not run.`);
+    throw new Error(
+      `Signing in to ${id} failed (${describeMcpError(e)}); "${call.serverTool}" did not run.`,
+    );
   }
 }

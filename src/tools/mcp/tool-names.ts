@@ -29,14 +29,20 @@ function fnv1a(text: string): string {
  * already owns a candidate; a clash (only possible between odd ids such as server `a` + tool `_x`
  * and server `a_` + tool `x`) moves to the next salted hash, so names never collide.
  */
-export function mcpToolName(serverId: string, toolName: string, isTaken: (name: string) => boolean): string {
+export function mcpToolName(
+  serverId: string,
+  toolName: string,
+  isTaken: (name: string) => boolean,
+): string {
   const prefix = mcpToolPrefix(serverId);
   const plain = prefix + toolName;
   if (VALID.test(toolName) && plain.length <= MAX_NAME && !isTaken(plain)) return plain;
   const clean = toolName.replace(INVALID, '_');
   const room = Math.max(0, MAX_NAME - prefix.length - 9);
   for (let salt = 0; ; salt++) {
-    const tag = fnv1a(salt === 0 ? `${serverId}\u0000${toolName}` : `${serverId}\u0000${toolName}\u0000${salt}`);
+    const tag = fnv1a(
+      salt === 0 ? `${serverId}\u0000${toolName}` : `${serverId}\u0000${toolName}\u0000${salt}`,
+    );
     const name = `${prefix}${clean.slice(0, room)}_${tag}`;
     if (!isTaken(name)) return name;
   }

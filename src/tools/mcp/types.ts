@@ -69,7 +69,11 @@ export interface McpOAuthHost {
   /** Secret (or private key) of a pre-registered / machine client. */
   getClientSecret?(serverId: string): Promise<string | null>;
   /** private_key_jwt signer (needs a JWT library; not offered in the extension). */
-  privateKeyJwt?: (o: { clientId: string; privateKey: string; alg: string }) => AddClientAuthentication;
+  privateKeyJwt?: (o: {
+    clientId: string;
+    privateKey: string;
+    alg: string;
+  }) => AddClientAuthentication;
 }
 
 /** `needs_sign_in`: the server requires OAuth and no usable token is held (Connect in settings). */
@@ -101,7 +105,11 @@ export interface McpServerStatus {
 
 export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** Must not throw. Never receives a token. */
-export type McpLogger = (level: McpLogLevel, message: string, data?: Record<string, unknown>) => void;
+export type McpLogger = (
+  level: McpLogLevel,
+  message: string,
+  data?: Record<string, unknown>,
+) => void;
 
 /** Timeouts and backoff; defaults in `DEFAULT_MCP_TIMING`. */
 export interface McpTiming {

@@ -3,7 +3,15 @@
  * worker sends, then the `settle` that reports what changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { act, call, callRaw, refOf, snapshot, startHarness, type Harness } from './support/page-harness';
+import {
+  act,
+  call,
+  callRaw,
+  refOf,
+  snapshot,
+  startHarness,
+  type Harness,
+} from './support/page-harness';
 
 let h: Harness;
 
@@ -15,7 +23,15 @@ afterAll(async () => {
   await h?.close();
 });
 
-const click = (ref: string, extra: Record<string, unknown> = {}) => ({ op: 'click', ref, button: 'left', clickCount: 1, modifiers: [], force: false, ...extra });
+const click = (ref: string, extra: Record<string, unknown> = {}) => ({
+  op: 'click',
+  ref,
+  button: 'left',
+  clickCount: 1,
+  modifiers: [],
+  force: false,
+  ...extra,
+});
 
 describe('click', () => {
   it('toggles a checkbox and reports its new state', async () => {
@@ -24,10 +40,16 @@ describe('click', () => {
     const ref = refOf(text, /checkbox "Send me the newsletter"/);
     const { ack, settled } = await act<{ element: { line: string } }>(page, click(ref));
     expect(ack.element.line).toMatch(/checkbox "Send me the newsletter" \[ref=e\d+\]$/);
-    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(/\[checked\]/);
+    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(
+      /\[checked\]/,
+    );
     expect(await page.isChecked('#newsletter')).toBe(true);
-    const events = await page.evaluate(() => (window as unknown as { __events: { type: string; target: string }[] }).__events);
-    expect(events.filter((e) => e.target === 'newsletter').map((e) => e.type)).toEqual(expect.arrayContaining(['click', 'input', 'change']));
+    const events = await page.evaluate(
+      () => (window as unknown as { __events: { type: string; target: string }[] }).__events,
+    );
+    expect(events.filter((e) => e.target === 'newsletter').map((e) => e.type)).toEqual(
+      expect.arrayContaining(['click', 'input', 'change']),
+    );
     await page.close();
   });
 
@@ -45,7 +67,9 @@ describe('click', () => {
     const ref = refOf((await snapshot(page)).text, /button "More"/);
     const { settled } = await act(page, click(ref));
     expect(settled.mutations).toBeGreaterThan(0);
-    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(/button "More" \[ref=e\d+\] \[expanded\]/);
+    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(
+      /button "More" \[ref=e\d+\] \[expanded\]/,
+    );
     await page.close();
   });
 
@@ -101,7 +125,13 @@ describe('click', () => {
     const frames = await h.open('iframes.html');
     await frames.frames()[1]?.waitForLoadState('load');
     const text = (await snapshot(frames)).text;
-    await act(frames, { op: 'type', ref: refOf(text, /textbox "Coupon code"/), text: 'SAVE10', clear: true, submit: false });
+    await act(frames, {
+      op: 'type',
+      ref: refOf(text, /textbox "Coupon code"/),
+      text: 'SAVE10',
+      clear: true,
+      submit: false,
+    });
     const applied = await act(frames, click(refOf(text, /button "Apply coupon"/)));
     // Changes inside the same-origin iframe are tracked too.
     expect(applied.settled.mutations).toBeGreaterThan(0);
@@ -137,10 +167,22 @@ describe('typing and selecting', () => {
   it('types into a framework-controlled input with input events', async () => {
     const page = await h.open('forms.html');
     const ref = refOf((await snapshot(page)).text, /textbox "Full name"/);
-    const { settled } = await act(page, { op: 'type', ref, text: 'Ada Lovelace', clear: true, submit: false });
-    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(/: Ada Lovelace$/);
+    const { settled } = await act(page, {
+      op: 'type',
+      ref,
+      text: 'Ada Lovelace',
+      clear: true,
+      submit: false,
+    });
+    expect(settled.element && 'line' in settled.element && settled.element.line).toMatch(
+      /: Ada Lovelace$/,
+    );
     expect(await page.inputValue('#name')).toBe('Ada Lovelace');
-    expect(await page.evaluate(() => (window as unknown as { __nameInputValue: string }).__nameInputValue)).toBe('Ada Lovelace');
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { __nameInputValue: string }).__nameInputValue,
+      ),
+    ).toBe('Ada Lovelace');
     await act(page, { op: 'type', ref, text: ' Byron', clear: false, submit: false });
     expect(await page.inputValue('#name')).toBe('Ada Lovelace Byron');
     await page.close();
@@ -157,11 +199,29 @@ describe('typing and selecting', () => {
   it('sets caretless inputs and rejects malformed values', async () => {
     const page = await h.open('forms.html');
     const text = (await snapshot(page)).text;
-    await act(page, { op: 'type', ref: refOf(text, /textbox "Birthday"/), text: '1990-04-01', clear: true, submit: false });
+    await act(page, {
+      op: 'type',
+      ref: refOf(text, /textbox "Birthday"/),
+      text: '1990-04-01',
+      clear: true,
+      submit: false,
+    });
     expect(await page.inputValue('input[name=birthday]')).toBe('1990-04-01');
-    const bad = await callRaw(page, { op: 'type', ref: refOf(text, /textbox "Birthday"/), text: 'April 1st', clear: true, submit: false });
+    const bad = await callRaw(page, {
+      op: 'type',
+      ref: refOf(text, /textbox "Birthday"/),
+      text: 'April 1st',
+      clear: true,
+      submit: false,
+    });
     expect(!bad.ok && bad.error.message).toMatch(/type the value as 2024-05-31/);
-    const notField = await callRaw(page, { op: 'type', ref: refOf(text, /button "More"/), text: 'x', clear: true, submit: false });
+    const notField = await callRaw(page, {
+      op: 'type',
+      ref: refOf(text, /button "More"/),
+      text: 'x',
+      clear: true,
+      submit: false,
+    });
     expect(!notField.ok && notField.error.message).toMatch(/not a text field/);
     await page.close();
   });
@@ -190,7 +250,17 @@ describe('typing and selecting', () => {
   it('sets generated files on a file input', async () => {
     const page = await h.open('files.html');
     const ref = refOf((await snapshot(page)).text, /button "Résumé"/);
-    await act(page, { op: 'set_files', ref, files: [{ name: 'cv.txt', mimeType: 'text/plain', dataBase64: Buffer.from('hello cv').toString('base64') }] });
+    await act(page, {
+      op: 'set_files',
+      ref,
+      files: [
+        {
+          name: 'cv.txt',
+          mimeType: 'text/plain',
+          dataBase64: Buffer.from('hello cv').toString('base64'),
+        },
+      ],
+    });
     await page.waitForFunction(() => document.getElementById('out')?.textContent !== 'no files');
     expect(await page.textContent('#out')).toBe('resume -> cv.txt:8:hello cv');
     await page.close();
@@ -201,9 +271,20 @@ describe('keys, hover, scroll and waits', () => {
   it('presses keys with default actions', async () => {
     const page = await h.open('forms.html');
     const text = (await snapshot(page)).text;
-    await act(page, { op: 'press_key', ref: refOf(text, /checkbox "Remember this device"/), key: ' ', modifiers: [] });
+    await act(page, {
+      op: 'press_key',
+      ref: refOf(text, /checkbox "Remember this device"/),
+      key: ' ',
+      modifiers: [],
+    });
     expect(await page.getAttribute('#aria-check', 'aria-checked')).toBe('true');
-    await act(page, { op: 'type', ref: refOf(text, /textbox "Full name"/), text: 'Linus', clear: true, submit: false });
+    await act(page, {
+      op: 'type',
+      ref: refOf(text, /textbox "Full name"/),
+      text: 'Linus',
+      clear: true,
+      submit: false,
+    });
     await act(page, { op: 'press_key', key: 'Enter', modifiers: [] });
     expect(await page.textContent('#result')).toContain('"name":"Linus"');
     await act(page, { op: 'press_key', key: 'Tab', modifiers: [] });
@@ -224,17 +305,44 @@ describe('keys, hover, scroll and waits', () => {
 
   it('scrolls the page, to a ref and to a text', async () => {
     const page = await h.open('lazy.html');
-    const down = await call<{ y: number; maxY: number }>(page, { op: 'scroll', toRef: false, direction: 'down', amount: 1 });
+    const down = await call<{ y: number; maxY: number }>(page, {
+      op: 'scroll',
+      toRef: false,
+      direction: 'down',
+      amount: 1,
+    });
     expect(down.y).toBeGreaterThan(500);
-    const bottom = await call<{ atBottom: boolean }>(page, { op: 'scroll', toRef: false, direction: 'bottom', amount: 1 });
+    const bottom = await call<{ atBottom: boolean }>(page, {
+      op: 'scroll',
+      toRef: false,
+      direction: 'bottom',
+      amount: 1,
+    });
     expect(bottom.atBottom).toBe(true);
     await page.waitForFunction(() => document.querySelectorAll('#feed li').length >= 5);
-    const top = await call<{ y: number }>(page, { op: 'scroll', toRef: false, direction: 'top', amount: 1 });
+    const top = await call<{ y: number }>(page, {
+      op: 'scroll',
+      toRef: false,
+      direction: 'top',
+      amount: 1,
+    });
     expect(top.y).toBe(0);
-    const toText = await call<{ note: string; ref: string }>(page, { op: 'scroll', toRef: false, text: 'Story 1.3', direction: 'down', amount: 1 });
+    const toText = await call<{ note: string; ref: string }>(page, {
+      op: 'scroll',
+      toRef: false,
+      text: 'Story 1.3',
+      direction: 'down',
+      amount: 1,
+    });
     expect(toText.note).toMatch(/scrolled to "Story 1\.3"/);
     expect(toText.ref).toMatch(/^e\d+$/);
-    const missing = await callRaw(page, { op: 'scroll', toRef: false, text: 'No such words', direction: 'down', amount: 1 });
+    const missing = await callRaw(page, {
+      op: 'scroll',
+      toRef: false,
+      text: 'No such words',
+      direction: 'down',
+      amount: 1,
+    });
     expect(!missing.ok && missing.error.code).toBe('not_found');
     await page.close();
   });
@@ -243,13 +351,28 @@ describe('keys, hover, scroll and waits', () => {
     const page = await h.open('dynamic.html');
     const text = (await snapshot(page)).text;
     await act(page, click(refOf(text, /button "Show message later"/)));
-    const appeared = await call<{ met: boolean }>(page, { op: 'wait_for', condition: 'text_visible', text: 'delayed message arrived', timeoutMs: 3000 });
+    const appeared = await call<{ met: boolean }>(page, {
+      op: 'wait_for',
+      condition: 'text_visible',
+      text: 'delayed message arrived',
+      timeoutMs: 3000,
+    });
     expect(appeared.met).toBe(true);
     const gone = refOf(text, /button "Remove me"/);
     await act(page, click(gone));
-    const r = await call<{ met: boolean }>(page, { op: 'wait_for', condition: 'ref_gone', ref: gone, timeoutMs: 1000 });
+    const r = await call<{ met: boolean }>(page, {
+      op: 'wait_for',
+      condition: 'ref_gone',
+      ref: gone,
+      timeoutMs: 1000,
+    });
     expect(r.met).toBe(true);
-    const never = await call<{ met: boolean; waitedMs: number }>(page, { op: 'wait_for', condition: 'text_visible', text: 'never there', timeoutMs: 400 });
+    const never = await call<{ met: boolean; waitedMs: number }>(page, {
+      op: 'wait_for',
+      condition: 'text_visible',
+      text: 'never there',
+      timeoutMs: 400,
+    });
     expect(never.met).toBe(false);
     expect(never.waitedMs).toBeGreaterThanOrEqual(380);
     await page.close();
@@ -271,22 +394,43 @@ describe('approval facts', () => {
   it('describes downloads, payment submits and file inputs', async () => {
     const nav = await h.open('nav-a.html');
     const navText = (await snapshot(nav)).text;
-    const dl = await call<{ element: { download: boolean } }>(nav, { op: 'describe', ref: refOf(navText, /link "Download report"/) });
+    const dl = await call<{ element: { download: boolean } }>(nav, {
+      op: 'describe',
+      ref: refOf(navText, /link "Download report"/),
+    });
     expect(dl.element.download).toBe(true);
-    const blank = await call<{ element: { opensNewTab: boolean } }>(nav, { op: 'describe', ref: refOf(navText, /link "Open B in a new tab"/) });
+    const blank = await call<{ element: { opensNewTab: boolean } }>(nav, {
+      op: 'describe',
+      ref: refOf(navText, /link "Open B in a new tab"/),
+    });
     expect(blank.element.opensNewTab).toBe(true);
     await nav.close();
 
     const pay = await h.open('payment.html');
     const payText = (await snapshot(pay)).text;
     expect(payText).toMatch(/- button "Pay \$42\.00" \[ref=e\d+\] \[type=submit\]/);
-    const payButton = await call<{ element: { submitsForm: string; submitsPaymentForm: boolean } }>(pay, { op: 'describe', ref: refOf(payText, /button "Pay/) });
+    const payButton = await call<{ element: { submitsForm: string; submitsPaymentForm: boolean } }>(
+      pay,
+      { op: 'describe', ref: refOf(payText, /button "Pay/) },
+    );
     expect(payButton.element).toMatchObject({ submitsForm: 'click', submitsPaymentForm: true });
-    const card = await call<{ element: { submitsForm: string; submitsPaymentForm: boolean } }>(pay, { op: 'describe', ref: refOf(payText, /textbox "Card number"/) });
+    const card = await call<{ element: { submitsForm: string; submitsPaymentForm: boolean } }>(
+      pay,
+      { op: 'describe', ref: refOf(payText, /textbox "Card number"/) },
+    );
     expect(card.element).toMatchObject({ submitsForm: 'enter', submitsPaymentForm: true });
-    const subscribe = await call<{ element: { submitsPaymentForm: boolean } }>(pay, { op: 'describe', ref: refOf(payText, /button "Subscribe"/) });
+    const subscribe = await call<{ element: { submitsPaymentForm: boolean } }>(pay, {
+      op: 'describe',
+      ref: refOf(payText, /button "Subscribe"/),
+    });
     expect(subscribe.element.submitsPaymentForm).toBe(false);
-    await act(pay, { op: 'type', ref: refOf(payText, /textbox "Card number"/), text: '4242424242424242', clear: true, submit: false });
+    await act(pay, {
+      op: 'type',
+      ref: refOf(payText, /textbox "Card number"/),
+      text: '4242424242424242',
+      clear: true,
+      submit: false,
+    });
     expect((await snapshot(pay)).text).toMatch(/textbox "Card number" \[ref=e\d+\]: •••• 4242/);
     await pay.close();
   });

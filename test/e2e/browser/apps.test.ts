@@ -5,7 +5,15 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { act, call, callRaw, refOf, snapshot, startHarness, type Harness } from './support/page-harness';
+import {
+  act,
+  call,
+  callRaw,
+  refOf,
+  snapshot,
+  startHarness,
+  type Harness,
+} from './support/page-harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,11 +27,27 @@ interface TodoState {
   items: { title: string; done: boolean }[];
   editing: number;
 }
-const click = (ref: string, extra: Record<string, unknown> = {}) => ({ op: 'click', ref, button: 'left', clickCount: 1, modifiers: [], force: false, ...extra });
+const click = (ref: string, extra: Record<string, unknown> = {}) => ({
+  op: 'click',
+  ref,
+  button: 'left',
+  clickCount: 1,
+  modifiers: [],
+  force: false,
+  ...extra,
+});
 const find = (page: Page, query: string, kind: 'text' | 'element' = 'text') =>
-  call<{ matches: string[]; total: number }>(page, { op: 'find', query, kind, limit: 10, refPrefix: '' });
-const state = (page: Page) => page.evaluate(() => (window as unknown as { todoState: TodoState }).todoState);
-const log = (page: Page, name: 'todoLog' | 'todoEvents') => page.evaluate((n) => (window as unknown as Record<string, string[]>)[n], name);
+  call<{ matches: string[]; total: number }>(page, {
+    op: 'find',
+    query,
+    kind,
+    limit: 10,
+    refPrefix: '',
+  });
+const state = (page: Page) =>
+  page.evaluate(() => (window as unknown as { todoState: TodoState }).todoState);
+const log = (page: Page, name: 'todoLog' | 'todoEvents') =>
+  page.evaluate((n) => (window as unknown as Record<string, string[]>)[n], name);
 
 describe('find sees the composed tree', () => {
   it('finds text inside an open shadow root once, with the ref of the element holding it', async () => {
@@ -36,7 +60,9 @@ describe('find sees the composed tree', () => {
     const tag = await call<{ element: { tag: string } }>(page, { op: 'focus', ref });
     expect(tag.element.tag).toBe('label');
     // Slotted light-DOM text shows through the shadow root's slot.
-    expect((await find(page, 'todos')).matches).toEqual([expect.stringMatching(/^- text "todos" \[ref=e\d+\]/)]);
+    expect((await find(page, 'todos')).matches).toEqual([
+      expect.stringMatching(/^- text "todos" \[ref=e\d+\]/),
+    ]);
     await page.close();
   });
 
@@ -57,14 +83,22 @@ describe('find sees the composed tree', () => {
       document.body.append(p);
     });
     const found = await find(page, 'pick up the parcel');
-    expect(found.matches).toEqual([expect.stringMatching(/^- text "Pick up the parcel" \[ref=e\d+\]/)]);
+    expect(found.matches).toEqual([
+      expect.stringMatching(/^- text "Pick up the parcel" \[ref=e\d+\]/),
+    ]);
     await page.close();
   });
 
   it('finds text inside a same-origin frame', async () => {
     const page = await h.open('iframes.html');
-    await page.waitForFunction(() => (document.getElementById('same') as HTMLIFrameElement).contentDocument?.readyState === 'complete');
-    const inner = await page.evaluate(() => (document.getElementById('same') as HTMLIFrameElement).contentDocument!.body.innerText);
+    await page.waitForFunction(
+      () =>
+        (document.getElementById('same') as HTMLIFrameElement).contentDocument?.readyState ===
+        'complete',
+    );
+    const inner = await page.evaluate(
+      () => (document.getElementById('same') as HTMLIFrameElement).contentDocument!.body.innerText,
+    );
     const word = inner.split(/\s+/).find((w) => w.length > 4) ?? '';
     expect(word).not.toBe('');
     const found = await find(page, word);
@@ -106,8 +140,16 @@ describe('synthetic input lands where a user would', () => {
     expect(settled.mutations).toBeGreaterThan(0);
     const events = await log(page, 'todoEvents');
     expect(events).toEqual([
-      'pointerdown:1', 'mousedown:1', 'pointerup:1', 'mouseup:1', 'click:1',
-      'pointerdown:2', 'mousedown:2', 'pointerup:2', 'mouseup:2', 'click:2',
+      'pointerdown:1',
+      'mousedown:1',
+      'pointerup:1',
+      'mouseup:1',
+      'click:1',
+      'pointerdown:2',
+      'mousedown:2',
+      'pointerup:2',
+      'mouseup:2',
+      'click:2',
       'dblclick:2',
     ]);
     // Edit, then Enter commits through the app's own keydown handler.
@@ -134,8 +176,18 @@ describe('synthetic input lands where a user would', () => {
   it('typing with submit into a shadow-root input reaches an app that listens for keyup Enter', async () => {
     const page = await h.open('apps/todo-wc.html');
     const input = refOf((await snapshot(page)).text, /textbox "What needs to be done\?"/);
-    const { settled } = await act(page, { op: 'type', ref: input, text: 'Feed the cat', clear: false, submit: true });
-    expect((await state(page)).items.map((i) => i.title)).toEqual(['Buy milk', 'Walk the dog', 'Feed the cat']);
+    const { settled } = await act(page, {
+      op: 'type',
+      ref: input,
+      text: 'Feed the cat',
+      clear: false,
+      submit: true,
+    });
+    expect((await state(page)).items.map((i) => i.title)).toEqual([
+      'Buy milk',
+      'Walk the dog',
+      'Feed the cat',
+    ]);
     expect(await log(page, 'todoLog')).toContain('keyup:Enter:true');
     expect(settled.mutations).toBeGreaterThan(0);
     await page.close();
@@ -144,7 +196,9 @@ describe('synthetic input lands where a user would', () => {
   it('a stale ref is an error, never a click on whatever is there now', async () => {
     const page = await h.open('apps/todo-wc.html');
     const ref = refOf((await snapshot(page)).text, /checkbox \(unlabelled, in row "Buy milk"\)/);
-    await page.evaluate(() => (document.querySelector('todo-app') as unknown as { render(): void }).render());
+    await page.evaluate(() =>
+      (document.querySelector('todo-app') as unknown as { render(): void }).render(),
+    );
     const res = await callRaw(page, click(ref));
     expect(res.ok).toBe(false);
     expect((await state(page)).items.map((i) => i.done)).toEqual([false, false]);
@@ -185,8 +239,21 @@ describe('the snapshot cursor', () => {
     const names: string[] = [];
     let pages = 0;
     for (let n = 1; n <= 60; n++) {
-      const snap = await call<{ text: string; truncated: boolean; page: number; pages: number; estTokens: number }>(page, {
-        op: 'snapshot', mode: 'full', incremental: false, maxTokens: 1500, textLimit: 200, includeUrls: false, refPrefix: '', page: n,
+      const snap = await call<{
+        text: string;
+        truncated: boolean;
+        page: number;
+        pages: number;
+        estTokens: number;
+      }>(page, {
+        op: 'snapshot',
+        mode: 'full',
+        incremental: false,
+        maxTokens: 1500,
+        textLimit: 200,
+        includeUrls: false,
+        refPrefix: '',
+        page: n,
       });
       expect(snap.estTokens).toBeLessThanOrEqual(1600);
       names.push(...[...snap.text.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]));
@@ -199,11 +266,20 @@ describe('the snapshot cursor', () => {
     const first = (await snapshot(page, { maxTokens: 1500 })).text;
     const last = [...first.matchAll(/\[ref=(e\d+)\]/g)].pop()![1];
     const next = await call<{ text: string }>(page, {
-      op: 'snapshot', mode: 'full', incremental: false, maxTokens: 1500, textLimit: 200, includeUrls: false, refPrefix: '', afterRef: last,
+      op: 'snapshot',
+      mode: 'full',
+      incremental: false,
+      maxTokens: 1500,
+      textLimit: 200,
+      includeUrls: false,
+      refPrefix: '',
+      afterRef: last,
     });
     const firstNames = [...first.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]);
     const nextNames = [...next.text.matchAll(/button "(Action \d+)"/g)].map((m) => m[1]);
-    expect(Number(nextNames[0].split(' ')[1])).toBe(Number(firstNames[firstNames.length - 1].split(' ')[1]) + 1);
+    expect(Number(nextNames[0].split(' ')[1])).toBe(
+      Number(firstNames[firstNames.length - 1].split(' ')[1]) + 1,
+    );
     await page.close();
   });
 });

@@ -36,7 +36,9 @@ describe('snapshot of form controls', () => {
     expectLine(/- checkbox "I accept the terms" \[ref=e\d+\] \[checked\]/);
     expectLine(/- radio "Free" \[ref=e\d+\] \[checked\]/);
     expectLine(/- radio "Pro" \[ref=e\d+\]$/m);
-    expectLine(/- combobox "Country" \[ref=e\d+\]: Choose… \[options: Choose…, France, Germany, Japan\]/);
+    expectLine(
+      /- combobox "Country" \[ref=e\d+\]: Choose… \[options: Choose…, France, Germany, Japan\]/,
+    );
     expectLine(/- listbox "Languages" \[ref=e\d+\]/);
     // CSS-only toggle: the hidden checkbox is represented by its label, with the checkbox's role.
     expectLine(/- checkbox "Dark mode" \[ref=e\d+\]/);
@@ -94,7 +96,11 @@ describe('frames and shadow roots', () => {
     expect(text).toMatch(/- iframe "Same-origin form":\n\s+## Child frame \(same\)/);
     expect(text).toMatch(/\s+- textbox "Coupon code" \[ref=e\d+\]/);
     // The frameId placeholder is filled in by the service worker (frame-ids.ts).
-    expect(text).toMatch(new RegExp(`- iframe "Partner form" \\[frameId=#[a-z0-9]+-0\\] \\(cross-origin ${h.other.replace(/[.:/]/g, '\\$&')}\\)`));
+    expect(text).toMatch(
+      new RegExp(
+        `- iframe "Partner form" \\[frameId=#[a-z0-9]+-0\\] \\(cross-origin ${h.other.replace(/[.:/]/g, '\\$&')}\\)`,
+      ),
+    );
     expect(text).not.toContain('Child frame (cross)');
     expect(text).not.toContain('Invisible');
     await page.close();
@@ -165,16 +171,32 @@ describe('modes, budget and incremental snapshots', () => {
 describe('find and readable text', () => {
   it('finds controls by name and text with refs', async () => {
     const page = await h.open('forms.html');
-    const r = await call<{ matches: string[]; total: number }>(page, { op: 'find', query: 'country', kind: 'element', limit: 5, refPrefix: '' });
+    const r = await call<{ matches: string[]; total: number }>(page, {
+      op: 'find',
+      query: 'country',
+      kind: 'element',
+      limit: 5,
+      refPrefix: '',
+    });
     expect(r.matches[0]).toMatch(/- combobox "Country" \[ref=e\d+\]/);
-    const t = await call<{ matches: string[] }>(page, { op: 'find', query: 'newsletter', kind: 'text', limit: 5, refPrefix: '' });
+    const t = await call<{ matches: string[] }>(page, {
+      op: 'find',
+      query: 'newsletter',
+      kind: 'text',
+      limit: 5,
+      refPrefix: '',
+    });
     expect(t.matches.some((m) => /checkbox "Send me the newsletter"/.test(m))).toBe(true);
     await page.close();
   });
 
   it('extracts the main text without hidden injections', async () => {
     const page = await h.open('injection.html');
-    const r = await call<{ text: string; title: string }>(page, { op: 'get_text', maxChars: 5000, offset: 0 });
+    const r = await call<{ text: string; title: string }>(page, {
+      op: 'get_text',
+      maxChars: 5000,
+      offset: 0,
+    });
     expect(r.title).toBe('Recipe blog');
     expect(r.text).toContain('Mix flour, eggs and milk.');
     expect(r.text).not.toMatch(/INJECTION-(display-none|visibility-hidden|aria-hidden|opacity)/);

@@ -16,13 +16,22 @@ let s: ToolSession;
 
 async function useKind(kind: 'anthropic' | 'openai', model: string): Promise<void> {
   const provider = s.server.provider(kind, `scripted-${kind}`);
-  await s.client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model } } });
+  await s.client.sendOk({
+    type: 'settings.update',
+    patch: { providers: [provider], defaultModel: { providerId: provider.id, model } },
+  });
 }
 
 /** 18 steps on the catalog page: snapshots, finds and page text, then an answer. */
 function longTurn(usage: ScriptedReply['usage']): ScriptedReply[] {
-  const steps = Array.from({ length: 18 }, (_, i): ScriptedReply =>
-    i % 3 === 0 ? call('browser_snapshot') : i % 3 === 1 ? call('browser_find', { query: `cable model ${1000 + i}` }) : call('browser_get_text'),
+  const steps = Array.from(
+    { length: 18 },
+    (_, i): ScriptedReply =>
+      i % 3 === 0
+        ? call('browser_snapshot')
+        : i % 3 === 1
+          ? call('browser_find', { query: `cable model ${1000 + i}` })
+          : call('browser_get_text'),
   );
   return [...steps, { text: 'The cheapest is the Anker 1 m.' }].map((r) => ({ ...r, usage }));
 }
@@ -44,7 +53,9 @@ describe('prompt caching through the built extension', () => {
   it('a 18-step snapshot turn: every request begins with the previous one; breakpoints and cache usage', async () => {
     await useKind('anthropic', 'claude-sonnet-4-5');
     const { page } = await s.open('catalog.html');
-    const t = await s.turn('compare every cable on this page', longTurn(USAGE), { timeoutMs: 120_000 });
+    const t = await s.turn('compare every cable on this page', longTurn(USAGE), {
+      timeoutMs: 120_000,
+    });
     expect(t.complete.stopReason).toBe('end');
     expect(t.results.filter((r) => r.ok)).toHaveLength(18);
     const bodies = t.requests.map((r) => r.raw);
@@ -52,23 +63,44 @@ describe('prompt caching through the built extension', () => {
     expect(t.requests.every((r) => r.api === 'anthropic')).toBe(true);
 
     const reuse = prefixReuse(bodies);
-    expect(reuse.mean, `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`).toBeGreaterThanOrEqual(0.98);
+    expect(
+      reuse.mean,
+      `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`,
+    ).toBeGreaterThanOrEqual(0.98);
     expect(reuse.edits).toBe(0);
 
     for (const r of t.requests) {
-      const body = r.body as { tools: { cache_control?: unknown }[]; system: { cache_control?: unknown }[]; messages: { content: { cache_control?: unknown }[] }[] };
+      const body = r.body as {
+        tools: { cache_control?: unknown }[];
+        system: { cache_control?: unknown }[];
+        messages: { content: { cache_control?: unknown }[] }[];
+      };
       expect(r.raw.match(/"cache_control"/g)?.length).toBe(3);
       expect(body.tools.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
       expect(body.system[0].cache_control).toEqual({ type: 'ephemeral' });
       expect(body.messages.at(-1)?.content.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
       // Keys in the cache's order, what changes last: tools, system, then the messages.
-      expect(Object.keys(r.body).slice(0, 5)).toEqual(['model', 'max_tokens', 'tools', 'system', 'messages']);
+      expect(Object.keys(r.body).slice(0, 5)).toEqual([
+        'model',
+        'max_tokens',
+        'tools',
+        'system',
+        'messages',
+      ]);
     }
 
     // Cache usage reached the events, and the turn is priced at the cache rates (Sonnet 4.5:
     // $3 input, $0.30 cache read, $3.75 cache write, $15 output per million).
-    const usage = s.client.eventsOf('token.usage').filter((e) => e.runId === t.runId).at(-1)!;
-    expect(usage.turnUsage).toMatchObject({ inputTokens: 19 * 1150, cacheReadTokens: 19 * 1000, cacheWriteTokens: 19 * 50, outputTokens: 19 * 10 });
+    const usage = s.client
+      .eventsOf('token.usage')
+      .filter((e) => e.runId === t.runId)
+      .at(-1)!;
+    expect(usage.turnUsage).toMatchObject({
+      inputTokens: 19 * 1150,
+      cacheReadTokens: 19 * 1000,
+      cacheWriteTokens: 19 * 50,
+      outputTokens: 19 * 10,
+    });
     const perStep = (100 * 3 + 1000 * 0.3 + 50 * 3.75 + 10 * 15) / 1e6;
     expect(usage.turnCostUsd).toBeCloseTo(19 * perStep, 9);
     await page.close();
@@ -77,11 +109,16 @@ describe('prompt caching through the built extension', () => {
   it('the same turn with the OpenAI kind: append-only bodies, cached tokens priced at the cache rate', async () => {
     await useKind('openai', 'gpt-4o-mini');
     const { page } = await s.open('catalog.html');
-    const t = await s.turn('compare every cable on this page', longTurn(USAGE), { timeoutMs: 120_000 });
+    const t = await s.turn('compare every cable on this page', longTurn(USAGE), {
+      timeoutMs: 120_000,
+    });
     expect(t.complete.stopReason).toBe('end');
     expect(t.results.filter((r) => r.ok)).toHaveLength(18);
     const reuse = prefixReuse(t.requests.map((r) => r.raw));
-    expect(reuse.mean, `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`).toBeGreaterThanOrEqual(0.98);
+    expect(
+      reuse.mean,
+      `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`,
+    ).toBeGreaterThanOrEqual(0.98);
     expect(reuse.edits).toBe(0);
     for (const r of t.requests) {
       expect(Object.keys(r.body).slice(0, 3)).toEqual(['model', 'tools', 'messages']);
@@ -89,8 +126,15 @@ describe('prompt caching through the built extension', () => {
       expect(r.body.prompt_cache_key).toBeUndefined();
     }
     // gpt-4o-mini: $0.15 input, $0.075 cached input, $0.60 output per million.
-    const usage = s.client.eventsOf('token.usage').filter((e) => e.runId === t.runId).at(-1)!;
-    expect(usage.turnUsage).toMatchObject({ inputTokens: 19 * 1100, cacheReadTokens: 19 * 1000, outputTokens: 19 * 10 });
+    const usage = s.client
+      .eventsOf('token.usage')
+      .filter((e) => e.runId === t.runId)
+      .at(-1)!;
+    expect(usage.turnUsage).toMatchObject({
+      inputTokens: 19 * 1100,
+      cacheReadTokens: 19 * 1000,
+      outputTokens: 19 * 10,
+    });
     expect(usage.turnCostUsd).toBeCloseTo((19 * (100 * 0.15 + 1000 * 0.075 + 10 * 0.6)) / 1e6, 9);
     await page.close();
   });

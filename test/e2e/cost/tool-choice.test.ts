@@ -21,17 +21,34 @@ afterAll(async () => {
   await s?.close();
 });
 
-const MODEL: Record<ProviderKind, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-4o-mini', 'openai-responses': 'gpt-4o' };
-const NONE: Record<ProviderKind, unknown> = { anthropic: { type: 'none' }, openai: 'none', 'openai-responses': 'none' };
+const MODEL: Record<ProviderKind, string> = {
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-4o-mini',
+  'openai-responses': 'gpt-4o',
+};
+const NONE: Record<ProviderKind, unknown> = {
+  anthropic: { type: 'none' },
+  openai: 'none',
+  'openai-responses': 'none',
+};
 
 describe('the breaker forbids tools on the wire', () => {
   for (const kind of ['anthropic', 'openai', 'openai-responses'] as const) {
     it(`${kind}: the final reply after five failures carries tool_choice none`, async () => {
       const provider = s.server.provider(kind, `breaker-${kind}`);
-      await s.client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: MODEL[kind] } } });
+      await s.client.sendOk({
+        type: 'settings.update',
+        patch: {
+          providers: [provider],
+          defaultModel: { providerId: provider.id, model: MODEL[kind] },
+        },
+      });
       const { page } = await s.open('catalog.html');
       const failing = Array.from({ length: 5 }, () => call('browser_click', { ref: 'e999999' }));
-      const t = await s.turn('add the cheapest cable', [...failing, { text: 'I could not click it.' }]);
+      const t = await s.turn('add the cheapest cable', [
+        ...failing,
+        { text: 'I could not click it.' },
+      ]);
       expect(t.complete.stopReason).toBe('tool_failures');
       expect(t.results.filter((r) => !r.ok)).toHaveLength(5);
       expect(t.requests).toHaveLength(6);

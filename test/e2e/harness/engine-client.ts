@@ -65,7 +65,10 @@ export class EngineClient {
   // Bindings are delivered in order by Playwright; the sequence number makes that an invariant
   // the client checks rather than assumes.
   private nextSeq = 1;
-  private readonly early = new Map<number, { connection: number; kind: 'message' | 'disconnect'; payload: unknown }>();
+  private readonly early = new Map<
+    number,
+    { connection: number; kind: 'message' | 'disconnect'; payload: unknown }
+  >();
 
   private constructor(
     private readonly page: Page,
@@ -82,8 +85,13 @@ export class EngineClient {
     const client = new EngineClient(page, bridge, options);
     await page.exposeBinding(
       bridge,
-      (_source, seq: number, connection: number, kind: 'message' | 'disconnect', payload: unknown) =>
-        client.receive(seq, connection, kind, payload),
+      (
+        _source,
+        seq: number,
+        connection: number,
+        kind: 'message' | 'disconnect',
+        payload: unknown,
+      ) => client.receive(seq, connection, kind, payload),
     );
     await page.evaluate(installBridge, bridge);
     await client.reconnect();
@@ -111,7 +119,10 @@ export class EngineClient {
    */
   async reconnect(): Promise<void> {
     await this.disconnect();
-    this.currentConnection = await this.page.evaluate((b) => globalThis.__keelE2E![b].connect(), this.bridge);
+    this.currentConnection = await this.page.evaluate(
+      (b) => globalThis.__keelE2E![b].connect(),
+      this.bridge,
+    );
   }
 
   /**
@@ -119,11 +130,16 @@ export class EngineClient {
    * among events that arrive after the send. Rejects if the Port disconnects first or on timeout.
    */
   async send(op: TestOp, timeoutMs = this.timeoutMs): Promise<CommandAnswer> {
-    const stamped = { clientId: this.clientId, submissionId: `${this.clientId}-${++this.submissions}`, ...op };
+    const stamped = {
+      clientId: this.clientId,
+      submissionId: `${this.clientId}-${++this.submissions}`,
+      ...op,
+    };
     const from = this.mark();
     const answer = this.waitUntil(
       (ev): ev is CommandAnswer =>
-        (ev.type === 'command.ack' || ev.type === 'command.reject') && ev.submissionId === stamped.submissionId,
+        (ev.type === 'command.ack' || ev.type === 'command.reject') &&
+        ev.submissionId === stamped.submissionId,
       timeoutMs,
       from,
       `answer to ${op.type} (${stamped.submissionId})`,
@@ -148,7 +164,10 @@ export class EngineClient {
   /** Posts anything, unstamped (e.g. an invalid op). Resolves false if the Port is closed. */
   async post(message: unknown): Promise<boolean> {
     if (!this.connected) return false;
-    return this.page.evaluate(([b, m]) => globalThis.__keelE2E![b].post(m), [this.bridge, message] as const);
+    return this.page.evaluate(([b, m]) => globalThis.__keelE2E![b].post(m), [
+      this.bridge,
+      message,
+    ] as const);
   }
 
   /**
@@ -160,7 +179,13 @@ export class EngineClient {
     timeoutMs = this.timeoutMs,
     from = 0,
   ): Promise<T> {
-    return this.waitUntil(predicate as (ev: ReceivedEvent) => ev is T, timeoutMs, from, 'matching event', false);
+    return this.waitUntil(
+      predicate as (ev: ReceivedEvent) => ev is T,
+      timeoutMs,
+      from,
+      'matching event',
+      false,
+    );
   }
 
   /** `waitFor` by event type, with an optional extra condition. */
@@ -183,7 +208,8 @@ export class EngineClient {
   waitForDisconnect(timeoutMs = this.timeoutMs): Promise<PortDisconnected> {
     const connection = this.currentConnection;
     return this.waitFor(
-      (ev): ev is PortDisconnected => ev.type === 'port.disconnected' && ev.connection === connection,
+      (ev): ev is PortDisconnected =>
+        ev.type === 'port.disconnected' && ev.connection === connection,
       timeoutMs,
     );
   }
@@ -201,7 +227,9 @@ export class EngineClient {
     if (!this.connected) return;
     this.lastClosed = this.currentConnection;
     if (!this.page.isClosed()) {
-      await this.page.evaluate((b) => globalThis.__keelE2E?.[b]?.disconnect(), this.bridge).catch(() => {});
+      await this.page
+        .evaluate((b) => globalThis.__keelE2E?.[b]?.disconnect(), this.bridge)
+        .catch(() => {});
     }
   }
 
@@ -222,11 +250,16 @@ export class EngineClient {
         reject: (err) => settle(() => reject(err)),
       };
       if (failOnDisconnect) {
-        waiter.onDisconnect = () => waiter.reject(new Error(`engine client: the Port disconnected before the ${what}`));
+        waiter.onDisconnect = () =>
+          waiter.reject(new Error(`engine client: the Port disconnected before the ${what}`));
       }
       const timer = setTimeout(() => {
         const types = this.events.slice(from).map((ev) => ev.type);
-        waiter.reject(new Error(`engine client: no ${what} within ${timeoutMs} ms; received since: [${types.join(', ')}]`));
+        waiter.reject(
+          new Error(
+            `engine client: no ${what} within ${timeoutMs} ms; received since: [${types.join(', ')}]`,
+          ),
+        );
       }, timeoutMs);
       const settle = (done: () => void) => {
         clearTimeout(timer);
@@ -237,7 +270,12 @@ export class EngineClient {
     });
   }
 
-  private receive(seq: number, connection: number, kind: 'message' | 'disconnect', payload: unknown): void {
+  private receive(
+    seq: number,
+    connection: number,
+    kind: 'message' | 'disconnect',
+    payload: unknown,
+  ): void {
     this.early.set(seq, { connection, kind, payload });
     for (let next = this.early.get(this.nextSeq); next; next = this.early.get(this.nextSeq)) {
       this.early.delete(this.nextSeq++);
@@ -269,7 +307,9 @@ export class EngineClient {
 
 /** Runs in the page: one Port at a time, every message and the disconnect forwarded in order. */
 function installBridge(bridge: string): void {
-  const forward = (globalThis as unknown as Record<string, (...args: unknown[]) => Promise<void>>)[bridge];
+  const forward = (globalThis as unknown as Record<string, (...args: unknown[]) => Promise<void>>)[
+    bridge
+  ];
   let port: chrome.runtime.Port | undefined;
   let connection = 0;
   let seq = 0;

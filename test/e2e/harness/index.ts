@@ -2,7 +2,13 @@
 export { launchExtension, chromiumExecutable, DEFAULT_DIST } from './launch-extension';
 export type { LaunchOptions, LaunchedExtension } from './launch-extension';
 export { EngineClient } from './engine-client';
-export type { CommandAnswer, EngineClientOptions, PortDisconnected, ReceivedEvent, TestOp } from './engine-client';
+export type {
+  CommandAnswer,
+  EngineClientOptions,
+  PortDisconnected,
+  ReceivedEvent,
+  TestOp,
+} from './engine-client';
 export { startModelServer } from './model-server';
 export type { ModelServer, ModelServerOptions, ProviderConfig } from './model-server';
 export type {

@@ -42,7 +42,9 @@ export interface LaunchedExtension {
 export function chromiumExecutable(): string {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(path)) {
-    throw new Error(`Chromium not found at ${path}: run \`node scripts/ensure-chromium.mjs\` or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium not found at ${path}: run \`node scripts/ensure-chromium.mjs\` or set CHROMIUM_PATH.`,
+    );
   }
   return path;
 }
@@ -52,7 +54,9 @@ function readPanelPath(dist: string): string {
   if (!existsSync(manifestPath)) {
     throw new Error(`${manifestPath} is missing: build the extension first (\`npm run build\`).`);
   }
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { side_panel?: { default_path?: string } };
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    side_panel?: { default_path?: string };
+  };
   const path = manifest.side_panel?.default_path;
   if (!path) throw new Error(`${manifestPath} has no side_panel.default_path.`);
   return path;
@@ -62,7 +66,8 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Laun
   const dist = resolve(options.dist ?? DEFAULT_DIST);
   const panelPath = readPanelPath(dist);
   const profileDir = await mkdtemp(join(tmpdir(), 'keel-e2e-'));
-  const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  const removeProfile = () =>
+    rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(profileDir, {
@@ -116,7 +121,8 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Laun
       await page.goto(url(panelPath));
       return page;
     },
-    stopServiceWorker: (timeoutMs = 10_000) => stopExtensionWorkers(context, extensionId, timeoutMs),
+    stopServiceWorker: (timeoutMs = 10_000) =>
+      stopExtensionWorkers(context, extensionId, timeoutMs),
     async close() {
       if (closed) return;
       closed = true;
@@ -138,7 +144,11 @@ interface WorkerVersion {
  * it explicitly. `ServiceWorker.enable` reports every known version's state, which is how an
  * already-stopped worker is recognised without waiting for an update that will never come.
  */
-async function stopExtensionWorkers(context: BrowserContext, extensionId: string, timeoutMs: number): Promise<void> {
+async function stopExtensionWorkers(
+  context: BrowserContext,
+  extensionId: string,
+  timeoutMs: number,
+): Promise<void> {
   const origin = `chrome-extension://${extensionId}/`;
   const ownPage = context.pages().length === 0 ? await context.newPage() : undefined;
   const page = ownPage ?? context.pages()[0];
@@ -150,7 +160,8 @@ async function stopExtensionWorkers(context: BrowserContext, extensionId: string
     if (status.size > 0 && [...status.values()].every((s) => s === 'stopped')) settle();
   };
   cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }: { versions: WorkerVersion[] }) => {
-    for (const v of versions) if (v.scriptURL.startsWith(origin)) status.set(v.versionId, v.runningStatus);
+    for (const v of versions)
+      if (v.scriptURL.startsWith(origin)) status.set(v.versionId, v.runningStatus);
     check();
   });
   let timer: NodeJS.Timeout | undefined;
@@ -162,8 +173,14 @@ async function stopExtensionWorkers(context: BrowserContext, extensionId: string
       allStopped,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          const seen = [...status.entries()].map(([id, s]) => `${id}:${s}`).join(', ') || 'no versions reported';
-          reject(new Error(`service worker of ${extensionId} did not stop within ${timeoutMs} ms (${seen})`));
+          const seen =
+            [...status.entries()].map(([id, s]) => `${id}:${s}`).join(', ') ||
+            'no versions reported';
+          reject(
+            new Error(
+              `service worker of ${extensionId} did not stop within ${timeoutMs} ms (${seen})`,
+            ),
+          );
         }, timeoutMs);
       }),
     ]);

@@ -89,7 +89,9 @@ export interface RecordedRequest {
 }
 
 /** One entry of a script: a fixed reply or one computed from the request. */
-export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+export type ScriptStep =
+  | ScriptedReply
+  | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
 
 /** One content delta, in stream order. Tool calls are emitted one after the other. */
 export type StreamPart =
@@ -138,19 +140,34 @@ export function planReply(reply: ScriptedReply, idPrefix: string, inputChars: nu
     args: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}),
   }));
   const parts: StreamPart[] = [];
-  for (const piece of splitText(thinking, reply.chunkChars)) parts.push({ kind: 'thinking', text: piece });
+  for (const piece of splitText(thinking, reply.chunkChars))
+    parts.push({ kind: 'thinking', text: piece });
   for (const piece of splitText(text, reply.chunkChars)) parts.push({ kind: 'text', text: piece });
   toolCalls.forEach((call, index) => {
     parts.push({ kind: 'tool_start', index, id: call.id, name: call.name });
     for (let i = 0; i < call.args.length; i += ARGS_FRAGMENT_CHARS) {
-      parts.push({ kind: 'tool_args', index, fragment: call.args.slice(i, i + ARGS_FRAGMENT_CHARS) });
+      parts.push({
+        kind: 'tool_args',
+        index,
+        fragment: call.args.slice(i, i + ARGS_FRAGMENT_CHARS),
+      });
     }
     parts.push({ kind: 'tool_end', index });
   });
-  const outputChars = thinking.length + text.length + toolCalls.reduce((n, c) => n + c.name.length + c.args.length, 0);
+  const outputChars =
+    thinking.length +
+    text.length +
+    toolCalls.reduce((n, c) => n + c.name.length + c.args.length, 0);
   const usage = reply.usage ?? {
     inputTokens: Math.max(1, Math.ceil(inputChars / 4)),
     outputTokens: Math.max(1, Math.ceil(outputChars / 4)),
   };
-  return { thinking, text, toolCalls, stop: reply.stop ?? (toolCalls.length ? 'tool_use' : 'end'), usage, parts };
+  return {
+    thinking,
+    text,
+    toolCalls,
+    stop: reply.stop ?? (toolCalls.length ? 'tool_use' : 'end'),
+    usage,
+    parts,
+  };
 }

@@ -114,7 +114,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const failures: string[] = [];
   const waiters = new Set<() => void>();
 
-  function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  function json(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
@@ -133,7 +138,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     return typeof step === 'function' ? step(record) : step;
   }
 
-  async function handleModelCall(req: IncomingMessage, res: ServerResponse, wire: WireFormat, path: string) {
+  async function handleModelCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    wire: WireFormat,
+    path: string,
+  ) {
     const raw = await readBody(req);
     let body: Record<string, unknown>;
     try {
@@ -144,7 +154,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const { auth, key } = presentedKey(req);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (!SECRET_HEADERS.has(name) && value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (!SECRET_HEADERS.has(name) && value !== undefined)
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     const record: RecordedRequest = {
       index: requests.length,
@@ -188,18 +199,29 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     try {
       reply = await nextReply(record);
     } catch (err) {
-      return refuse(`model server: script step for request #${record.index + 1} threw: ${String(err)}`);
+      return refuse(
+        `model server: script step for request #${record.index + 1} threw: ${String(err)}`,
+      );
     }
-    if (!reply) return refuse(`model server: script exhausted at request #${record.index + 1} (${path})`);
+    if (!reply)
+      return refuse(`model server: script exhausted at request #${record.index + 1} (${path})`);
     if (reply.httpStatus) {
       const status = reply.httpStatus;
       const extra: Record<string, string> = {};
       if (reply.retryAfter !== undefined) extra['retry-after'] = String(reply.retryAfter);
-      return send(status, wire.errorBody(status, reply.errorMessage ?? `scripted HTTP ${status}`), extra);
+      return send(
+        status,
+        wire.errorBody(status, reply.errorMessage ?? `scripted HTTP ${status}`),
+        extra,
+      );
     }
 
     const plan = planReply(reply, `${wire.toolIdPrefix}${record.index}_`, raw.length);
-    const ctx = { model: typeof body.model === 'string' ? body.model : 'keel-test-model', seq: record.index, body };
+    const ctx = {
+      model: typeof body.model === 'string' ? body.model : 'keel-test-model',
+      seq: record.index,
+      body,
+    };
     if (!record.stream) {
       if (reply.hangMs) await sleep(reply.hangMs, abort.signal);
       if (abort.signal.aborted) return;
@@ -261,7 +283,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     res.setHeader('x-request-id', `req_keel_${requests.length}`);
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (req.method === 'OPTIONS') {
-      res.setHeader('access-control-allow-headers', req.headers['access-control-request-headers'] ?? '*');
+      res.setHeader(
+        'access-control-allow-headers',
+        req.headers['access-control-request-headers'] ?? '*',
+      );
       res.writeHead(204);
       return void res.end();
     }
@@ -276,10 +301,17 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         created_at: '2025-01-01T00:00:00Z',
         owned_by: 'keel',
       };
-      return json(res, 200, { object: 'list', data: [model], has_more: false, first_id: model.id, last_id: model.id });
+      return json(res, 200, {
+        object: 'list',
+        data: [model],
+        has_more: false,
+        first_id: model.id,
+        last_id: model.id,
+      });
     }
     const wire = ROUTES[path];
-    if (req.method !== 'POST' || !wire) return fail(res, 404, `model server: no route for ${req.method} ${path}`);
+    if (req.method !== 'POST' || !wire)
+      return fail(res, 404, `model server: no route for ${req.method} ${path}`);
     handleModelCall(req, res, wire, path).catch((err: unknown) => {
       failures.push(`model server: ${path} crashed: ${String(err)}`);
       if (!res.headersSent) json(res, 500, { error: { message: String(err) } });
@@ -302,7 +334,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return script.length;
     },
     baseURL,
-    provider: (kind, id = `test-${kind}`) => ({ id, kind, baseURL: baseURL(kind), apiKey: options.apiKey ?? TEST_API_KEY }),
+    provider: (kind, id = `test-${kind}`) => ({
+      id,
+      kind,
+      baseURL: baseURL(kind),
+      apiKey: options.apiKey ?? TEST_API_KEY,
+    }),
     push: (...steps) => void script.push(...steps),
     waitForRequest(n, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
@@ -313,7 +350,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`model server: request #${n} did not arrive within ${timeoutMs} ms (got ${requests.length})`));
+          reject(
+            new Error(
+              `model server: request #${n} did not arrive within ${timeoutMs} ms (got ${requests.length})`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);

@@ -17,12 +17,22 @@ export async function restartWorker(ext: LaunchedExtension, client: EngineClient
 }
 
 /** Poll a thread's snapshot until its run reaches one of `states` (events may predate the connection). */
-export async function runSettles(client: EngineClient, threadId: string, states: string[], timeoutMs = 20_000): Promise<ThreadSnapshot> {
+export async function runSettles(
+  client: EngineClient,
+  threadId: string,
+  states: string[],
+  timeoutMs = 20_000,
+): Promise<ThreadSnapshot> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const from = client.mark();
     await client.sendOk({ type: 'thread.subscribe', threadId });
-    const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 5_000, from);
+    const ev = await client.waitForEvent(
+      'thread.snapshot',
+      (e) => e.snapshot.thread.threadId === threadId,
+      5_000,
+      from,
+    );
     if (ev.snapshot.run && states.includes(ev.snapshot.run.state)) return ev.snapshot;
     if (Date.now() > end) throw new Error(`run still ${ev.snapshot.run?.state}`);
     await new Promise((r) => setTimeout(r, 150));

@@ -61,7 +61,9 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
   const startBlock = (kind: 'thinking' | 'text' | 'tool', contentBlock: object): string[] => {
     const frames = closeBlock();
     open = { index: nextIndex++, kind };
-    frames.push(frame({ type: 'content_block_start', index: open.index, content_block: contentBlock }));
+    frames.push(
+      frame({ type: 'content_block_start', index: open.index, content_block: contentBlock }),
+    );
     return frames;
   };
   const delta = (d: object) => frame({ type: 'content_block_delta', index: open!.index, delta: d });
@@ -87,11 +89,14 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
       switch (p.kind) {
         case 'thinking': {
           const frames =
-            open?.kind === 'thinking' ? [] : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+            open?.kind === 'thinking'
+              ? []
+              : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
           return [...frames, delta({ type: 'thinking_delta', thinking: p.text })];
         }
         case 'text': {
-          const frames = open?.kind === 'text' ? [] : startBlock('text', { type: 'text', text: '' });
+          const frames =
+            open?.kind === 'text' ? [] : startBlock('text', { type: 'text', text: '' });
           return [...frames, delta({ type: 'text_delta', text: p.text })];
         }
         case 'tool_start':
@@ -129,9 +134,11 @@ function parseArgs(args: string): unknown {
 
 function message(plan: ReplyPlan, ctx: WireContext): unknown {
   const content: object[] = [];
-  if (plan.thinking) content.push({ type: 'thinking', thinking: plan.thinking, signature: signature(ctx) });
+  if (plan.thinking)
+    content.push({ type: 'thinking', thinking: plan.thinking, signature: signature(ctx) });
   if (plan.text) content.push({ type: 'text', text: plan.text });
-  for (const c of plan.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: parseArgs(c.args) });
+  for (const c of plan.toolCalls)
+    content.push({ type: 'tool_use', id: c.id, name: c.name, input: parseArgs(c.args) });
   return {
     id: `msg_keel${ctx.seq}`,
     type: 'message',
@@ -151,7 +158,10 @@ export const anthropicWire: WireFormat = {
   message,
   errorBody: (status, msg) => ({
     type: 'error',
-    error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: msg },
+    error: {
+      type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+      message: msg,
+    },
     request_id: 'req_keel',
   }),
 };

@@ -42,7 +42,8 @@ function errorType(status: number): { type: string; code: string | null } {
 }
 
 function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
-  const includeUsage = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const includeUsage =
+    (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   const id = `chatcmpl-keel${ctx.seq}`;
   const created = nowSeconds();
   // With include_usage every chunk carries `usage: null` until the final usage chunk.
@@ -58,17 +59,25 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
     });
   const textField = plan.stop === 'refusal' ? 'refusal' : 'content';
   return {
-    open: () => [chunk({ role: 'assistant', content: plan.text && textField === 'content' ? '' : null })],
+    open: () => [
+      chunk({ role: 'assistant', content: plan.text && textField === 'content' ? '' : null }),
+    ],
     part(p) {
       switch (p.kind) {
         case 'thinking':
           return [chunk({ reasoning_content: p.text })];
         case 'text':
           return [chunk({ [textField]: p.text })];
-        case 'tool_start':
+        case 'tool_start': {
           // The id and name come once, in the call's first chunk; later chunks carry only its index.
-          const call = { index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } };
+          const call = {
+            index: p.index,
+            id: p.id,
+            type: 'function',
+            function: { name: p.name, arguments: '' },
+          };
           return [chunk({ tool_calls: [call] })];
+        }
         case 'tool_args':
           return [chunk({ tool_calls: [{ index: p.index, function: { arguments: p.fragment } }] })];
         case 'tool_end':
@@ -94,7 +103,9 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
       return frames;
     },
     // As recorded from an OpenAI-compatible server (o06): an `error` event, then the body just ends.
-    error: (message) => [sseFrame('error', { error: { message, type: 'server_error', code: 'server_error' } })],
+    error: (message) => [
+      sseFrame('error', { error: { message, type: 'server_error', code: 'server_error' } }),
+    ],
   };
 }
 

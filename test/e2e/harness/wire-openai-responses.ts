@@ -40,20 +40,37 @@ function contentPart(plan: ReplyPlan, text: string) {
 }
 
 function reasoningItem(ctx: WireContext, text: string | undefined) {
-  return { id: ids.reasoning(ctx), type: 'reasoning', summary: text === undefined ? [] : [{ type: 'summary_text', text }] };
+  return {
+    id: ids.reasoning(ctx),
+    type: 'reasoning',
+    summary: text === undefined ? [] : [{ type: 'summary_text', text }],
+  };
 }
 
 function messageItem(plan: ReplyPlan, ctx: WireContext, text: string | undefined) {
-  const status = text === undefined ? 'in_progress' : incompleteReason(plan) ? 'incomplete' : 'completed';
+  const status =
+    text === undefined ? 'in_progress' : incompleteReason(plan) ? 'incomplete' : 'completed';
   const content = text === undefined ? [] : [contentPart(plan, text)];
   return { id: ids.message(ctx), type: 'message', status, content, role: 'assistant' };
 }
 
-function functionCallItem(plan: ReplyPlan, ctx: WireContext, index: number, args: string | undefined) {
+function functionCallItem(
+  plan: ReplyPlan,
+  ctx: WireContext,
+  index: number,
+  args: string | undefined,
+) {
   const call = plan.toolCalls[index];
   const status = args === undefined ? 'in_progress' : 'completed';
   const id = ids.call(ctx, index);
-  return { type: 'function_call', id, call_id: call.id, name: call.name, arguments: args ?? '', status };
+  return {
+    type: 'function_call',
+    id,
+    call_id: call.id,
+    name: call.name,
+    arguments: args ?? '',
+    status,
+  };
 }
 
 function outputItems(plan: ReplyPlan, ctx: WireContext): object[] {
@@ -97,12 +114,19 @@ function responseObject(plan: ReplyPlan, ctx: WireContext, state: ResponseState,
 
 function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
   let sequence = 0;
-  const frame = (type: string, fields: object) => sseFrame(type, { type, sequence_number: sequence++, ...fields });
+  const frame = (type: string, fields: object) =>
+    sseFrame(type, { type, sequence_number: sequence++, ...fields });
   const refusal = plan.stop === 'refusal';
   let outputIndex = -1;
-  let open: { kind: 'thinking' | 'text' | 'tool'; id: string; text: string; toolIndex: number } | undefined;
+  let open:
+    | { kind: 'thinking' | 'text' | 'tool'; id: string; text: string; toolIndex: number }
+    | undefined;
 
-  const openItem = (kind: 'thinking' | 'text' | 'tool', item: { id: string }, toolIndex = -1): string[] => {
+  const openItem = (
+    kind: 'thinking' | 'text' | 'tool',
+    item: { id: string },
+    toolIndex = -1,
+  ): string[] => {
     outputIndex++;
     open = { kind, id: item.id, text: '', toolIndex };
     return [frame('response.output_item.added', { output_index: outputIndex, item })];
@@ -113,12 +137,17 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
     const { kind, id, text, toolIndex } = open;
     open = undefined;
     const at = { item_id: id, output_index: outputIndex };
-    const done = (item: object) => frame('response.output_item.done', { output_index: outputIndex, item });
+    const done = (item: object) =>
+      frame('response.output_item.done', { output_index: outputIndex, item });
     switch (kind) {
       case 'thinking':
         return [
           frame('response.reasoning_summary_text.done', { ...at, summary_index: 0, text }),
-          frame('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text } }),
+          frame('response.reasoning_summary_part.done', {
+            ...at,
+            summary_index: 0,
+            part: { type: 'summary_text', text },
+          }),
           done(reasoningItem(ctx, text)),
         ];
       case 'text':
@@ -126,7 +155,11 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
           refusal
             ? frame('response.refusal.done', { ...at, content_index: 0, refusal: text })
             : frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }),
-          frame('response.content_part.done', { ...at, content_index: 0, part: contentPart(plan, text) }),
+          frame('response.content_part.done', {
+            ...at,
+            content_index: 0,
+            part: contentPart(plan, text),
+          }),
           done(messageItem(plan, ctx, text)),
         ];
       case 'tool':
@@ -147,7 +180,8 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
       switch (p.kind) {
         case 'thinking': {
           const opening = open?.kind !== 'thinking';
-          if (opening) frames.push(...closeItem(), ...openItem('thinking', reasoningItem(ctx, undefined)));
+          if (opening)
+            frames.push(...closeItem(), ...openItem('thinking', reasoningItem(ctx, undefined)));
           const at = { item_id: open!.id, output_index: outputIndex, summary_index: 0 };
           const part = { type: 'summary_text', text: '' };
           if (opening) frames.push(frame('response.reasoning_summary_part.added', { ...at, part }));
@@ -157,9 +191,13 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
         }
         case 'text': {
           const opening = open?.kind !== 'text';
-          if (opening) frames.push(...closeItem(), ...openItem('text', messageItem(plan, ctx, undefined)));
+          if (opening)
+            frames.push(...closeItem(), ...openItem('text', messageItem(plan, ctx, undefined)));
           const at = { item_id: open!.id, output_index: outputIndex, content_index: 0 };
-          if (opening) frames.push(frame('response.content_part.added', { ...at, part: contentPart(plan, '') }));
+          if (opening)
+            frames.push(
+              frame('response.content_part.added', { ...at, part: contentPart(plan, '') }),
+            );
           open!.text += p.text;
           frames.push(
             refusal
@@ -169,7 +207,10 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
           return frames;
         }
         case 'tool_start':
-          return [...closeItem(), ...openItem('tool', functionCallItem(plan, ctx, p.index, undefined), p.index)];
+          return [
+            ...closeItem(),
+            ...openItem('tool', functionCallItem(plan, ctx, p.index, undefined), p.index),
+          ];
         case 'tool_args': {
           open!.text += p.fragment;
           const at = { item_id: open!.id, output_index: outputIndex };
@@ -186,7 +227,9 @@ function stream(plan: ReplyPlan, ctx: WireContext): StreamRenderer {
     },
     // As recorded (o14): an `error` event, then `response.failed`.
     error: (message) => [
-      frame('error', { error: { type: 'server_error', code: 'server_error', message, param: null } }),
+      frame('error', {
+        error: { type: 'server_error', code: 'server_error', message, param: null },
+      }),
       frame('response.failed', { response: responseObject(plan, ctx, 'failed', message) }),
     ],
   };

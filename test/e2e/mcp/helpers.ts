@@ -35,7 +35,8 @@ export async function listServerTools(url: string): Promise<Tool[]> {
   }
 }
 
-export const isTitleRequest = (r: RecordedRequest): boolean => JSON.stringify(r.body).includes('You write titles');
+export const isTitleRequest = (r: RecordedRequest): boolean =>
+  JSON.stringify(r.body).includes('You write titles');
 
 interface ChatTool {
   type: string;

@@ -87,7 +87,8 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
   /** Opens every tool card so its parameters and result are rendered. */
   async function openToolCards(): Promise<void> {
     for (const summary of await panel.locator('.tool-card summary').all()) {
-      if (!(await summary.evaluate((s) => (s.parentElement as HTMLDetailsElement).open))) await summary.click();
+      if (!(await summary.evaluate((s) => (s.parentElement as HTMLDetailsElement).open)))
+        await summary.click();
     }
     await panel.locator('.tool-card details[open] .tool-body').first().waitFor();
   }
@@ -96,7 +97,8 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
     sites = await serveSites();
     server = await startModelServer({
       respond(r) {
-        if (isTitleRequest(r)) return { text: TITLE_PAYLOAD, hangMs: titleHang, hangAfterDeltas: 0 };
+        if (isTitleRequest(r))
+          return { text: TITLE_PAYLOAD, hangMs: titleHang, hangAfterDeltas: 0 };
         const next = replies.shift();
         if (!next) {
           unscripted.push(r);
@@ -117,11 +119,20 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
     });
     await panel.locator('.app-header').waitFor();
     await panel.evaluate(installTraps);
-    shopTab = await panel.evaluate(async (o) => (await chrome.tabs.query({})).find((t) => t.url?.startsWith(o))!.id!, sites.site.origin);
+    shopTab = await panel.evaluate(
+      async (o) => (await chrome.tabs.query({})).find((t) => t.url?.startsWith(o))!.id!,
+      sites.site.origin,
+    );
     client = await EngineClient.connect(panel);
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     const provider = server.provider('openai', 'scripted');
-    await client.sendOk({ type: 'settings.update', patch: { providers: [provider], defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' } } });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [provider],
+        defaultModel: { providerId: provider.id, model: 'gpt-4o-mini' },
+      },
+    });
   });
 
   afterAll(async () => {
@@ -137,7 +148,8 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
     await probe.evaluate(() => {
       const md = document.createElement('div');
       md.className = 'markdown';
-      md.innerHTML = '<img src="x" onerror="window.__xss=1"><a href="javascript:void 0">js</a><a href="https://example.com/">no target</a><form></form>';
+      md.innerHTML =
+        '<img src="x" onerror="window.__xss=1"><a href="javascript:void 0">js</a><a href="https://example.com/">no target</a><form></form>';
       document.body.append(md);
     });
     await probe.waitForTimeout(200);
@@ -161,22 +173,39 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
     titleHang = 2500;
     await say(USER_TEXT, async () => {
       // Until the model's title arrives, the title is the first line of the user's message.
-      await expect.poll(() => panel.locator('.app-header h1').textContent(), { timeout: 10_000 }).toBe(USER_TEXT.split('\n')[0]);
+      await expect
+        .poll(() => panel.locator('.app-header h1').textContent(), { timeout: 10_000 })
+        .toBe(USER_TEXT.split('\n')[0]);
     });
-    await expect.poll(() => panel.locator('.app-header h1').textContent(), { timeout: 10_000 }).toBe(TITLE_PAYLOAD);
+    await expect
+      .poll(() => panel.locator('.app-header h1').textContent(), { timeout: 10_000 })
+      .toBe(TITLE_PAYLOAD);
     titleHang = 0;
 
     const md = panel.locator('.msg.assistant .markdown').last();
     // Rendered as text, not markup: the payloads are there to read.
     expect(await md.textContent()).toContain('<script>window.__xss="md-script"</script>');
-    expect(await panel.locator('.msg.user').last().textContent()).toContain(USER_TEXT.split('\n')[0]);
+    expect(await panel.locator('.msg.user').last().textContent()).toContain(
+      USER_TEXT.split('\n')[0],
+    );
     // Only the safe links kept a target (unsafe ones stay as inert text without href; raw HTML
     // is shown as text), each opening a new tab without an opener.
-    const links = await md.locator('a[href]').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
+    const links = await md
+      .locator('a[href]')
+      .evaluateAll((as) =>
+        as.map((a) => [a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]),
+      );
     expect(links.map(([h]) => h).sort()).toEqual(
-      ['https://example.com/auto', 'https://example.com/docs', 'https://example.com/ref', 'https://example.com/safe', 'mailto:a@example.com'].sort(),
+      [
+        'https://example.com/auto',
+        'https://example.com/docs',
+        'https://example.com/ref',
+        'https://example.com/safe',
+        'mailto:a@example.com',
+      ].sort(),
     );
-    for (const [, target, rel] of links) expect([target, rel]).toEqual(['_blank', 'noopener noreferrer']);
+    for (const [, target, rel] of links)
+      expect([target, rel]).toEqual(['_blank', 'noopener noreferrer']);
     expect(await md.locator('img').count()).toBe(0);
     await expectClean('markdown');
   });
@@ -184,14 +213,37 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
   it('approval cards and tool cards: a page whose title is a payload, a URL with a payload in its query', async () => {
     const payloadUrl = `${sites.site.origin}/xss.html?q=<script>alert('url')</script>"><img src=x onerror=alert('url')>&r=javascript:alert(1)`;
     replies.push(
-      { text: 'Reading the shop.', toolCalls: [{ name: 'browser_snapshot', args: { tabId: shopTab } }] },
+      {
+        text: 'Reading the shop.',
+        toolCalls: [{ name: 'browser_snapshot', args: { tabId: shopTab } }],
+      },
       (r) => {
-        const ref = /- button "[^\n]*Buy" \[ref=(e\d+)\]/.exec(r.raw.replace(/\\n/g, '\n').replace(/\\"/g, '"'))?.[1];
-        return ref ? { toolCalls: [{ name: 'browser_click', args: { ref, tabId: shopTab } }] } : { text: 'no Buy button in the snapshot' };
+        const ref = /- button "[^\n]*Buy" \[ref=(e\d+)\]/.exec(
+          r.raw.replace(/\\n/g, '\n').replace(/\\"/g, '"'),
+        )?.[1];
+        return ref
+          ? { toolCalls: [{ name: 'browser_click', args: { ref, tabId: shopTab } }] }
+          : { text: 'no Buy button in the snapshot' };
       },
       { toolCalls: [{ name: 'browser_navigate', args: { url: payloadUrl, tabId: shopTab } }] },
-      { toolCalls: [{ name: 'todo', args: { todos: [{ text: `<img src=x onerror="window.__xss='todo'"> [t](javascript:alert(1))`, status: 'in_progress' }] } }] },
-      { text: 'Done: [the deal](javascript:alert("deal")) and [the shop](https://example.com/shop).' },
+      {
+        toolCalls: [
+          {
+            name: 'todo',
+            args: {
+              todos: [
+                {
+                  text: `<img src=x onerror="window.__xss='todo'"> [t](javascript:alert(1))`,
+                  status: 'in_progress',
+                },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        text: 'Done: [the deal](javascript:alert("deal")) and [the shop](https://example.com/shop).',
+      },
     );
     const card = panel.locator('.approval-card');
     await say('Look at the shop tab and open the deal.', async () => {
@@ -203,8 +255,17 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
       await expectClean('approval card (page title)');
       await card.locator('button[data-decision="allow_once"]').click();
       // 2: the navigation to a URL carrying payloads.
-      await expect.poll(() => card.locator('.approval-tool-name').textContent().catch(() => null)).toBe('browser_navigate');
-      expect(await card.locator('.approval-params pre').textContent()).toContain(`"url": ${JSON.stringify(payloadUrl)}`);
+      await expect
+        .poll(() =>
+          card
+            .locator('.approval-tool-name')
+            .textContent()
+            .catch(() => null),
+        )
+        .toBe('browser_navigate');
+      expect(await card.locator('.approval-params pre').textContent()).toContain(
+        `"url": ${JSON.stringify(payloadUrl)}`,
+      );
       await expectClean('approval card (URL)');
       await card.locator('button[data-decision="allow_once"]').click();
     });
@@ -220,7 +281,24 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
   it('an ask_user card and a provider error', async () => {
     const q = `<img src=x onerror="window.__xss='ask'"> Which <script>alert('ask')</script>?`;
     replies.push(
-      { toolCalls: [{ name: 'ask_user', args: { question: q, fields: [{ id: 'pick', label: `<svg onload=alert('label')>`, type: 'choice', options: [`<img src=x onerror=alert('opt')>`, 'fine'] }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'ask_user',
+            args: {
+              question: q,
+              fields: [
+                {
+                  id: 'pick',
+                  label: `<svg onload=alert('label')>`,
+                  type: 'choice',
+                  options: [`<img src=x onerror=alert('opt')>`, 'fine'],
+                },
+              ],
+            },
+          },
+        ],
+      },
       { text: 'You declined.' },
     );
     await say('Ask me something.', async () => {
@@ -230,9 +308,14 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
       await expectClean('ask_user card');
       await ask.locator('.approval-actions button:not(.primary)').click();
     });
-    replies.push({ httpStatus: 400, errorMessage: `<img src=x onerror="window.__xss='error'"> bad request [x](javascript:alert(1))` });
+    replies.push({
+      httpStatus: 400,
+      errorMessage: `<img src=x onerror="window.__xss='error'"> bad request [x](javascript:alert(1))`,
+    });
     await say('One more.');
-    await expect.poll(() => panel.locator('main.chat').textContent()).toContain(`window.__xss='error'`);
+    await expect
+      .poll(() => panel.locator('main.chat').textContent())
+      .toContain(`window.__xss='error'`);
     await expectClean('provider error');
   });
 

@@ -30,10 +30,14 @@ describe('side panel: approvals', () => {
   let tabId: number;
 
   /** The model's call: open `path` of the test site in the test tab. */
-  const navigate = (path: string) => ({ name: 'browser_navigate', args: { url: `${origin}${path}`, tabId } });
+  const navigate = (path: string) => ({
+    name: 'browser_navigate',
+    args: { url: `${origin}${path}`, tabId },
+  });
   const card = () => s.page.locator('.approval-card');
   const lastTool = () => s.page.locator('.tool-card').last();
-  const lastText = async () => (await s.page.locator('.msg.assistant').last().textContent())?.trim();
+  const lastText = async () =>
+    (await s.page.locator('.msg.assistant').last().textContent())?.trim();
 
   beforeAll(async () => {
     site = createServer((req, res) => {
@@ -49,14 +53,18 @@ describe('side panel: approvals', () => {
     sitePage = await s.ext.context.newPage();
     await sitePage.goto(`${origin}/start`);
     await s.page.bringToFront();
-    tabId = await s.page.evaluate(async (o) => (await chrome.tabs.query({})).find((t) => t.url?.startsWith(o))!.id!, origin);
+    tabId = await s.page.evaluate(
+      async (o) => (await chrome.tabs.query({})).find((t) => t.url?.startsWith(o))!.id!,
+      origin,
+    );
     await addProviderThroughUi(s.page, s.server);
     // Count the approval cards that ever appear (one may come and go between two checks).
     await s.page.evaluate(() => {
       const w = window as unknown as { approvalsSeen: Set<string> };
       w.approvalsSeen = new Set();
       new MutationObserver(() => {
-        for (const el of document.querySelectorAll('.approval-card')) w.approvalsSeen.add(el.getAttribute('data-approval-id') ?? '');
+        for (const el of document.querySelectorAll('.approval-card'))
+          w.approvalsSeen.add(el.getAttribute('data-approval-id') ?? '');
       }).observe(document.body, { subtree: true, childList: true });
     });
   });
@@ -66,26 +74,33 @@ describe('side panel: approvals', () => {
     await new Promise((r) => site?.close(r));
   });
 
-  const approvalsSeen = () => s.page.evaluate(() => (window as unknown as { approvalsSeen: Set<string> }).approvalsSeen.size);
+  const approvalsSeen = () =>
+    s.page.evaluate(() => (window as unknown as { approvalsSeen: Set<string> }).approvalsSeen.size);
 
   /** Fail fast, with the reason, when the build offers the model no browser_navigate. */
   let toolsMissing = false;
   async function requireBrowserTools(fromRequest: number): Promise<void> {
-    if (toolsMissing) throw new Error('browser_navigate is not registered in this build (see the first test)');
+    if (toolsMissing)
+      throw new Error('browser_navigate is not registered in this build (see the first test)');
     let req = await s.server.waitForRequest(fromRequest + 1, 15_000);
     if (isTitleRequest(req)) req = await s.server.waitForRequest(fromRequest + 2, 15_000);
-    const offered = ((req.body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? []).map((t) => t.function?.name);
+    const offered = (
+      (req.body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? []
+    ).map((t) => t.function?.name);
     if (!offered.includes('browser_navigate')) {
       toolsMissing = true;
-      throw new Error(`browser_navigate is not offered to the model (tools: ${offered.join(', ')}): installBrowserTools in src/background/browser-wiring.ts registers nothing yet`);
+      throw new Error(
+        `browser_navigate is not offered to the model (tools: ${offered.join(', ')}): installBrowserTools in src/background/browser-wiring.ts registers nothing yet`,
+      );
     }
   }
 
   it('asks before navigating; the card takes focus, Enter on it does nothing, Tab + Enter allows once', async () => {
     const { page } = s;
-    s.replies.push(
-      { text: 'Opening the cart.', toolCalls: [navigate('/cart')] },
-      (r) => (r.raw.includes('Opened') ? { text: 'The cart is open.' } : { text: `no navigation result: ${r.raw.slice(-300)}` }),
+    s.replies.push({ text: 'Opening the cart.', toolCalls: [navigate('/cart')] }, (r) =>
+      r.raw.includes('Opened')
+        ? { text: 'The cart is open.' }
+        : { text: `no navigation result: ${r.raw.slice(-300)}` },
     );
     const sent = s.server.requests.length;
     await typeAndPress(page, 'Open my shop cart');
@@ -94,15 +109,16 @@ describe('side panel: approvals', () => {
     expect(await card().locator('.approval-title').textContent()).toContain('Open URL');
     expect(await card().locator('.approval-origin').textContent()).toBe(origin);
     expect(await card().locator('.approval-params pre').textContent()).toContain(`${origin}/cart`);
-    expect(await card().locator('button[data-decision]').evaluateAll((els) => els.map((e) => e.getAttribute('data-decision')))).toEqual([
-      'allow_once',
-      'allow_site',
-      'deny',
-      'deny_stop',
-    ]);
+    expect(
+      await card()
+        .locator('button[data-decision]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-decision'))),
+    ).toEqual(['allow_once', 'allow_site', 'deny', 'deny_stop']);
     expect(await lastTool().getAttribute('data-state')).toBe('approval_required');
     // Focus is on the card itself, not on a button.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('approval-card'))).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.classList.contains('approval-card')))
+      .toBe(true);
     await screenshots(page, 'approval-en');
     expect(await axeBothSchemes(page, 'approval')).toEqual([]);
 
@@ -113,7 +129,12 @@ describe('side panel: approvals', () => {
 
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
-      if (await page.evaluate(() => document.activeElement?.getAttribute('data-decision') === 'allow_once')) break;
+      if (
+        await page.evaluate(
+          () => document.activeElement?.getAttribute('data-decision') === 'allow_once',
+        )
+      )
+        break;
     }
     await page.keyboard.press('Enter');
     await card().waitFor({ state: 'detached' });
@@ -126,12 +147,17 @@ describe('side panel: approvals', () => {
   it('Esc denies: the card shows Rejected and the model is told', async () => {
     const { page } = s;
     s.replies.push({ toolCalls: [navigate('/checkout')] }, (r) =>
-      /denied|rejected/i.test(r.raw) ? { text: 'Understood, I will not open the checkout.' } : { text: 'denial missing' },
+      /denied|rejected/i.test(r.raw)
+        ? { text: 'Understood, I will not open the checkout.' }
+        : { text: 'denial missing' },
     );
-    if (toolsMissing) throw new Error('browser_navigate is not registered in this build (see the first test)');
+    if (toolsMissing)
+      throw new Error('browser_navigate is not registered in this build (see the first test)');
     await typeAndPress(page, 'Go to the checkout');
     await card().waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('approval-card'))).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.classList.contains('approval-card')))
+      .toBe(true);
     await page.keyboard.press('Escape');
     await card().waitFor({ state: 'detached' });
     await expect.poll(() => lastText()).toBe('Understood, I will not open the checkout.');
@@ -148,7 +174,8 @@ describe('side panel: approvals', () => {
       { text: 'Order 42 is open.' },
     );
     const seen = await approvalsSeen();
-    if (toolsMissing) throw new Error('browser_navigate is not registered in this build (see the first test)');
+    if (toolsMissing)
+      throw new Error('browser_navigate is not registered in this build (see the first test)');
     await typeAndPress(page, 'Show my latest order');
     await card().waitFor({ timeout: 15_000 });
     await card().getByRole('button', { name: 'Always allow on this site' }).click();
@@ -157,7 +184,11 @@ describe('side panel: approvals', () => {
     // One question for two navigations on the same site.
     expect((await approvalsSeen()) - seen).toBe(1);
     expect(sitePage.url()).toBe(`${origin}/orders/42`);
-    expect(await page.locator('.tool-card').evaluateAll((els) => els.slice(-2).map((e) => e.getAttribute('data-state')))).toEqual(['result', 'result']);
+    expect(
+      await page
+        .locator('.tool-card')
+        .evaluateAll((els) => els.slice(-2).map((e) => e.getAttribute('data-state'))),
+    ).toEqual(['result', 'result']);
 
     await openSettings(page);
     const rule = page.locator(`.site-rules li[data-origin="${origin}"]`);
@@ -180,10 +211,16 @@ describe('side panel: approvals', () => {
     await backToChat(page);
     s.replies.push({ text: '我来打开付款页面。', toolCalls: [navigate('/pay')] });
     const before = s.turnRequests().length;
-    if (toolsMissing) throw new Error('browser_navigate is not registered in this build (see the first test)');
+    if (toolsMissing)
+      throw new Error('browser_navigate is not registered in this build (see the first test)');
     await typeAndPress(page, '帮我付款');
     await card().waitFor({ timeout: 15_000 });
-    expect(await card().getByRole('button').allTextContents()).toEqual(['允许一次', '在此网站上始终允许', '拒绝', '拒绝并停止']);
+    expect(await card().getByRole('button').allTextContents()).toEqual([
+      '允许一次',
+      '在此网站上始终允许',
+      '拒绝',
+      '拒绝并停止',
+    ]);
     await screenshots(page, 'approval-zh');
     expect(await axeBothSchemes(page, 'approval-zh')).toEqual([]);
     await card().getByRole('button', { name: '拒绝并停止' }).click();

@@ -36,15 +36,22 @@ const MARKDOWN = [
 ].join('\n');
 
 const bodyOf = (r: { raw: string }) => r.raw;
-const assistantText = async (page: PanelSession['page']) => (await lastAssistant(page).textContent())?.trim();
+const assistantText = async (page: PanelSession['page']) =>
+  (await lastAssistant(page).textContent())?.trim();
 
 describe('side panel: chat', () => {
   let s: PanelSession;
-  const a11y: string[] = [];
 
   beforeAll(async () => {
     s = await openPanelSession();
-    s.titles.push([/周末/, '周末出行打包'], [/weekend/, 'Weekend packing'], [/shirt/, 'Shirt order'], [/trip/i, 'Trip planning'], [/laptops/, 'Laptop comparison'], [/cat/, 'Cat names']);
+    s.titles.push(
+      [/周末/, '周末出行打包'],
+      [/weekend/, 'Weekend packing'],
+      [/shirt/, 'Shirt order'],
+      [/trip/i, 'Trip planning'],
+      [/laptops/, 'Laptop comparison'],
+      [/cat/, 'Cat names'],
+    );
     await addProviderThroughUi(s.page, s.server);
   });
 
@@ -67,7 +74,10 @@ describe('side panel: chat', () => {
     while (Date.now() < until) {
       const state = await page.evaluate(() => {
         const msg = [...document.querySelectorAll('.msg.assistant')].pop();
-        return { busy: msg?.getAttribute('aria-busy') === 'true', len: msg?.querySelector('.markdown')?.textContent?.length ?? 0 };
+        return {
+          busy: msg?.getAttribute('aria-busy') === 'true',
+          len: msg?.querySelector('.markdown')?.textContent?.length ?? 0,
+        };
       });
       if (state.busy) {
         sawBusy = true;
@@ -100,7 +110,9 @@ describe('side panel: chat', () => {
     expect(await composer(page).inputValue()).toBe('');
 
     await expect.poll(() => copy.textContent(), { timeout: 5_000 }).toBe('Copy');
-    await page.waitForFunction(() => document.querySelector('.app-header h1')?.textContent === 'Weekend packing');
+    await page.waitForFunction(
+      () => document.querySelector('.app-header h1')?.textContent === 'Weekend packing',
+    );
     await screenshots(page, 'chat-en');
     expect(await axeBothSchemes(page, 'chat')).toEqual([]);
     expect(s.unscripted).toEqual([]);
@@ -128,7 +140,13 @@ describe('side panel: chat', () => {
             args: {
               question: 'Which shirt do you want?',
               fields: [
-                { id: 'size', label: 'Size', type: 'choice', options: ['S', 'M', 'L'], required: true },
+                {
+                  id: 'size',
+                  label: 'Size',
+                  type: 'choice',
+                  options: ['S', 'M', 'L'],
+                  required: true,
+                },
                 { id: 'note', label: 'Anything else?', type: 'text' },
               ],
             },
@@ -137,11 +155,19 @@ describe('side panel: chat', () => {
       },
       (r) =>
         bodyOf(r).includes('\\"size\\":\\"M\\"') && bodyOf(r).includes('slim fit')
-          ? { toolCalls: [{ name: 'todo', args: plan(['done', 'in_progress', 'pending']) }, { name: 'ask_user', args: { question: 'Which color?' } }] }
+          ? {
+              toolCalls: [
+                { name: 'todo', args: plan(['done', 'in_progress', 'pending']) },
+                { name: 'ask_user', args: { question: 'Which color?' } },
+              ],
+            }
           : { text: `form answer missing: ${bodyOf(r).slice(-400)}` },
       (r) =>
         bodyOf(r).includes('The user answered: Navy blue')
-          ? { text: 'Ordered a **navy** shirt in M.', toolCalls: [{ name: 'todo', args: plan(['done', 'done', 'done']) }] }
+          ? {
+              text: 'Ordered a **navy** shirt in M.',
+              toolCalls: [{ name: 'todo', args: plan(['done', 'done', 'done']) }],
+            }
           : { text: 'free-text answer missing' },
       // A call cut off mid-arguments: its card ends as Invalidated, and the model is told.
       { toolCalls: [{ name: 'ask_user', args: '{"question": "Gift wr' }] },
@@ -154,23 +180,37 @@ describe('side panel: chat', () => {
     const todo = page.locator('.todo-card');
     await todo.waitFor();
     await expect.poll(() => todo.locator('.todo-progress').textContent()).toBe('0 of 3 done');
-    expect(await todo.locator('li').allTextContents()).toEqual(['Pick a size(in progress)', 'Pick a color(pending)', 'Place the order(pending)']);
+    expect(await todo.locator('li').allTextContents()).toEqual([
+      'Pick a size(in progress)',
+      'Pick a color(pending)',
+      'Place the order(pending)',
+    ]);
 
     // The form: focus lands in it; a required choice is checked before sending.
     const form = page.locator('form.interaction-card');
     await form.waitFor();
-    expect(await form.locator('.interaction-question').textContent()).toBe('Which shirt do you want?');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('form.interaction-card') !== null)).toBe(true);
+    expect(await form.locator('.interaction-question').textContent()).toBe(
+      'Which shirt do you want?',
+    );
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.closest('form.interaction-card') !== null),
+      )
+      .toBe(true);
     await screenshots(page, 'ask-user-en');
     expect(await axeBothSchemes(page, 'ask-user')).toEqual([]);
     await form.getByRole('button', { name: 'Send answer' }).click();
-    expect(await form.locator('.field-error').textContent()).toBe('Please fill in the required fields.');
+    expect(await form.locator('.field-error').textContent()).toBe(
+      'Please fill in the required fields.',
+    );
     await form.getByLabel('M', { exact: true }).check();
     await form.getByLabel('Anything else?').fill('slim fit');
     await form.getByRole('button', { name: 'Send answer' }).click();
 
     // A second, free-text question: type the answer and press Enter.
-    await expect.poll(() => form.locator('.interaction-question').textContent()).toBe('Which color?');
+    await expect
+      .poll(() => form.locator('.interaction-question').textContent())
+      .toBe('Which color?');
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('TEXTAREA');
     await page.keyboard.type('Navy blue');
     await page.keyboard.press('Enter');
@@ -180,9 +220,21 @@ describe('side panel: chat', () => {
     await expect.poll(() => assistantText(page)).toBe('Your navy shirt (M, slim fit) is ordered.');
     await expect.poll(() => todo.locator('.todo-progress').textContent()).toBe('3 of 3 done');
     const cards = page.locator('.tool-card');
-    expect(await cards.locator('.tool-name').allTextContents()).toEqual(['Ask you', 'Ask you', 'Ask you']);
-    expect(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))).toEqual(['result', 'result', 'invalid']);
-    expect(await cards.locator('.tool-state').allTextContents()).toEqual(['Done', 'Done', 'Invalidated']);
+    expect(await cards.locator('.tool-name').allTextContents()).toEqual([
+      'Ask you',
+      'Ask you',
+      'Ask you',
+    ]);
+    expect(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))).toEqual([
+      'result',
+      'result',
+      'invalid',
+    ]);
+    expect(await cards.locator('.tool-state').allTextContents()).toEqual([
+      'Done',
+      'Done',
+      'Invalidated',
+    ]);
     // On the way: Preparing… while the arguments stream, Running… while the form waits.
     expect(await toolStatesSeen(page)).toEqual(['executing', 'invalid', 'result', 'start']);
     expect(await page.locator('.tool-card', { hasText: /Plan|todo/ }).count()).toBe(0);
@@ -190,7 +242,9 @@ describe('side panel: chat', () => {
     // A card opens with the keyboard and shows the parameters and the result.
     await cards.first().locator('summary').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => cards.first().locator('.tool-body').textContent()).toContain('Which shirt do you want?');
+    await expect
+      .poll(() => cards.first().locator('.tool-body').textContent())
+      .toContain('Which shirt do you want?');
     expect(await cards.first().locator('.tool-body').textContent()).toContain('The user answered:');
     await screenshots(page, 'tool-cards-en');
     expect(s.unscripted).toEqual([]);
@@ -200,13 +254,23 @@ describe('side panel: chat', () => {
     const { page } = s;
     await page.locator('[data-action="new-thread"]').click();
     s.replies.push(
-      { text: 'Looking at ways to get there: trains, flights and buses, with prices for each of them.', delayMs: 120 },
-      (r) => (bodyOf(r).includes('Prefer trains') ? { text: 'Trains it is: the 9:10 from Central.' } : { text: 'steer missing' }),
+      {
+        text: 'Looking at ways to get there: trains, flights and buses, with prices for each of them.',
+        delayMs: 120,
+      },
+      (r) =>
+        bodyOf(r).includes('Prefer trains')
+          ? { text: 'Trains it is: the 9:10 from Central.' }
+          : { text: 'steer missing' },
     );
     await typeAndPress(page, 'Plan a day trip to the coast');
     await page.locator('.stop-btn').waitFor();
-    await expect.poll(() => composer(page).getAttribute('placeholder')).toBe('Add guidance to the running task…');
-    expect(await page.locator('#composer-keys').textContent()).toBe('Enter steers · Shift+Alt+Enter queues · Esc stops');
+    await expect
+      .poll(() => composer(page).getAttribute('placeholder'))
+      .toBe('Add guidance to the running task…');
+    expect(await page.locator('#composer-keys').textContent()).toBe(
+      'Enter steers · Shift+Alt+Enter queues · Esc stops',
+    );
     await lastAssistant(page).locator('.markdown').waitFor();
 
     await typeAndPress(page, 'Prefer trains');
@@ -216,7 +280,10 @@ describe('side panel: chat', () => {
     expect(await steered.locator('.user-text').textContent()).toBe('Prefer trains');
     await waitIdle(page);
     await expect.poll(() => assistantText(page)).toBe('Trains it is: the 9:10 from Central.');
-    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual(['Plan a day trip to the coast', 'Prefer trains']);
+    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual([
+      'Plan a day trip to the coast',
+      'Prefer trains',
+    ]);
     expect(s.unscripted).toEqual([]);
   });
 
@@ -226,8 +293,15 @@ describe('side panel: chat', () => {
     const before = s.turnRequests().length;
     s.replies.push(
       // Hangs mid-stream until the user stops it.
-      { text: 'Comparing the three laptops on weight, battery and price.', hangMs: 30_000, hangAfterDeltas: 4 },
-      (r) => (bodyOf(r).includes('Compare three laptops') ? { text: 'Done comparing: the **Air** wins.' } : { text: 'resume lost the request' }),
+      {
+        text: 'Comparing the three laptops on weight, battery and price.',
+        hangMs: 30_000,
+        hangAfterDeltas: 4,
+      },
+      (r) =>
+        bodyOf(r).includes('Compare three laptops')
+          ? { text: 'Done comparing: the **Air** wins.' }
+          : { text: 'resume lost the request' },
       (r) =>
         bodyOf(r).includes('Then summarize in a short table')
           ? { text: '| Laptop | Score |\n|---|---|\n| Air | 9 |\n| Pro | 8 |' }
@@ -240,7 +314,9 @@ describe('side panel: chat', () => {
     await typeAndPress(page, 'Then summarize in a table', 'Shift+Alt+Enter');
     await typeAndPress(page, 'And add prices', 'Shift+Alt+Enter');
     const queue = page.locator('section.queue');
-    await expect.poll(() => queue.locator('.queue-text').allTextContents()).toEqual(['Then summarize in a table', 'And add prices']);
+    await expect
+      .poll(() => queue.locator('.queue-text').allTextContents())
+      .toEqual(['Then summarize in a table', 'And add prices']);
     expect(await queue.locator('h2').textContent()).toBe('Queued (2)');
     expect(await composer(page).inputValue()).toBe('');
     await screenshots(page, 'queue-en');
@@ -253,16 +329,22 @@ describe('side panel: chat', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.type('Then summarize in a short table');
     await page.keyboard.press('Enter');
-    await expect.poll(() => queue.locator('.queue-text').first().textContent()).toBe('Then summarize in a short table');
+    await expect
+      .poll(() => queue.locator('.queue-text').first().textContent())
+      .toBe('Then summarize in a short table');
     // Esc in the editor cancels without touching the run.
     await queue.getByRole('button', { name: 'Edit queued message 2' }).click();
     await page.keyboard.type(' and taxes');
     await page.keyboard.press('Escape');
-    await expect.poll(() => queue.locator('.queue-text').allTextContents()).toEqual(['Then summarize in a short table', 'And add prices']);
+    await expect
+      .poll(() => queue.locator('.queue-text').allTextContents())
+      .toEqual(['Then summarize in a short table', 'And add prices']);
     expect(await page.locator('.stop-btn').isVisible()).toBe(true);
     // The bin removes the second.
     await queue.getByRole('button', { name: 'Remove queued message 2' }).click();
-    await expect.poll(() => queue.locator('.queue-text').allTextContents()).toEqual(['Then summarize in a short table']);
+    await expect
+      .poll(() => queue.locator('.queue-text').allTextContents())
+      .toEqual(['Then summarize in a short table']);
 
     // Esc in the composer stops the run; the banner offers Continue.
     await composer(page).click();
@@ -279,14 +361,17 @@ describe('side panel: chat', () => {
     await banner.getByRole('button', { name: 'Continue' }).click();
     await banner.waitFor({ state: 'detached', timeout: 10_000 });
     // The resumed turn ends, then the queued message starts as the next turn.
-    await expect.poll(() => page.locator('.msg.user .user-text').allTextContents(), { timeout: 15_000 }).toEqual([
-      'Compare three laptops',
-      'Then summarize in a short table',
-    ]);
+    await expect
+      .poll(() => page.locator('.msg.user .user-text').allTextContents(), { timeout: 15_000 })
+      .toEqual(['Compare three laptops', 'Then summarize in a short table']);
     await waitIdle(page);
-    await expect.poll(() => lastAssistant(page).locator('table td').allTextContents()).toEqual(['Air', '9', 'Pro', '8']);
+    await expect
+      .poll(() => lastAssistant(page).locator('table td').allTextContents())
+      .toEqual(['Air', '9', 'Pro', '8']);
     expect(await queue.count()).toBe(0);
-    expect(await page.locator('.msg.assistant').filter({ hasText: 'the Air wins' }).count()).toBe(1);
+    expect(await page.locator('.msg.assistant').filter({ hasText: 'the Air wins' }).count()).toBe(
+      1,
+    );
     const mine = s.turnRequests().slice(before);
     expect(mine).toHaveLength(3);
     expect(mine[0].aborted).toBe(true);
@@ -297,7 +382,11 @@ describe('side panel: chat', () => {
   it('edit & resend makes a branch with a switcher; fork starts a new thread from a message', async () => {
     const { page } = s;
     await page.locator('[data-action="new-thread"]').click();
-    s.replies.push({ text: 'How about Miso?' }, { text: 'Try Bo.' }, (r) => (bodyOf(r).includes('Something longer') && !bodyOf(r).includes('Try Bo') ? { text: 'Try Bartholomew.' } : { text: 'wrong branch' }));
+    s.replies.push({ text: 'How about Miso?' }, { text: 'Try Bo.' }, (r) =>
+      bodyOf(r).includes('Something longer') && !bodyOf(r).includes('Try Bo')
+        ? { text: 'Try Bartholomew.' }
+        : { text: 'wrong branch' },
+    );
     await typeAndPress(page, 'Suggest a name for a cat');
     await waitIdle(page);
     await expect.poll(() => assistantText(page)).toBe('How about Miso?');
@@ -319,7 +408,10 @@ describe('side panel: chat', () => {
     await waitIdle(page);
     await expect.poll(() => assistantText(page)).toBe('Try Bartholomew.');
     // The new version replaces the old one on screen (the old stays reachable).
-    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual(['Suggest a name for a cat', 'Something longer']);
+    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual([
+      'Suggest a name for a cat',
+      'Something longer',
+    ]);
     expect(await page.locator('.msg.assistant').count()).toBe(2);
 
     const switcher = page.locator('.branch-switcher');
@@ -328,7 +420,9 @@ describe('side panel: chat', () => {
     await screenshots(page, 'branch-en');
     await switcher.getByRole('button', { name: 'Previous version' }).click();
     await expect.poll(() => switcher.locator('.branch-pos').textContent()).toBe('1 / 2');
-    await expect.poll(() => page.locator('.msg.user .user-text').allTextContents()).toEqual(['Suggest a name for a cat', 'Something shorter']);
+    await expect
+      .poll(() => page.locator('.msg.user .user-text').allTextContents())
+      .toEqual(['Suggest a name for a cat', 'Something shorter']);
     expect(await assistantText(page)).toBe('Try Bo.');
     // Keyboard: Tab to "Next version" and press Enter.
     await switcher.getByRole('button', { name: 'Next version' }).focus();
@@ -340,7 +434,9 @@ describe('side panel: chat', () => {
     const firstAnswer = page.locator('.row-assistant_message').first();
     await firstAnswer.hover();
     await firstAnswer.getByRole('button', { name: 'Fork a new thread from here' }).click();
-    await expect.poll(async () => (await page.locator('.msg').allTextContents()).map((t) => t.trim())).toEqual(['Suggest a name for a cat', 'How about Miso?']);
+    await expect
+      .poll(async () => (await page.locator('.msg').allTextContents()).map((t) => t.trim()))
+      .toEqual(['Suggest a name for a cat', 'How about Miso?']);
     expect(await page.locator('.branch-switcher').count()).toBe(0);
 
     // The thread list: newest first, the fork marked, search filters by title.
@@ -354,7 +450,9 @@ describe('side panel: chat', () => {
     await screenshots(page, 'threads-en');
     expect(await axeBothSchemes(page, 'threads')).toEqual([]);
     await page.keyboard.type('cat');
-    await expect.poll(() => rows.locator('.thread-title').allTextContents()).toEqual(['Cat names (fork)', 'Cat names']);
+    await expect
+      .poll(() => rows.locator('.thread-title').allTextContents())
+      .toEqual(['Cat names (fork)', 'Cat names']);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
     await expect.poll(() => rows.count()).toBe(6);
@@ -367,18 +465,33 @@ describe('side panel: chat', () => {
     expect(await page.locator('.app-header h1').textContent()).toBe('设置');
     await backToChat(page);
     await page.locator('[data-action="threads"]').click();
-    await expect.poll(() => page.locator('#thread-search').getAttribute('placeholder')).toBe('搜索对话');
+    await expect
+      .poll(() => page.locator('#thread-search').getAttribute('placeholder'))
+      .toBe('搜索对话');
     await screenshots(page, 'threads-zh');
     await page.locator('.threads-toolbar').getByRole('button', { name: '新对话' }).click();
     s.replies.push({
-      text: ['## 打包清单', '', '周末出行最**重要**的是：', '', '- 提前订好火车票', '- 轻装出行', '', '```sh', 'echo 出发', '```'].join('\n'),
+      text: [
+        '## 打包清单',
+        '',
+        '周末出行最**重要**的是：',
+        '',
+        '- 提前订好火车票',
+        '- 轻装出行',
+        '',
+        '```sh',
+        'echo 出发',
+        '```',
+      ].join('\n'),
       delayMs: 20,
     });
     await typeAndPress(page, '周末出游该怎么打包？');
     await expect.poll(() => page.locator('.app-header h1').textContent()).toBe('周末出行打包');
     await waitIdle(page);
     await expect.poll(() => lastAssistant(page).locator('h2').textContent()).toBe('打包清单');
-    expect(await page.locator('#composer-keys').textContent()).toBe('Enter 发送 · Shift+Enter 换行');
+    expect(await page.locator('#composer-keys').textContent()).toBe(
+      'Enter 发送 · Shift+Enter 换行',
+    );
     expect(await lastAssistant(page).locator('button.copy-code').textContent()).toBe('复制');
     expect(await page.locator('.turn-usage').last().textContent()).toMatch(/^输入 .* · 输出 /);
     await screenshots(page, 'chat-zh');

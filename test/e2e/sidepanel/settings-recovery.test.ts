@@ -30,7 +30,8 @@ async function restartAndReload(s: PanelSession): Promise<void> {
   await openSettings(s.page);
 }
 
-const ruleOf = (page: Page, origin: string) => page.locator(`.site-rules li[data-origin="${origin}"]`);
+const ruleOf = (page: Page, origin: string) =>
+  page.locator(`.site-rules li[data-origin="${origin}"]`);
 
 /** Scroll the settings screen so `selector` is at the top, for a screenshot of that part. */
 async function scrollSettingsTo(page: Page, selector: string): Promise<void> {
@@ -46,7 +47,11 @@ describe('side panel: settings and reconnecting', () => {
 
   beforeAll(async () => {
     s = await openPanelSession();
-    s.titles.push([/weather/, 'Weather check'], [/capital/, 'Capitals quiz'], [/forecast/, 'Forecast']);
+    s.titles.push(
+      [/weather/, 'Weather check'],
+      [/capital/, 'Capitals quiz'],
+      [/forecast/, 'Forecast'],
+    );
   });
 
   afterAll(async () => {
@@ -58,11 +63,18 @@ describe('side panel: settings and reconnecting', () => {
     await typeAndPress(page, 'What is the forecast for tomorrow?');
     const hint = page.locator('.hint.error');
     await hint.waitFor();
-    expect(await hint.locator('.hint-text').textContent()).toBe('No model provider is set up yet. Add one in Settings.');
+    expect(await hint.locator('.hint-text').textContent()).toBe(
+      'No model provider is set up yet. Add one in Settings.',
+    );
     await expect.poll(() => composer(page).inputValue()).toBe('What is the forecast for tomorrow?');
     await hint.getByRole('button', { name: 'Open settings' }).click();
     await page.locator('.settings-view').waitFor();
-    expect(await page.locator('section[aria-labelledby="set-providers"] .field-help').first().textContent()).toBe('Add a provider to start chatting.');
+    expect(
+      await page
+        .locator('section[aria-labelledby="set-providers"] .field-help')
+        .first()
+        .textContent(),
+    ).toBe('Add a provider to start chatting.');
 
     // The add form is open on first run: an OpenAI-compatible endpoint (the scripted model).
     const form = page.locator('form.add-form').first();
@@ -79,8 +91,12 @@ describe('side panel: settings and reconnecting', () => {
     await backToChat(page);
     s.replies.push({ text: 'Mild and dry, 18 °C.' });
     await composer(page).press('Enter');
-    await expect.poll(async () => (await lastAssistant(page).textContent())?.trim()).toBe('Mild and dry, 18 °C.');
-    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual(['What is the forecast for tomorrow?']);
+    await expect
+      .poll(async () => (await lastAssistant(page).textContent())?.trim())
+      .toBe('Mild and dry, 18 °C.');
+    expect(await page.locator('.msg.user .user-text').allTextContents()).toEqual([
+      'What is the forecast for tomorrow?',
+    ]);
   });
 
   it('keeps provider, model, budget, approval mode, language and site rules across a worker stop', async () => {
@@ -105,7 +121,11 @@ describe('side panel: settings and reconnecting', () => {
 
     // Approvals: act on allowed sites.
     await page.getByRole('radio', { name: /Act on allowed sites/ }).check();
-    await expect.poll(() => page.locator('section[aria-labelledby="set-approval"] .save-status').textContent()).toBe('Saved');
+    await expect
+      .poll(() =>
+        page.locator('section[aria-labelledby="set-approval"] .save-status').textContent(),
+      )
+      .toBe('Saved');
 
     // Site rules: allow one site, block another, from the keyboard.
     await page.locator('#site-origin').fill('shop.example/cart');
@@ -142,7 +162,9 @@ describe('side panel: settings and reconnecting', () => {
     expect(await ruleOf(page, NEWS).locator('select').inputValue()).toBe('block');
 
     // Revoke the allowance; that too survives a stop.
-    await ruleOf(page, SHOP).getByRole('button', { name: `撤销 ${SHOP} 的规则` }).click();
+    await ruleOf(page, SHOP)
+      .getByRole('button', { name: `撤销 ${SHOP} 的规则` })
+      .click();
     // Revoked = back to the default (ask), which the list does not show.
     await ruleOf(page, SHOP).waitFor({ state: 'detached' });
     await restartAndReload(s);
@@ -152,13 +174,19 @@ describe('side panel: settings and reconnecting', () => {
     // Back to English and the default approval mode for the next test.
     await chooseLanguage(page, 'en');
     await page.getByRole('radio', { name: /Ask before acting/ }).check();
-    await expect.poll(() => page.locator('section[aria-labelledby="set-approval"] .save-status').textContent()).toBe('Saved');
+    await expect
+      .poll(() =>
+        page.locator('section[aria-labelledby="set-approval"] .save-status').textContent(),
+      )
+      .toBe('Saved');
 
     // The settings reach the engine: the next turn goes to the chosen model.
     await backToChat(page);
     s.replies.push({ text: 'Sunny, 21 °C.' });
     await typeAndPress(page, 'What is the weather like?');
-    await expect.poll(async () => (await lastAssistant(page).textContent())?.trim()).toBe('Sunny, 21 °C.');
+    await expect
+      .poll(async () => (await lastAssistant(page).textContent())?.trim())
+      .toBe('Sunny, 21 °C.');
     const turn = s.turnRequests().at(-1)!;
     expect((turn.body as { model?: string }).model).toBe('gpt-4o');
     expect(turn.auth).toBe('bearer');
@@ -170,7 +198,10 @@ describe('side panel: settings and reconnecting', () => {
     await page.locator('[data-action="new-thread"]').click();
     const before = s.turnRequests().length;
     s.replies.push(
-      { text: 'Paris is the capital of France, and Berlin is the capital of Germany, and Madrid of Spain.', delayMs: 150 },
+      {
+        text: 'Paris is the capital of France, and Berlin is the capital of Germany, and Madrid of Spain.',
+        delayMs: 150,
+      },
       { text: 'Paris, Berlin and Madrid.' },
     );
     await typeAndPress(page, 'Name three capital cities');
@@ -189,22 +220,36 @@ describe('side panel: settings and reconnecting', () => {
       new MutationObserver(check).observe(document.body, { subtree: true, childList: true });
     });
     await s.ext.stopServiceWorker();
-    await page.waitForFunction(() => (window as unknown as { bannerSeen?: string }).bannerSeen !== undefined, undefined, { timeout: 10_000 });
-    expect(await page.evaluate(() => (window as unknown as { bannerSeen?: string }).bannerSeen)).toBe('Reconnecting…');
+    await page.waitForFunction(
+      () => (window as unknown as { bannerSeen?: string }).bannerSeen !== undefined,
+      undefined,
+      { timeout: 10_000 },
+    );
+    expect(
+      await page.evaluate(() => (window as unknown as { bannerSeen?: string }).bannerSeen),
+    ).toBe('Reconnecting…');
     await page.locator('.connection-banner').waitFor({ state: 'detached', timeout: 15_000 });
 
     // The engine redoes the cut-off model call; the panel shows its answer once, and the draft is intact.
     await waitIdle(page);
-    await expect.poll(async () => (await lastAssistant(page).textContent())?.trim(), { timeout: 15_000 }).toBe('Paris, Berlin and Madrid.');
+    await expect
+      .poll(async () => (await lastAssistant(page).textContent())?.trim(), { timeout: 15_000 })
+      .toBe('Paris, Berlin and Madrid.');
     expect(await page.locator('.msg.assistant').count()).toBe(1);
     expect(await composer(page).inputValue()).toBe('And their populations?');
     expect(s.turnRequests().slice(before)).toHaveLength(2);
 
     // And it sends normally on the new worker.
-    s.replies.push((r) => (r.raw.includes('And their populations?') ? { text: 'About 2.1, 3.7 and 3.3 million.' } : { text: 'draft lost' }));
+    s.replies.push((r) =>
+      r.raw.includes('And their populations?')
+        ? { text: 'About 2.1, 3.7 and 3.3 million.' }
+        : { text: 'draft lost' },
+    );
     await composer(page).press('Enter');
     await waitIdle(page);
-    await expect.poll(async () => (await lastAssistant(page).textContent())?.trim()).toBe('About 2.1, 3.7 and 3.3 million.');
+    await expect
+      .poll(async () => (await lastAssistant(page).textContent())?.trim())
+      .toBe('About 2.1, 3.7 and 3.3 million.');
     expect(await composer(page).inputValue()).toBe('');
     expect(s.unscripted).toEqual([]);
   });

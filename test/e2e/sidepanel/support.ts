@@ -14,7 +14,8 @@ export const SCREENSHOTS = resolve('test-results/screenshots');
 export const PANEL_SIZE = { width: 400, height: 800 };
 
 /** The engine's title request on a thread's first turn (answered apart from the turn's script). */
-export const isTitleRequest = (r: RecordedRequest) => JSON.stringify(r.body).includes('You write titles');
+export const isTitleRequest = (r: RecordedRequest) =>
+  JSON.stringify(r.body).includes('You write titles');
 
 /** A reply for the next turn request, or a function deciding from the request. */
 export type Reply = ScriptedReply | ((r: RecordedRequest) => ScriptedReply);
@@ -88,18 +89,24 @@ export async function typeAndPress(page: Page, text: string, key = 'Enter'): Pro
 }
 
 export async function openSettings(page: Page): Promise<void> {
-  if (!(await page.locator('.settings-view').isVisible())) await page.locator('[data-action="settings"]').click();
+  if (!(await page.locator('.settings-view').isVisible()))
+    await page.locator('[data-action="settings"]').click();
   await page.locator('.settings-view').waitFor();
 }
 
 /** The header's left button: Threads from the chat, Back from the other screens. */
 export async function backToChat(page: Page): Promise<void> {
-  if (!(await page.locator('main.chat').isVisible())) await page.locator('.app-header .icon-btn').first().click();
+  if (!(await page.locator('main.chat').isVisible()))
+    await page.locator('.app-header .icon-btn').first().click();
   await page.locator('main.chat').waitFor();
 }
 
 /** First run through Settings: an OpenAI-compatible provider pointing at the scripted server. */
-export async function addProviderThroughUi(page: Page, server: ModelServer, model = 'gpt-4o-mini'): Promise<void> {
+export async function addProviderThroughUi(
+  page: Page,
+  server: ModelServer,
+  model = 'gpt-4o-mini',
+): Promise<void> {
   await openSettings(page);
   const form = page.locator('form.add-form').first();
   await form.locator('#provider-preset').selectOption('custom');
@@ -125,7 +132,9 @@ export const lastAssistant = (page: Page): Locator => page.locator('.msg.assista
 /** Wait until no run is active: the Stop button is gone and nothing streams. */
 export async function waitIdle(page: Page, timeout = 20_000): Promise<void> {
   await page.locator('.stop-btn').waitFor({ state: 'detached', timeout });
-  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, { timeout });
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, {
+    timeout,
+  });
 }
 
 /**
@@ -142,15 +151,26 @@ export async function recordToolStates(page: Page): Promise<void> {
         if (!w.toolStates.includes(st)) w.toolStates.push(st);
       }
     };
-    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-state'],
+    });
   });
 }
 
-export const toolStatesSeen = (page: Page) => page.evaluate(() => (window as unknown as { toolStates: string[] }).toolStates.slice().sort());
+export const toolStatesSeen = (page: Page) =>
+  page.evaluate(() => (window as unknown as { toolStates: string[] }).toolStates.slice().sort());
 
 // ---- screenshots and accessibility -----------------------------------------------------------
 
-export async function screenshot(page: Page, name: string, scheme: 'light' | 'dark' = 'light', keepHover = false): Promise<string> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  scheme: 'light' | 'dark' = 'light',
+  keepHover = false,
+): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Park the mouse on the header title, where hovering shows nothing.
   if (!keepHover) await page.mouse.move(200, 22);
@@ -183,7 +203,8 @@ export interface AxeFinding {
  * back to evaluating the same file through the DevTools protocol, which CSP does not govern.
  */
 export async function axeViolations(page: Page): Promise<AxeFinding[]> {
-  const loaded = () => page.evaluate(() => typeof (window as { axe?: unknown }).axe !== 'undefined');
+  const loaded = () =>
+    page.evaluate(() => typeof (window as { axe?: unknown }).axe !== 'undefined');
   if (!(await loaded())) {
     await page.addScriptTag({ path: AXE_PATH }).catch(() => undefined);
     if (!(await loaded())) {
@@ -192,9 +213,30 @@ export async function axeViolations(page: Page): Promise<AxeFinding[]> {
     }
   }
   const results = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{
+            violations: Array<{
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: Array<{ target: unknown[] }>;
+            }>;
+          }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
   });
   return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
@@ -204,7 +246,10 @@ export async function axeBothSchemes(page: Page, screen: string): Promise<string
   const out: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    for (const v of await axeViolations(page)) out.push(`${screen}/${scheme}: ${v.id} (${v.impact}) ${v.help} @ ${v.targets.slice(0, 3).join(' | ')}`);
+    for (const v of await axeViolations(page))
+      out.push(
+        `${screen}/${scheme}: ${v.id} (${v.impact}) ${v.help} @ ${v.targets.slice(0, 3).join(' | ')}`,
+      );
   }
   await page.emulateMedia({ colorScheme: 'light' });
   return out;

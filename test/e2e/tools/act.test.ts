@@ -22,17 +22,23 @@ afterAll(async () => {
   await s?.close();
 });
 
-const STALE = (ref: string) => `Element ref ${ref} no longer exists (the page changed or navigated). Take a new browser_snapshot and use a ref from it.`;
+const STALE = (ref: string) =>
+  `Element ref ${ref} no longer exists (the page changed or navigated). Take a new browser_snapshot and use a ref from it.`;
 
 /** Records every click the page receives from now on (capture phase, so nothing hides one). */
 async function recordClicks(page: Page): Promise<void> {
   await page.evaluate(() => {
     const w = window as unknown as { __clicks: string[] };
     w.__clicks = [];
-    document.addEventListener('click', (e) => w.__clicks.push((e.target as Element).textContent?.trim() ?? ''), true);
+    document.addEventListener(
+      'click',
+      (e) => w.__clicks.push((e.target as Element).textContent?.trim() ?? ''),
+      true,
+    );
   });
 }
-const clicks = (page: Page) => page.evaluate(() => (window as unknown as { __clicks: string[] }).__clicks);
+const clicks = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __clicks: string[] }).__clicks);
 
 describe('acting in the DOM (L1) through the engine', () => {
   it('browser_navigate and browser_go_back; a chrome:// destination is refused', async () => {
@@ -58,21 +64,29 @@ describe('acting in the DOM (L1) through the engine', () => {
 
     const [nav, restricted] = t.resultsOf('browser_navigate');
     expect(nav.ok).toBe(true);
-    expect(resultText(nav).replace(/(untrusted_data|untrusted_page_content)_[0-9a-f]{12}/g, '$1')).toBe(
+    expect(
+      resultText(nav).replace(/(untrusted_data|untrusted_page_content)_[0-9a-f]{12}/g, '$1'),
+    ).toBe(
       `Opened ${s.main}/nav-b.html in tab ${tabId}. It has loaded. Take a browser_snapshot to see it.\n` +
         `<untrusted_page_content source="${s.main}/nav-b.html">\ntitle: Page B\n</untrusted_page_content>`,
     );
     const back = t.result('browser_go_back');
     expect(back.ok).toBe(true);
-    expect(resultText(back)).toMatch(new RegExp(`^Went back to ${s.main}/nav-a\\.html in tab ${tabId}\\. It has loaded\\.`));
+    expect(resultText(back)).toMatch(
+      new RegExp(`^Went back to ${s.main}/nav-a\\.html in tab ${tabId}\\. It has loaded\\.`),
+    );
     expect(resultText(back)).toContain('title: Page A');
 
     // The restricted destination: refused by the Gatekeeper, no approval asked, tab untouched.
     expect(restricted.ok).toBe(false);
     expect(restricted.outcome).toBe('denied');
-    expect(resultText(restricted)).toBe('Not allowed: browser-internal page (chrome://) — the agent may not read or act on it');
+    expect(resultText(restricted)).toBe(
+      'Not allowed: browser-internal page (chrome://) — the agent may not read or act on it',
+    );
     expect(t.calls.find((c) => c.toolCallId === restricted.toolCallId)?.state).toBe('rejected');
-    expect(toolMessage(t.requests.at(-1)!, restricted.toolCallId)).toContain('Not allowed: browser-internal page (chrome://)');
+    expect(toolMessage(t.requests.at(-1)!, restricted.toolCallId)).toContain(
+      'Not allowed: browser-internal page (chrome://)',
+    );
     await page.waitForTimeout(200);
     expect(await s.tabUrl(tabId)).toBe(`${s.main}/nav-a.html`);
     expect(await page.evaluate(() => location.href)).toBe(`${s.main}/nav-a.html`);
@@ -87,11 +101,21 @@ describe('acting in the DOM (L1) through the engine', () => {
       call('browser_snapshot'),
       (c) => call('browser_click', { ref: c.ref(/checkbox "Send me the newsletter"/) }),
       (c) => call('browser_type', { ref: c.ref(/textbox "Full name"/), text: 'Ada' }),
-      (c) => call('browser_type', { ref: c.ref(/textbox "Full name"/), text: ' Lovelace', clear: false }),
+      (c) =>
+        call('browser_type', {
+          ref: c.ref(/textbox "Full name"/),
+          text: ' Lovelace',
+          clear: false,
+        }),
       (c) => call('browser_select', { ref: c.ref(/combobox "Country"/), values: ['Japan'] }),
       (c) => call('browser_select', { ref: c.ref(/combobox "Country"/), values: ['Atlantis'] }),
       (c) => call('browser_press_key', { ref: c.ref(/checkbox "Remember this device"/), key: ' ' }),
-      (c) => call('browser_type', { ref: c.ref(/textbox "Email"/), text: 'ada@example.com', submit: true }),
+      (c) =>
+        call('browser_type', {
+          ref: c.ref(/textbox "Email"/),
+          text: 'ada@example.com',
+          submit: true,
+        }),
     ]);
     expect(t.complete.stopReason).toBe('end');
     expect(t.approvals).toEqual([]); // the main origin is allowed for L1 writes
@@ -99,13 +123,17 @@ describe('acting in the DOM (L1) through the engine', () => {
     const click = t.result('browser_click');
     expect(click.ok).toBe(true);
     expect(resultText(click)).toMatch(/^Clicked e\d+\. Only the element changed\./);
-    expect(resultText(click)).toMatch(/element now: - checkbox "Send me the newsletter" \[ref=e\d+\] \[checked\]/);
+    expect(resultText(click)).toMatch(
+      /element now: - checkbox "Send me the newsletter" \[ref=e\d+\] \[checked\]/,
+    );
     expect(await page.isChecked('#newsletter')).toBe(true);
 
     const [replace, append, submit] = t.resultsOf('browser_type');
     expect(resultText(replace)).toMatch(/^Typed 3 characters into e\d+/);
     expect(resultText(append)).toMatch(/^Typed 9 characters into e\d+/);
-    expect(resultText(append)).toMatch(/textbox "Full name" \[ref=e\d+\] \[required\]: Ada Lovelace/);
+    expect(resultText(append)).toMatch(
+      /textbox "Full name" \[ref=e\d+\] \[required\]: Ada Lovelace/,
+    );
     expect(await page.inputValue('#name')).toBe('Ada Lovelace');
     expect(submit.ok).toBe(true);
     expect(resultText(submit)).toMatch(/^Typed 15 characters and pressed Enter into e\d+/);
@@ -122,12 +150,28 @@ describe('acting in the DOM (L1) through the engine', () => {
     expect(key.ok).toBe(true);
     expect(resultText(key)).toMatch(/^Pressed +on e\d+\./);
     expect(await page.getAttribute('#aria-check', 'aria-checked')).toBe('true');
-    const events = await page.evaluate(() => (window as unknown as { __events: { type: string; target: string; trusted: boolean; key?: string }[] }).__events);
-    expect(events.filter((e) => e.type === 'keydown' && e.target === 'aria-check')).toEqual([{ type: 'keydown', target: 'aria-check', trusted: false, key: ' ' }]);
+    const events = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            __events: { type: string; target: string; trusted: boolean; key?: string }[];
+          }
+        ).__events,
+    );
+    expect(events.filter((e) => e.type === 'keydown' && e.target === 'aria-check')).toEqual([
+      { type: 'keydown', target: 'aria-check', trusted: false, key: ' ' },
+    ]);
 
     // Enter in the email field submitted the form with everything the agent did.
-    const saved = JSON.parse((await page.textContent('#result'))!.replace(/^Saved: /, '')) as Record<string, string>;
-    expect(saved).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', country: 'jp', newsletter: 'on' });
+    const saved = JSON.parse(
+      (await page.textContent('#result'))!.replace(/^Saved: /, ''),
+    ) as Record<string, string>;
+    expect(saved).toMatchObject({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      country: 'jp',
+      newsletter: 'on',
+    });
     await page.close();
   });
 
@@ -157,7 +201,10 @@ describe('acting in the DOM (L1) through the engine', () => {
 
     const { page } = await s.open('input-events.html');
     expect(await page.isVisible('#tip')).toBe(false);
-    const h = await s.turn('show the tip', [call('browser_snapshot'), (c) => call('browser_hover', { ref: c.ref(/"Hover for tip"/) })]);
+    const h = await s.turn('show the tip', [
+      call('browser_snapshot'),
+      (c) => call('browser_hover', { ref: c.ref(/"Hover for tip"/) }),
+    ]);
     const hover = h.result('browser_hover');
     expect(hover.ok).toBe(true);
     // The tip is a plain element (not a dialog, alert or status): the account names the change only.
@@ -168,13 +215,23 @@ describe('acting in the DOM (L1) through the engine', () => {
 
   it('browser_tab_open, browser_tab_switch, browser_tab_close', async () => {
     const { page, tabId } = await s.open('nav-a.html');
-    const tabState = (id: number) => s.inPanel(async (i) => chrome.tabs.get(i).then((x) => ({ active: x.active, url: x.url }), () => null), id);
+    const tabState = (id: number) =>
+      s.inPanel(
+        async (i) =>
+          chrome.tabs.get(i).then(
+            (x) => ({ active: x.active, url: x.url }),
+            () => null,
+          ),
+        id,
+      );
     let opened = -1;
     const states: ({ active: boolean; url?: string } | null)[] = [];
     const t = await s.turn('open page B in a new tab, show it, close it', [
       call('browser_tab_open', { url: `${s.main}/nav-b.html` }),
       async (c) => {
-        opened = Number(/^Opened tab (\d+)/.exec(c.last().replace(/^<untrusted_data[^>]*>\n/, ''))?.[1]);
+        opened = Number(
+          /^Opened tab (\d+)/.exec(c.last().replace(/^<untrusted_data[^>]*>\n/, ''))?.[1],
+        );
         states.push(await tabState(opened));
         return call('browser_tab_switch', { tabId: opened });
       },
@@ -187,15 +244,21 @@ describe('acting in the DOM (L1) through the engine', () => {
     expect(opened).toBeGreaterThan(0);
     expect(opened).not.toBe(tabId);
     const open = resultText(t.result('browser_tab_open'));
-    expect(open).toContain(`Opened tab ${opened} at ${s.main}/nav-b.html in the background. Pass tabId ${opened} to browser tools to work in it.`);
+    expect(open).toContain(
+      `Opened tab ${opened} at ${s.main}/nav-b.html in the background. Pass tabId ${opened} to browser tools to work in it.`,
+    );
     expect(open).toContain('title: Page B');
     // Opened in the background, then made visible by the switch.
     expect(states).toEqual([
       { active: false, url: `${s.main}/nav-b.html` },
       { active: true, url: `${s.main}/nav-b.html` },
     ]);
-    expect(resultText(t.result('browser_tab_switch'))).toBe(`Tab ${opened} (${s.main}/nav-b.html) is now visible.`);
-    expect(resultText(t.result('browser_tab_close'))).toBe(`Closed tab ${opened} (${s.main}/nav-b.html).`);
+    expect(resultText(t.result('browser_tab_switch'))).toBe(
+      `Tab ${opened} (${s.main}/nav-b.html) is now visible.`,
+    );
+    expect(resultText(t.result('browser_tab_close'))).toBe(
+      `Closed tab ${opened} (${s.main}/nav-b.html).`,
+    );
     expect(await tabState(opened)).toBeNull();
     expect(await tabState(tabId)).toMatchObject({ url: `${s.main}/nav-a.html` });
     await page.close();
@@ -207,7 +270,10 @@ describe('approvals on an origin without a site rule', () => {
     const { page, tabId } = await s.open('forms.html', s.other);
     const t = await s.turn(
       'subscribe me',
-      [call('browser_snapshot'), (c) => call('browser_click', { ref: c.ref(/checkbox "Send me the newsletter"/) })],
+      [
+        call('browser_snapshot'),
+        (c) => call('browser_click', { ref: c.ref(/checkbox "Send me the newsletter"/) }),
+      ],
       { approve: () => 'allow_once' },
     );
     expect(t.complete.stopReason).toBe('end');
@@ -216,12 +282,24 @@ describe('approvals on an origin without a site rule', () => {
     const ask = t.approvals[0];
     const clickCall = t.calls.find((c) => c.name === 'browser_click')!;
     expect(ask.toolCallId).toBe(clickCall.toolCallId);
-    expect(ask.tool).toEqual({ name: 'browser_click', label: expect.any(String), level: 'L1', effects: 'write' });
+    expect(ask.tool).toEqual({
+      name: 'browser_click',
+      label: expect.any(String),
+      level: 'L1',
+      effects: 'write',
+    });
     expect(ask.params).toMatchObject({ ref: (clickCall.params as { ref: string }).ref });
     expect(ask.params).toEqual(clickCall.params);
-    expect(ask.target).toMatchObject({ tabId, origin: s.other, url: `${s.other}/forms.html`, title: 'Form controls' });
+    expect(ask.target).toMatchObject({
+      tabId,
+      origin: s.other,
+      url: `${s.other}/forms.html`,
+      title: 'Form controls',
+    });
     expect(ask.options).toEqual(['allow_once', 'allow_site', 'deny', 'deny_stop']);
-    expect(s.client.eventsOf('approval.resolved').find((e) => e.approvalId === ask.approvalId)?.decision).toBe('allow_once');
+    expect(
+      s.client.eventsOf('approval.resolved').find((e) => e.approvalId === ask.approvalId)?.decision,
+    ).toBe('allow_once');
     const clicked = t.result('browser_click');
     expect(clicked.ok).toBe(true);
     expect(t.calls.find((c) => c.name === 'browser_click')?.state).toBe('result');
@@ -234,20 +312,33 @@ describe('approvals on an origin without a site rule', () => {
       [
         call('browser_snapshot'),
         (c) => call('browser_click', { ref: c.ref(/checkbox "I accept the terms"/) }),
-        (c) => ({ text: c.last().includes('The user denied this call') ? 'Understood, I will leave it.' : 'It ran?!' }),
+        (c) => ({
+          text: c.last().includes('The user denied this call')
+            ? 'Understood, I will leave it.'
+            : 'It ran?!',
+        }),
       ],
       { approve: () => 'deny' },
     );
     expect(d.complete.stopReason).toBe('end');
-    expect(d.approvals.map((a) => [a.tool.name, a.target.origin])).toEqual([['browser_click', s.other]]);
+    expect(d.approvals.map((a) => [a.tool.name, a.target.origin])).toEqual([
+      ['browser_click', s.other],
+    ]);
     const denied = d.result('browser_click');
     expect(denied.ok).toBe(false);
     expect(denied.outcome).toBe('denied');
-    expect(resultText(denied)).toBe('The user denied this call. Do not retry it; continue another way or ask the user.');
+    expect(resultText(denied)).toBe(
+      'The user denied this call. Do not retry it; continue another way or ask the user.',
+    );
     expect(d.calls.find((c) => c.name === 'browser_click')?.state).toBe('rejected');
     // The model saw the denial and answered accordingly; the page was not touched.
-    expect(toolMessage(requestAfter(d, denied.toolCallId), denied.toolCallId)).toBe(resultText(denied));
-    expect(d.items.at(-1)).toMatchObject({ kind: 'assistant_message', text: 'Understood, I will leave it.' });
+    expect(toolMessage(requestAfter(d, denied.toolCallId), denied.toolCallId)).toBe(
+      resultText(denied),
+    );
+    expect(d.items.at(-1)).toMatchObject({
+      kind: 'assistant_message',
+      text: 'Understood, I will leave it.',
+    });
     expect(await page.isChecked('input[name=terms]')).toBe(true);
     expect(await clicks(page)).toEqual([]);
     await page.close();

@@ -34,16 +34,29 @@ describe('a todo app in a shadow root, through the tools', () => {
         call('browser_find', { query: 'Buy milk' }),
         (c) => call('browser_click', { ref: c.ref(/text "Buy milk"/), doubleClick: true }),
         call('browser_snapshot'),
-        (c) => call('browser_type', { ref: c.ref(/textbox \[ref=\w+\]: Buy milk/), text: 'Buy oat milk', clear: true, submit: true }),
+        (c) =>
+          call('browser_type', {
+            ref: c.ref(/textbox \[ref=\w+\]: Buy milk/),
+            text: 'Buy oat milk',
+            clear: true,
+            submit: true,
+          }),
         call('browser_snapshot'),
-        (c) => call('browser_type', { ref: c.ref(/textbox "What needs to be done\?"/), text: 'Feed the cat', submit: true }),
+        (c) =>
+          call('browser_type', {
+            ref: c.ref(/textbox "What needs to be done\?"/),
+            text: 'Feed the cat',
+            submit: true,
+          }),
         // The app re-rendered its rows: the old refs are stale, so look again.
         call('browser_snapshot'),
         (c) => call('browser_click', { ref: c.ref(/checkbox .*"Walk the dog"/) }),
       ],
     );
     expect(t.complete.stopReason).toBe('end');
-    const state = await page.evaluate(() => (window as unknown as { todoState: TodoState }).todoState);
+    const state = await page.evaluate(
+      () => (window as unknown as { todoState: TodoState }).todoState,
+    );
     expect(state.items).toEqual([
       { title: 'Buy oat milk', done: false },
       { title: 'Walk the dog', done: true },
@@ -64,7 +77,9 @@ describe('a todo app in a shadow root, through the tools', () => {
       call('browser_find', { query: 'Buy milk' }),
       (c) => call('browser_click', { ref: c.ref(/text "Buy milk"/) }),
     ]);
-    expect(resultText(t.result('browser_click'))).toMatch(/No visible change in the page\. .*browser_mouse or browser_keyboard send trusted input \(L2\)/);
+    expect(resultText(t.result('browser_click'))).toMatch(
+      /No visible change in the page\. .*browser_mouse or browser_keyboard send trusted input \(L2\)/,
+    );
     await page.close();
   });
 
@@ -107,7 +122,9 @@ describe('a todo app in a shadow root, through the tools', () => {
         },
       },
     );
-    expect(resultText(t.result('browser_dialog'))).toMatch(new RegExp(`^Accepted the confirm dialog in tab ${tabId}`));
+    expect(resultText(t.result('browser_dialog'))).toMatch(
+      new RegExp(`^Accepted the confirm dialog in tab ${tabId}`),
+    );
     expect(resultText(t.result('browser_dialog'))).toContain('Delete all todos?');
     await expect.poll(() => page.textContent('#dialog-out'), { timeout: 5000 }).toBe('confirmed');
     await page.close();

@@ -64,7 +64,12 @@ describe('trusted input (L2) through the engine', () => {
           during.push(await keelDebuggerAttached(tabId));
           return call('browser_mouse', { action: 'move', ref: c.ref(/"Products menu"/) });
         },
-        (c) => call('browser_keyboard', { ref: c.ref(/textbox "Shortcut field"/), text: 'Hello', keys: ['Backspace'] }),
+        (c) =>
+          call('browser_keyboard', {
+            ref: c.ref(/textbox "Shortcut field"/),
+            text: 'Hello',
+            keys: ['Backspace'],
+          }),
       ],
       {
         approve: allowL2(asked),
@@ -99,9 +104,13 @@ describe('trusted input (L2) through the engine', () => {
 
     const keys = t.result('browser_keyboard');
     expect(keys.ok).toBe(true);
-    expect(resultText(keys)).toMatch(/^Keyboard: typed 5 characters and pressed Backspace in e\d+\./);
+    expect(resultText(keys)).toMatch(
+      /^Keyboard: typed 5 characters and pressed Backspace in e\d+\./,
+    );
     expect(await page.inputValue('#field')).toBe('Hell');
-    const pressed = await page.evaluate(() => (window as unknown as { __keys: { key: string; trusted: boolean }[] }).__keys);
+    const pressed = await page.evaluate(
+      () => (window as unknown as { __keys: { key: string; trusted: boolean }[] }).__keys,
+    );
     expect(pressed.map((k) => k.key)).toEqual(['H', 'e', 'l', 'l', 'o', 'Backspace']);
     expect(pressed.every((k) => k.trusted)).toBe(true);
 
@@ -129,18 +138,30 @@ describe('trusted input (L2) through the engine', () => {
       { approve: allowL2(asked) },
     );
     expect(t.complete.stopReason).toBe('end');
-    expect(asked.map((a) => a.tool.name)).toEqual(['browser_mouse', 'browser_dialog', 'browser_mouse', 'browser_dialog', 'browser_dialog']);
+    expect(asked.map((a) => a.tool.name)).toEqual([
+      'browser_mouse',
+      'browser_dialog',
+      'browser_mouse',
+      'browser_dialog',
+      'browser_dialog',
+    ]);
 
     const [confirmClick, promptClick] = t.resultsOf('browser_mouse');
-    expect(resultText(confirmClick)).toContain('A JavaScript confirm dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.');
+    expect(resultText(confirmClick)).toContain(
+      'A JavaScript confirm dialog is open and blocks the page. Use browser_dialog to accept or dismiss it.',
+    );
     expect(resultText(confirmClick)).toContain('dialog message: Delete everything?');
     expect(resultText(promptClick)).toContain('A JavaScript prompt dialog is open');
     expect(resultText(promptClick)).toContain('dialog message: Your name?');
 
     const [accepted, answered, none] = t.resultsOf('browser_dialog');
-    expect(resultText(accepted)).toMatch(new RegExp(`^Accepted the confirm dialog in tab ${tabId}\\.`));
+    expect(resultText(accepted)).toMatch(
+      new RegExp(`^Accepted the confirm dialog in tab ${tabId}\\.`),
+    );
     expect(resultText(accepted)).toContain('message: Delete everything?');
-    expect(resultText(answered)).toMatch(new RegExp(`^Accepted the prompt dialog in tab ${tabId} with the given answer\\.`));
+    expect(resultText(answered)).toMatch(
+      new RegExp(`^Accepted the prompt dialog in tab ${tabId} with the given answer\\.`),
+    );
     // No dialog left: a clear error, not a hang.
     expect(none.ok).toBe(false);
     expect(resultText(none)).toMatch(new RegExp(`^No JavaScript dialog is open in tab ${tabId}`));
@@ -158,9 +179,18 @@ describe('trusted input (L2) through the engine', () => {
       'upload the files',
       [
         call('browser_snapshot'),
-        (c) => call('browser_upload_file', { ref: c.ref(/"Photos"/), files: [{ name: 'a.txt', text: 'alpha' }, { name: 'b.csv', text: 'x,y' }] }),
+        (c) =>
+          call('browser_upload_file', {
+            ref: c.ref(/"Photos"/),
+            files: [
+              { name: 'a.txt', text: 'alpha' },
+              { name: 'b.csv', text: 'x,y' },
+            ],
+          }),
         async (c) => {
-          await page.waitForFunction(() => document.getElementById('out')?.textContent?.startsWith('photos'));
+          await page.waitForFunction(() =>
+            document.getElementById('out')?.textContent?.startsWith('photos'),
+          );
           return call('browser_upload_file', { ref: c.ref(/"Résumé"/), paths: [file] });
         },
       ],
@@ -174,15 +204,27 @@ describe('trusted input (L2) through the engine', () => {
       expect(a.target).toMatchObject({ origin: s.main, url: `${s.main}/files.html` });
       expect(a.options).toEqual(['allow_once', 'deny', 'deny_stop']);
     }
-    expect(asked[0].params).toMatchObject({ files: [{ name: 'a.txt', text: 'alpha' }, { name: 'b.csv', text: 'x,y' }] });
+    expect(asked[0].params).toMatchObject({
+      files: [
+        { name: 'a.txt', text: 'alpha' },
+        { name: 'b.csv', text: 'x,y' },
+      ],
+    });
     expect(asked[1].params).toMatchObject({ paths: [file] });
 
     const [generated, local] = t.resultsOf('browser_upload_file');
     expect(resultText(generated)).toContain('done: chose a.txt, b.csv');
     expect(resultText(local)).toContain('done: chose notes.txt');
-    await page.waitForFunction(() => document.getElementById('out')?.textContent?.startsWith('resume'));
+    await page.waitForFunction(() =>
+      document.getElementById('out')?.textContent?.startsWith('resume'),
+    );
     expect(await page.textContent('#out')).toBe('resume -> notes.txt:11:local notes');
-    const photos = await page.evaluate(() => Array.from((document.getElementById('photos') as HTMLInputElement).files ?? [], (f) => `${f.name}:${f.size}`));
+    const photos = await page.evaluate(() =>
+      Array.from(
+        (document.getElementById('photos') as HTMLInputElement).files ?? [],
+        (f) => `${f.name}:${f.size}`,
+      ),
+    );
     expect(photos).toEqual(['a.txt:5', 'b.csv:3']);
     await page.close();
   });
@@ -202,7 +244,9 @@ describe('trusted input (L2) through the engine', () => {
     for (const r of [...t.resultsOf('browser_mouse'), ...t.resultsOf('browser_keyboard')]) {
       expect(r.ok).toBe(false);
       expect(r.outcome).toBe('denied');
-      expect(resultText(r)).toBe('Not allowed: browser-internal page (chrome://) — the agent may not read or act on it');
+      expect(resultText(r)).toBe(
+        'Not allowed: browser-internal page (chrome://) — the agent may not read or act on it',
+      );
     }
     expect(await keelDebuggerAttached(chromeTab)).toBe(false);
     await chromePage.close();

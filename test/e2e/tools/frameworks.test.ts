@@ -27,16 +27,22 @@ afterAll(async () => {
 describe.each(['react', 'preact', 'vue', 'svelte', 'lit', 'vanilla'])('todo app in %s', (fw) => {
   it('find → double-click to edit → type → submit → add → toggle, through the tools', async () => {
     const { page } = await s.open(`todo.html?fw=${fw}`);
-    await page.waitForFunction(() => Boolean((window as unknown as { todoState?: unknown }).todoState));
+    await page.waitForFunction(() =>
+      Boolean((window as unknown as { todoState?: unknown }).todoState),
+    );
     const t = await s.turn(TODO_GOAL, todoPlan());
-    const state = await page.evaluate(() => (window as unknown as { todoState: { items: unknown[] } }).todoState);
-    const passed = t.results.every((r) => r.ok) && JSON.stringify(state.items) === JSON.stringify(TODO_EXPECTED);
+    const state = await page.evaluate(
+      () => (window as unknown as { todoState: { items: unknown[] } }).todoState,
+    );
+    const passed =
+      t.results.every((r) => r.ok) && JSON.stringify(state.items) === JSON.stringify(TODO_EXPECTED);
     recordMatrixRow(rowOf(`TodoMVC (${fw})`, 'edit, add and tick todos', 'L1', t, passed));
     expect(t.complete.stopReason).toBe('end');
     for (const r of t.results) expect(r.ok, `${r.name}: ${resultText(r)}`).toBe(true);
     expect(state.items).toEqual(TODO_EXPECTED);
     // Each action's effect was seen (the app re-rendered), never "No visible change".
-    for (const r of [...t.resultsOf('browser_click'), ...t.resultsOf('browser_type')]) expect(resultText(r)).not.toContain('No visible change');
+    for (const r of [...t.resultsOf('browser_click'), ...t.resultsOf('browser_type')])
+      expect(resultText(r)).not.toContain('No visible change');
     await page.close();
   });
 });

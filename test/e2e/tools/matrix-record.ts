@@ -17,7 +17,12 @@ export interface MatrixRow {
   tools: string[];
 }
 
-const L2_TOOLS = new Set(['browser_mouse', 'browser_keyboard', 'browser_dialog', 'browser_upload_file']);
+const L2_TOOLS = new Set([
+  'browser_mouse',
+  'browser_keyboard',
+  'browser_dialog',
+  'browser_upload_file',
+]);
 
 export function levelOf(t: TurnOutcome): 'L1' | 'L2' {
   return t.calls.some((c) => L2_TOOLS.has(c.name)) ? 'L2' : 'L1';
@@ -28,6 +33,20 @@ export function recordMatrixRow(row: MatrixRow): void {
   if (out) appendFileSync(out, `${JSON.stringify(row)}\n`);
 }
 
-export function rowOf(widget: string, task: string, documentedLevel: 'L1' | 'L2', t: TurnOutcome, passed: boolean): MatrixRow {
-  return { widget, task, passed, level: levelOf(t), documentedLevel, steps: t.calls.length, tools: [...new Set(t.calls.map((c) => c.name))] };
+export function rowOf(
+  widget: string,
+  task: string,
+  documentedLevel: 'L1' | 'L2',
+  t: TurnOutcome,
+  passed: boolean,
+): MatrixRow {
+  return {
+    widget,
+    task,
+    passed,
+    level: levelOf(t),
+    documentedLevel,
+    steps: t.calls.length,
+    tools: [...new Set(t.calls.map((c) => c.name))],
+  };
 }

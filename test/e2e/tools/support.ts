@@ -19,7 +19,8 @@ import { serveFixtureSite } from '../browser/support/server';
 
 export const FIXTURE_DIR = resolve('test/fixtures/site');
 
-export const isTitleRequest = (r: RecordedRequest) => JSON.stringify(r.body).includes('You write titles');
+export const isTitleRequest = (r: RecordedRequest) =>
+  JSON.stringify(r.body).includes('You write titles');
 
 export type ToolCallItem = Extract<Item, { kind: 'tool_call' }>;
 export type ToolResultItem = Extract<Item, { kind: 'tool_result' }>;
@@ -48,7 +49,9 @@ export class Conversation {
 
   /** Text of every tool message, oldest first. */
   toolTexts(): string[] {
-    return this.messages.filter((m) => m.role === 'tool').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    return this.messages
+      .filter((m) => m.role === 'tool')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
   }
 
   /** The newest tool message (what the previous step's call returned). */
@@ -85,7 +88,11 @@ export function refIn(text: string, pattern: RegExp): string | undefined {
 export type Step = ScriptedReply | ((c: Conversation) => ScriptedReply | Promise<ScriptedReply>);
 
 /** Shorthand for a reply that calls tools. */
-export function call(name: string, args: Record<string, unknown> = {}, ...more: [string, Record<string, unknown>][]): ScriptedReply {
+export function call(
+  name: string,
+  args: Record<string, unknown> = {},
+  ...more: [string, Record<string, unknown>][]
+): ScriptedReply {
   return { toolCalls: [{ name, args }, ...more.map(([n, a]) => ({ name: n, args: a }))] };
 }
 
@@ -154,14 +161,19 @@ export function distUnderTest(): string {
   const manifest = join(dist, 'manifest.json');
   if (!existsSync(manifest)) throw new Error(`${dist} has no build: run \`npm run build\` first.`);
   // `vite build` alone leaves the content script out: every page tool would fail to inject.
-  const declared = (JSON.parse(readFileSync(manifest, 'utf8')) as { content_scripts?: unknown[] }).content_scripts?.length;
+  const declared = (JSON.parse(readFileSync(manifest, 'utf8')) as { content_scripts?: unknown[] })
+    .content_scripts?.length;
   if (!declared || !existsSync(join(dist, 'content-script.js'))) {
-    throw new Error(`${dist} has no content script: run \`npm run build\` (vite build + scripts/build-content-script.mjs).`);
+    throw new Error(
+      `${dist} has no content script: run \`npm run build\` (vite build + scripts/build-content-script.mjs).`,
+    );
   }
   return dist;
 }
 
-export async function startToolSession(options: { model?: string; allowMain?: boolean; fixtureDir?: string } = {}): Promise<ToolSession> {
+export async function startToolSession(
+  options: { model?: string; allowMain?: boolean; fixtureDir?: string } = {},
+): Promise<ToolSession> {
   const dist = distUnderTest();
   const site = await serveFixtureSite(options.fixtureDir ?? FIXTURE_DIR);
   let plan: Step[] = [];
@@ -184,17 +196,25 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
   const provider = server.provider('openai', 'scripted');
   await client.sendOk({
     type: 'settings.update',
-    patch: { providers: [provider], defaultModel: { providerId: provider.id, model: options.model ?? 'gpt-4o-mini' } },
+    patch: {
+      providers: [provider],
+      defaultModel: { providerId: provider.id, model: options.model ?? 'gpt-4o-mini' },
+    },
   });
-  if (options.allowMain !== false) await client.sendOk({ type: 'siteRules.set', origin: site.main.origin, rule: 'allow' });
+  if (options.allowMain !== false)
+    await client.sendOk({ type: 'siteRules.set', origin: site.main.origin, rule: 'allow' });
 
   // Playwright's evaluate typing cannot relate a generic argument to its serialized form.
-  const inPanel = <R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> => panel.evaluate(fn as never, arg) as Promise<R>;
+  const inPanel = <R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> =>
+    panel.evaluate(fn as never, arg) as Promise<R>;
 
   /** Tab ids grow, so the newest tab at the URL is this page (a closed one may linger briefly). */
   async function tabIdOf(page: Page): Promise<number> {
     const url = page.url();
-    const ids = await inPanel(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id ?? -1), url);
+    const ids = await inPanel(
+      async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id ?? -1),
+      url,
+    );
     const id = Math.max(-1, ...ids);
     expect(id, `tab of ${url}`).toBeGreaterThan(0);
     return id;
@@ -203,7 +223,12 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
   async function snapshotOf(threadId: string): Promise<ThreadSnapshot> {
     const from = client.mark();
     await client.sendOk({ type: 'thread.subscribe', threadId });
-    const ev = await client.waitForEvent('thread.snapshot', (e) => e.snapshot.thread.threadId === threadId, 10_000, from);
+    const ev = await client.waitForEvent(
+      'thread.snapshot',
+      (e) => e.snapshot.thread.threadId === threadId,
+      10_000,
+      from,
+    );
     return ev.snapshot;
   }
 
@@ -214,7 +239,15 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
     panel,
     main: site.main.origin,
     other: site.other.origin,
-    tabUrl: (tabId) => inPanel(async (id) => chrome.tabs.get(id).then((t) => t.url, () => undefined), tabId),
+    tabUrl: (tabId) =>
+      inPanel(
+        async (id) =>
+          chrome.tabs.get(id).then(
+            (t) => t.url,
+            () => undefined,
+          ),
+        tabId,
+      ),
     inPanel,
     tabIdOf,
     async open(path, origin = site.main.origin) {
@@ -226,7 +259,9 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
     async turn(text, steps, opts = {}) {
       plan = [...steps];
       turnRequests.length = 0;
-      const threadId = opts.threadId ?? (await client.sendOk<{ threadId: string }>({ type: 'thread.create' })).threadId;
+      const threadId =
+        opts.threadId ??
+        (await client.sendOk<{ threadId: string }>({ type: 'thread.create' })).threadId;
       const before = opts.threadId ? (await snapshotOf(threadId)).path.length : 0;
       const from = client.mark();
       const { runId } = await client.sendOk<{ runId: string }>({
@@ -241,7 +276,9 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
       const deadline = opts.timeoutMs ?? 40_000;
       for (;;) {
         const ev = await client.waitFor(
-          (e) => (e.type === 'turn.complete' && e.runId === runId) || (e.type === 'approval.request' && e.runId === runId),
+          (e) =>
+            (e.type === 'turn.complete' && e.runId === runId) ||
+            (e.type === 'approval.request' && e.runId === runId),
           deadline,
           cursor,
         );
@@ -254,10 +291,20 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
         const req = ev as ApprovalRequest;
         approvals.push(req);
         if (!opts.approve) {
-          await client.sendOk({ type: 'approval.response', approvalId: req.approvalId, decision: 'deny_stop' });
-          throw new Error(`unexpected approval request for ${req.tool.name} on ${req.target.origin}`);
+          await client.sendOk({
+            type: 'approval.response',
+            approvalId: req.approvalId,
+            decision: 'deny_stop',
+          });
+          throw new Error(
+            `unexpected approval request for ${req.tool.name} on ${req.target.origin}`,
+          );
         }
-        await client.sendOk({ type: 'approval.response', approvalId: req.approvalId, decision: opts.approve(req) });
+        await client.sendOk({
+          type: 'approval.response',
+          approvalId: req.approvalId,
+          decision: opts.approve(req),
+        });
       }
       // Every planned step was asked for: the turn went as far as the test meant it to.
       const unused = plan.splice(0);
@@ -279,7 +326,10 @@ export async function startToolSession(options: { model?: string; allowMain?: bo
         resultsOf,
         result(name) {
           const found = resultsOf(name);
-          expect(found.map((r) => r.name), `results of ${name}`).toHaveLength(1);
+          expect(
+            found.map((r) => r.name),
+            `results of ${name}`,
+          ).toHaveLength(1);
           return found[0];
         },
       };

@@ -6,7 +6,8 @@
  */
 import { call, type Step } from './support';
 
-export const TODO_GOAL = 'rename "Buy milk" to "Buy oat milk", add "Feed the cat", and tick off "Walk the dog"';
+export const TODO_GOAL =
+  'rename "Buy milk" to "Buy oat milk", add "Feed the cat", and tick off "Walk the dog"';
 
 export const TODO_EXPECTED = [
   { title: 'Buy oat milk', done: false },
@@ -22,9 +23,20 @@ export function todoPlan(): Step[] {
     (c) => call('browser_click', { ref: c.ref(/^- text "Buy milk"/), doubleClick: true }),
     call('browser_snapshot'),
     // Editing shows a textbox whose value is the item's title.
-    (c) => call('browser_type', { ref: c.ref(new RegExp(`textbox\\b.*\\[ref=\\w+\\].*: ${escape('Buy milk')}$`)), text: 'Buy oat milk', clear: true, submit: true }),
+    (c) =>
+      call('browser_type', {
+        ref: c.ref(new RegExp(`textbox\\b.*\\[ref=\\w+\\].*: ${escape('Buy milk')}$`)),
+        text: 'Buy oat milk',
+        clear: true,
+        submit: true,
+      }),
     call('browser_snapshot'),
-    (c) => call('browser_type', { ref: c.ref(/textbox "What needs to be done\?"/), text: 'Feed the cat', submit: true }),
+    (c) =>
+      call('browser_type', {
+        ref: c.ref(/textbox "What needs to be done\?"/),
+        text: 'Feed the cat',
+        submit: true,
+      }),
     call('browser_snapshot'),
     // The row's checkbox: named by the page, or (unlabelled) by its row.
     (c) => call('browser_click', { ref: c.ref(/- checkbox .*"Walk the dog"/) }),

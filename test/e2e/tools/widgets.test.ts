@@ -25,11 +25,21 @@ afterAll(async () => {
 describe.each(WIDGET_TASKS)('$widget: $task ($level)', (task) => {
   it('is done through the tools, by the app state', async () => {
     const { page } = await s.open(task.path);
-    await page.waitForFunction(() => Boolean((window as unknown as { widgetState?: unknown }).widgetState));
+    await page.waitForFunction(() =>
+      Boolean((window as unknown as { widgetState?: unknown }).widgetState),
+    );
     const t = await s.turn(task.task, task.plan(), { approve: () => 'allow_once' });
     const trace = t.results.map((r) => `${r.name}: ${resultText(r)}`).join('\n---\n');
-    const state = await page.evaluate(() => (window as unknown as { widgetState: Record<string, unknown> }).widgetState);
-    const row = rowOf(task.widget, task.task, task.level, t, t.results.every((r) => r.ok) && task.done(state));
+    const state = await page.evaluate(
+      () => (window as unknown as { widgetState: Record<string, unknown> }).widgetState,
+    );
+    const row = rowOf(
+      task.widget,
+      task.task,
+      task.level,
+      t,
+      t.results.every((r) => r.ok) && task.done(state),
+    );
     recordMatrixRow(row);
     for (const r of t.results) expect(r.ok, trace).toBe(true);
     expect(task.done(state), `${JSON.stringify(state)}\n${trace}`).toBe(true);

@@ -14,7 +14,11 @@ import {
 
 type Listener<T> = (v: T) => void;
 
-export type PageHandler = (tabId: number, frameId: number, request: { op: string; [k: string]: unknown }) => unknown | Promise<unknown>;
+export type PageHandler = (
+  tabId: number,
+  frameId: number,
+  request: { op: string; [k: string]: unknown },
+) => unknown | Promise<unknown>;
 
 export class FakeHost implements BrowserHost {
   readonly extensionOrigin = 'chrome-extension://abcdefghijklmnop';
@@ -22,14 +26,16 @@ export class FakeHost implements BrowserHost {
   /** Frames without a content script until injectContentScript is called. */
   uninjected = new Set<string>();
   injected: string[] = [];
-  sent: Array<{ tabId: number; frameId: number; request: { op: string; [k: string]: unknown } }> = [];
+  sent: Array<{ tabId: number; frameId: number; request: { op: string; [k: string]: unknown } }> =
+    [];
   page: PageHandler = () => ({ ok: true, result: {} });
   frames: FrameInfo[] = [];
   fileAccess = false;
   session = new Map<string, unknown>();
   debuggerAttached = new Set<number>();
   debuggerCommands: Array<{ tabId: number; method: string; params?: Record<string, unknown> }> = [];
-  debuggerReply: (tabId: number, method: string, params?: Record<string, unknown>) => unknown = () => ({});
+  debuggerReply: (tabId: number, method: string, params?: Record<string, unknown>) => unknown =
+    () => ({});
   captures = 0;
   mainWorldCalls: string[] = [];
   mainWorldResult: (fnName: string) => unknown = (fn) => (fn === 'armGuardInPage' ? true : []);
@@ -45,7 +51,14 @@ export class FakeHost implements BrowserHost {
   };
 
   addTab(partial: Partial<TabInfo> & { tabId: number; url: string }): TabInfo {
-    const tab: TabInfo = { windowId: 1, title: 'Title', active: true, status: 'complete', incognito: false, ...partial };
+    const tab: TabInfo = {
+      windowId: 1,
+      title: 'Title',
+      active: true,
+      status: 'complete',
+      incognito: false,
+      ...partial,
+    };
     this.tabs.set(tab.tabId, tab);
     return tab;
   }
@@ -96,9 +109,20 @@ export class FakeHost implements BrowserHost {
   async listTabs(): Promise<TabInfo[]> {
     return [...this.tabs.values()].map((t) => ({ ...t }));
   }
-  async createTab(opts: { url: string; active: boolean; openerTabId?: number; windowId?: number }): Promise<TabInfo> {
+  async createTab(opts: {
+    url: string;
+    active: boolean;
+    openerTabId?: number;
+    windowId?: number;
+  }): Promise<TabInfo> {
     const tabId = Math.max(0, ...this.tabs.keys()) + 1;
-    const tab = this.addTab({ tabId, url: opts.url, active: opts.active, openerTabId: opts.openerTabId, status: 'loading' });
+    const tab = this.addTab({
+      tabId,
+      url: opts.url,
+      active: opts.active,
+      openerTabId: opts.openerTabId,
+      status: 'loading',
+    });
     queueMicrotask(() => this.emitChange({ tabId, status: 'complete' }));
     return { ...tab };
   }
@@ -108,7 +132,8 @@ export class FakeHost implements BrowserHost {
   }
   async activateTab(tabId: number): Promise<void> {
     const tab = await this.getTab(tabId);
-    for (const t of this.tabs.values()) if (t.windowId === tab.windowId) t.active = t.tabId === tabId;
+    for (const t of this.tabs.values())
+      if (t.windowId === tab.windowId) t.active = t.tabId === tabId;
   }
   async navigate(tabId: number, url: string): Promise<void> {
     queueMicrotask(() => {
@@ -133,21 +158,30 @@ export class FakeHost implements BrowserHost {
 
   async sendToFrame(tabId: number, frameId: number, message: unknown): Promise<unknown> {
     if (!this.tabs.has(tabId)) throw new HostError('no_tab', 'No tab');
-    if (this.uninjected.has(`${tabId}:${frameId}`)) throw new HostError('no_receiver', 'Could not establish connection. Receiving end does not exist.');
+    if (this.uninjected.has(`${tabId}:${frameId}`))
+      throw new HostError(
+        'no_receiver',
+        'Could not establish connection. Receiving end does not exist.',
+      );
     const request = (message as { request: { op: string } }).request;
     this.sent.push({ tabId, frameId, request });
     return this.page(tabId, frameId, request);
   }
   async injectContentScript(tabId: number, frameId: number): Promise<void> {
     const tab = await this.getTab(tabId);
-    if (tab.url.startsWith('chrome://')) throw new HostError('restricted', 'Cannot access a chrome:// URL');
+    if (tab.url.startsWith('chrome://'))
+      throw new HostError('restricted', 'Cannot access a chrome:// URL');
     this.injected.push(`${tabId}:${frameId}`);
     this.uninjected.delete(`${tabId}:${frameId}`);
   }
   async listFrames(): Promise<FrameInfo[]> {
     return this.frames;
   }
-  async runInMainWorld<A extends unknown[], R>(_tabId: number, _frameId: number, func: (...args: A) => R): Promise<R> {
+  async runInMainWorld<A extends unknown[], R>(
+    _tabId: number,
+    _frameId: number,
+    func: (...args: A) => R,
+  ): Promise<R> {
     this.mainWorldCalls.push(func.name);
     return this.mainWorldResult(func.name) as R;
   }
@@ -161,8 +195,13 @@ export class FakeHost implements BrowserHost {
   async debuggerDetach(tabId: number): Promise<void> {
     this.debuggerAttached.delete(tabId);
   }
-  async debuggerSend<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
-    if (!this.debuggerAttached.has(tabId)) throw new HostError('debugger', 'Debugger is not attached to the tab');
+  async debuggerSend<T>(
+    tabId: number,
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<T> {
+    if (!this.debuggerAttached.has(tabId))
+      throw new HostError('debugger', 'Debugger is not attached to the tab');
     this.debuggerCommands.push({ tabId, method, params });
     return this.debuggerReply(tabId, method, params) as T;
   }

@@ -5,7 +5,8 @@ import { diffLines } from '../../../content-scripts/snapshot/diff';
 import { applyBudget } from '../../../content-scripts/snapshot/render';
 import { clip, estimateTokens, normalizeSpace } from '../../../content-scripts/dom/text';
 
-const para = (n: number) => `<p>Paragraph ${n}, with enough words, commas, and substance to count as article prose for the scorer.</p>`;
+const para = (n: number) =>
+  `<p>Paragraph ${n}, with enough words, commas, and substance to count as article prose for the scorer.</p>`;
 
 beforeEach(() => {
   document.title = 'A story';
@@ -56,8 +57,18 @@ describe('serialization helpers', () => {
   it('diffs lines with anchors and removals', () => {
     expect(diffLines(['a', 'b'], ['a', 'b'])).toEqual({ kind: 'unchanged' });
     const d = diffLines(['# T', 'x', 'y', 'z'], ['# T', 'x', 'new', 'z', 'tail']);
-    expect(d).toEqual({ kind: 'diff', added: 2, removed: 1, text: ['@@ after: x', '+ new', '@@ after: z', '+ tail', '@@ removed:', '- y'].join('\n') });
-    expect(diffLines([], ['a'])).toEqual({ kind: 'diff', added: 1, removed: 0, text: '@@ at the top\n+ a' });
+    expect(d).toEqual({
+      kind: 'diff',
+      added: 2,
+      removed: 1,
+      text: ['@@ after: x', '+ new', '@@ after: z', '+ tail', '@@ removed:', '- y'].join('\n'),
+    });
+    expect(diffLines([], ['a'])).toEqual({
+      kind: 'diff',
+      added: 1,
+      removed: 0,
+      text: '@@ at the top\n+ a',
+    });
   });
 
   it('keeps a budgeted snapshot within its budget, note included', () => {

@@ -11,11 +11,21 @@ import type { PageResponse, SnapshotResult } from '../../../content-scripts/mess
 function fakeBox(el: Element): Box {
   const style = (el as HTMLElement).style;
   const num = (v: string | undefined, d: number) => (v && v.endsWith('px') ? parseFloat(v) : d);
-  return { x: num(style?.left, 10), y: num(style?.top, 10), width: num(style?.width, 100), height: num(style?.height, 20) };
+  return {
+    x: num(style?.left, 10),
+    y: num(style?.top, 10),
+    width: num(style?.width, 100),
+    height: num(style?.height, 20),
+  };
 }
 
 function env(): PageEnv {
-  return { win: window, now: () => performance.now(), shadowRootOf: (el) => el.shadowRoot, boxOf: fakeBox };
+  return {
+    win: window,
+    now: () => performance.now(),
+    shadowRootOf: (el) => el.shadowRoot,
+    boxOf: fakeBox,
+  };
 }
 
 let agent: PageAgent;
@@ -118,7 +128,14 @@ describe('outline', () => {
       <nav aria-label="Empty"></nav>`;
     const { text } = await snap();
     expect(text).toBe(
-      ['- navigation "Main":', '  - link "A" [ref=e1]', '  - Plain item', 'Name | Qty', 'Tea | 3', 'Unnamed section is not a landmark'].join('\n'),
+      [
+        '- navigation "Main":',
+        '  - link "A" [ref=e1]',
+        '  - Plain item',
+        'Name | Qty',
+        'Tea | 3',
+        'Unnamed section is not a landmark',
+      ].join('\n'),
     );
   });
 
@@ -148,14 +165,18 @@ describe('outline', () => {
 
 describe('incremental snapshots', () => {
   it('reports added and removed lines only (and the whole page when most of it changed)', async () => {
-    document.body.innerHTML = '<h1>List</h1><ul><li>Milk</li><li>Bread</li></ul><p>2 items</p>' + '<button>Other</button>'.repeat(6);
+    document.body.innerHTML =
+      '<h1>List</h1><ul><li>Milk</li><li>Bread</li></ul><p>2 items</p>' +
+      '<button>Other</button>'.repeat(6);
     await snap();
     expect((await snap({ incremental: true })).kind).toBe('unchanged');
     document.querySelector('ul')?.insertAdjacentHTML('beforeend', '<li>Eggs</li>');
     document.querySelector('p')!.textContent = '3 items';
     const diff = await snap({ incremental: true });
     expect(diff.kind).toBe('diff');
-    expect(diff.text).toBe(['@@ after: - Bread', '+ - Eggs', '+ 3 items', '@@ removed:', '- 2 items'].join('\n'));
+    expect(diff.text).toBe(
+      ['@@ after: - Bread', '+ - Eggs', '+ 3 items', '@@ removed:', '- 2 items'].join('\n'),
+    );
     document.body.innerHTML = '<p>Completely new</p>';
     expect((await snap({ incremental: true })).kind).toBe('full');
   });
@@ -163,16 +184,30 @@ describe('incremental snapshots', () => {
 
 describe('requests', () => {
   it('rejects malformed requests without throwing', async () => {
-    expect(await agent.handle({ op: 'nope' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
-    expect(await agent.handle({ op: 'click', ref: 'e1' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(await agent.handle({ op: 'nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'bad_request' },
+    });
+    expect(await agent.handle({ op: 'click', ref: 'e1' })).toMatchObject({
+      ok: false,
+      error: { code: 'bad_request' },
+    });
     expect(await agent.handle(null)).toMatchObject({ ok: false, error: { code: 'bad_request' } });
-    expect(await agent.handle({ op: 'ping' })).toMatchObject({ ok: true, result: { docId: 'doc1' } });
+    expect(await agent.handle({ op: 'ping' })).toMatchObject({
+      ok: true,
+      result: { docId: 'doc1' },
+    });
   });
 
   it('rejects refs from another document', async () => {
     document.body.innerHTML = '<button>Go</button>';
     await snap();
-    expect(await agent.handle({ op: 'describe', ref: 'e1', docId: 'doc1' })).toMatchObject({ ok: true });
-    expect(await agent.handle({ op: 'describe', ref: 'e1', docId: 'doc2' })).toMatchObject({ ok: false, error: { code: 'stale_ref' } });
+    expect(await agent.handle({ op: 'describe', ref: 'e1', docId: 'doc1' })).toMatchObject({
+      ok: true,
+    });
+    expect(await agent.handle({ op: 'describe', ref: 'e1', docId: 'doc2' })).toMatchObject({
+      ok: false,
+      error: { code: 'stale_ref' },
+    });
   });
 });

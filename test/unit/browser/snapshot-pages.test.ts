@@ -19,11 +19,14 @@ function outline(seed: number): string[] {
   const r = rng(seed);
   const n = 1 + Math.floor(r() * 400);
   return Array.from({ length: n }, (_, i) =>
-    r() < 0.4 ? `${'  '.repeat(Math.floor(r() * 3))}- button "Item ${i}" [ref=e${i + 1}]` : `text ${i} ${'word '.repeat(Math.floor(r() * 40))}`,
+    r() < 0.4
+      ? `${'  '.repeat(Math.floor(r() * 3))}- button "Item ${i}" [ref=e${i + 1}]`
+      : `text ${i} ${'word '.repeat(Math.floor(r() * 40))}`,
   );
 }
 
-const body = (text: string) => text.split('\n').filter((l) => !/^\[(continued|truncated|no page|ref )/.test(l));
+const body = (text: string) =>
+  text.split('\n').filter((l) => !/^\[(continued|truncated|no page|ref )/.test(l));
 
 describe('snapshot pages', () => {
   for (let seed = 1; seed <= 40; seed++) {

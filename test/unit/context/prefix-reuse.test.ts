@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { clippedResults, clipPolicyFor, DEFAULT_CLIP_POLICY, type ClipCandidate } from '../../../src/engine/context-clipping';
+import {
+  clippedResults,
+  clipPolicyFor,
+  DEFAULT_CLIP_POLICY,
+  type ClipCandidate,
+} from '../../../src/engine/context-clipping';
 import { lookupModel } from '../../../src/providers/catalog';
 import { prefixReuse } from '../../../scripts/bench/cost-measure';
-import { realPrompt, requestBodies, rng, SHAPE_MODELS, taskPaths, type RequestShape } from '../../../scripts/bench/cost-task';
+import {
+  realPrompt,
+  requestBodies,
+  rng,
+  SHAPE_MODELS,
+  taskPaths,
+  type RequestShape,
+} from '../../../scripts/bench/cost-task';
 
 /**
  * Issue 17: most steps of a turn are append-only, and the context is edited rarely, in batches.
@@ -17,7 +29,11 @@ function longTurn(seed: number) {
   // (the pages of the issue's measurement gave about 2k), finds, text, clicks and typing between.
   const steps = 16 + Math.floor(r() * 25);
   const lo = 6_000 + Math.floor(r() * 4_000);
-  return { steps, seed, snapshotChars: [lo, lo + 2_000 + Math.floor(r() * 4_000)] as [number, number] };
+  return {
+    steps,
+    seed,
+    snapshotChars: [lo, lo + 2_000 + Math.floor(r() * 4_000)] as [number, number],
+  };
 }
 
 describe('prefix reuse under Keel’s clipping policy', () => {
@@ -27,7 +43,12 @@ describe('prefix reuse under Keel’s clipping policy', () => {
       const policy = clipPolicyFor(lookupModel(SHAPE_MODELS[shape]).contextWindow);
       for (const seed of SEEDS) {
         const task = longTurn(seed);
-        const bodies = requestBodies(taskPaths(task), shape, { vision: true, providerKind: shape, truncate: policy }, prompt);
+        const bodies = requestBodies(
+          taskPaths(task),
+          shape,
+          { vision: true, providerKind: shape, truncate: policy },
+          prompt,
+        );
         const reuse = prefixReuse(bodies);
         expect(reuse.mean, `seed ${seed}: ${JSON.stringify(task)}`).toBeGreaterThanOrEqual(0.98);
         // Append-only steps change nothing but the closing bytes of the previous body.
@@ -39,7 +60,16 @@ describe('prefix reuse under Keel’s clipping policy', () => {
   it('the policy before (clip one more result every step) stays far below, on the same turns', async () => {
     const prompt = await realPrompt();
     const task = longTurn(SEEDS[0]);
-    const bodies = requestBodies(taskPaths(task), 'anthropic', { vision: true, providerKind: 'anthropic', truncate: { ...DEFAULT_CLIP_POLICY, batchTokens: 0 } }, prompt);
+    const bodies = requestBodies(
+      taskPaths(task),
+      'anthropic',
+      {
+        vision: true,
+        providerKind: 'anthropic',
+        truncate: { ...DEFAULT_CLIP_POLICY, batchTokens: 0 },
+      },
+      prompt,
+    );
     expect(prefixReuse(bodies).mean).toBeLessThan(0.8);
   });
 });
@@ -47,7 +77,11 @@ describe('prefix reuse under Keel’s clipping policy', () => {
 describe('clippedResults', () => {
   const candidates = (seed: number, n: number): ClipCandidate[] => {
     const r = rng(seed);
-    return Array.from({ length: n }, (_, i) => ({ id: `r${i}`, savings: r() < 0.4 ? Math.floor(r() * 8000) : 0, clippable: r() > 0.05 }));
+    return Array.from({ length: n }, (_, i) => ({
+      id: `r${i}`,
+      savings: r() < 0.4 ? Math.floor(r() * 8000) : 0,
+      clippable: r() > 0.05,
+    }));
   };
 
   it('only grows as the path grows, and changes only at a batch that saves at least batchTokens', () => {
@@ -64,7 +98,8 @@ describe('clippedResults', () => {
           expect(saved, `seed ${seed}, n ${n}`).toBeGreaterThanOrEqual(policy.batchTokens);
         }
         // The newest keepRecent results stay whole; whitelisted ones are never clipped.
-        for (const c of all.slice(Math.max(0, n - policy.keepRecent), n)) expect(now.has(c.id)).toBe(false);
+        for (const c of all.slice(Math.max(0, n - policy.keepRecent), n))
+          expect(now.has(c.id)).toBe(false);
         for (const c of all.slice(0, n)) if (!c.clippable) expect(now.has(c.id)).toBe(false);
         before = now;
       }

@@ -12,7 +12,9 @@ describe('the front of every request is stable', () => {
     const script = [
       { toolCalls: [{ name: 'probe', args: { value: 'a' } }] },
       { toolCalls: [{ name: 'probe', args: { value: 'b' } }] },
-      { toolCalls: [{ name: 'todo', args: { todos: [{ text: 'check', status: 'in_progress' }] } }] },
+      {
+        toolCalls: [{ name: 'todo', args: { todos: [{ text: 'check', status: 'in_progress' }] } }],
+      },
       { text: 'first done' },
       { toolCalls: [{ name: 'probe', args: { value: 'c' } }] },
       { text: 'second done' },
@@ -20,7 +22,11 @@ describe('the front of every request is stable', () => {
     const rig = await makeRig({ script, tools: [probe] });
     const { threadId, runId } = await rig.submit('first');
     await rig.client.turnComplete(runId);
-    const r2 = await rig.client.ack<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'second' } });
+    const r2 = await rig.client.ack<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'second' },
+    });
     await rig.client.turnComplete(r2.runId);
     const requests = rig.provider.requests;
     expect(requests).toHaveLength(6);

@@ -33,7 +33,10 @@ describe('crash at every effect boundary', () => {
   }
   it('reports the number of kill points', () => {
     const sum = Object.values(totals).reduce((a, b) => a + b, 0);
-    console.log(`crash harness: ${sum} kill points across ${Object.keys(totals).length} scenarios`, totals);
+    console.log(
+      `crash harness: ${sum} kill points across ${Object.keys(totals).length} scenarios`,
+      totals,
+    );
     expect(sum).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,11 @@
 import type { FaultInjector } from '../../../src/engine/types';
 import type { AgentEvent } from '../../../src/protocol';
 import { buildContext } from '../../../src/engine/context-builder';
-import { ScriptedProvider, type RecordedRequest, type ScriptedReply } from '../../../src/providers/scripted';
+import {
+  ScriptedProvider,
+  type RecordedRequest,
+  type ScriptedReply,
+} from '../../../src/providers/scripted';
 import type { AgentTool } from '../../../src/tools/types';
 import { makeRig, type Rig } from '../engine/harness';
 
@@ -26,7 +30,12 @@ export class KillSwitch implements FaultInjector {
     if (!this.armed) return;
     this.hits.push(name);
     const seen = this.hits.filter((h) => h === name).length;
-    if (this.killAt && this.killAt.name === name && this.killAt.occurrence === seen && !this.killed) {
+    if (
+      this.killAt &&
+      this.killAt.name === name &&
+      this.killAt.occurrence === seen &&
+      !this.killed
+    ) {
       this.killed = name;
       this.onKill();
       return new Promise<void>(() => undefined);
@@ -67,7 +76,10 @@ export interface TrialResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Send through a client that may belong to a dead engine: never wait long for its answer. */
-export function sendBounded(client: Rig['client'], op: Parameters<Rig['client']['send']>[0]): Promise<unknown> {
+export function sendBounded(
+  client: Rig['client'],
+  op: Parameters<Rig['client']['send']>[0],
+): Promise<unknown> {
   return Promise.race([client.send(op).catch(() => null), sleep(1_500)]);
 }
 
@@ -76,9 +88,14 @@ export function sendBounded(client: Rig['client'], op: Parameters<Rig['client'][
  * then — if A died — open engine B over the same database and let the autopilot answer whatever
  * the run waits for until the thread is idle. Then check every invariant.
  */
-export async function runTrial(scenario: Scenario, killAt: { name: string; occurrence: number } | null): Promise<TrialResult> {
+export async function runTrial(
+  scenario: Scenario,
+  killAt: { name: string; occurrence: number } | null,
+): Promise<TrialResult> {
   const kill = new KillSwitch(killAt);
-  const provider = new ScriptedProvider(Array.from({ length: 200 }, () => (req: RecordedRequest) => scenario.reply(req)));
+  const provider = new ScriptedProvider(
+    Array.from({ length: 200 }, () => (req: RecordedRequest) => scenario.reply(req)),
+  );
   const holder: { rig?: Rig; turnId?: string } = {};
   const acked = { steers: [] as string[] };
   let threadId = '';
@@ -92,10 +109,12 @@ export async function runTrial(scenario: Scenario, killAt: { name: string; occur
     sendSteer(text) {
       const turnId = holder.turnId;
       if (!turnId) return Promise.resolve();
-      return holder.rig!.client.send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text } }).then(
-        (r) => void (r.type === 'command.ack' && acked.steers.push(text)),
-        () => undefined,
-      );
+      return holder
+        .rig!.client.send({ type: 'turn.steer', threadId, expectedTurnId: turnId, input: { text } })
+        .then(
+          (r) => void (r.type === 'command.ack' && acked.steers.push(text)),
+          () => undefined,
+        );
       // (A steer whose ack never comes — the engine died — may be lost: only acked ones count.)
     },
     sendInterrupt() {
@@ -106,10 +125,15 @@ export async function runTrial(scenario: Scenario, killAt: { name: string; occur
   const rigA = await makeRig({ provider, tools, faults: kill });
   kill.onKill = () => rigA.engine.kill();
   holder.rig = rigA;
-  for (const origin of scenario.allow ?? []) await rigA.client.ack({ type: 'siteRules.set', origin, rule: 'allow' });
+  for (const origin of scenario.allow ?? [])
+    await rigA.client.ack({ type: 'siteRules.set', origin, rule: 'allow' });
   threadId = (await rigA.client.ack<{ threadId: string }>({ type: 'thread.create' })).threadId;
   kill.armed = true;
-  const submitted = rigA.client.send({ type: 'turn.submit', threadId, input: { text: 'start the task' } });
+  const submitted = rigA.client.send({
+    type: 'turn.submit',
+    threadId,
+    input: { text: 'start the task' },
+  });
   const started = rigA.client.waitFor((e) => e.type === 'turn.start', 3_000).catch(() => null);
   const s = (await started) as Extract<AgentEvent, { type: 'turn.start' }> | null;
   if (s) holder.turnId = s.turnId;
@@ -135,7 +159,12 @@ export async function runTrial(scenario: Scenario, killAt: { name: string; occur
 }
 
 /** Answer whatever the thread waits for, until it is idle (or `stop()` says the engine died). */
-async function autopilot(rig: Rig, threadId: string, scenario: Scenario, stop: () => boolean): Promise<void> {
+async function autopilot(
+  rig: Rig,
+  threadId: string,
+  scenario: Scenario,
+  stop: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + 8_000;
   let resumed = 0;
   while (Date.now() < deadline) {
@@ -144,15 +173,27 @@ async function autopilot(rig: Rig, threadId: string, scenario: Scenario, stop: (
     const queued = await rig.store.runs.queued(threadId);
     if (!run && !queued.length) {
       await sleep(8);
-      if (!(await rig.store.runs.current(threadId)) && !(await rig.store.runs.queued(threadId)).length) return;
+      if (
+        !(await rig.store.runs.current(threadId)) &&
+        !(await rig.store.runs.queued(threadId)).length
+      )
+        return;
       continue;
     }
     if (run?.state === 'waiting_approval') {
       for (const a of await rig.store.approvals.pendingForRun(run.runId)) {
-        await sendBounded(rig.client, { type: 'approval.response', approvalId: a.approvalId, decision: 'allow_once' });
+        await sendBounded(rig.client, {
+          type: 'approval.response',
+          approvalId: a.approvalId,
+          decision: 'allow_once',
+        });
       }
     } else if (run?.state === 'paused_uncertain') {
-      await sendBounded(rig.client, { type: 'run.resolveUncertain', runId: run.runId, resolution: 'mark_done' });
+      await sendBounded(rig.client, {
+        type: 'run.resolveUncertain',
+        runId: run.runId,
+        resolution: 'mark_done',
+      });
     } else if (run && (run.state === 'interrupted' || run.state === 'budget_paused')) {
       if (scenario.onInterrupted === 'resume' && resumed < 3) {
         resumed += 1;
@@ -161,36 +202,59 @@ async function autopilot(rig: Rig, threadId: string, scenario: Scenario, stop: (
     }
     await sleep(5);
   }
-  throw new Error(`autopilot timed out; run state ${(await rig.store.runs.current(threadId))?.state}`);
+  throw new Error(
+    `autopilot timed out; run state ${(await rig.store.runs.current(threadId))?.state}`,
+  );
 }
 
-async function checkInvariants(rig: Rig, threadId: string, scenario: Scenario, ackedSteers: string[], tools: AgentTool[]): Promise<void> {
+async function checkInvariants(
+  rig: Rig,
+  threadId: string,
+  scenario: Scenario,
+  ackedSteers: string[],
+  tools: AgentTool[],
+): Promise<void> {
   const thread = (await rig.store.threads.get(threadId))!;
   const path = await rig.store.threads.path(threadId, thread.leafId);
   const all = await rig.store.threads.allNodes(threadId);
   const fail = (msg: string) => {
     const describe = (n: (typeof path)[number]) =>
-      n.item.kind + (n.item.kind === 'user_message' ? `(${n.item.text})` : n.item.kind === 'notice' ? `(${n.item.code}: ${n.item.text.slice(0, 80)})` : '');
+      n.item.kind +
+      (n.item.kind === 'user_message'
+        ? `(${n.item.text})`
+        : n.item.kind === 'notice'
+          ? `(${n.item.code}: ${n.item.text.slice(0, 80)})`
+          : '');
     throw new Error(`${scenario.name}: ${msg}\npath: ${path.map(describe).join(' → ')}`);
   };
   // 1. No acknowledged steer lost or duplicated; user messages in admission order.
-  const steered = path.filter((n) => n.item.kind === 'user_message' && n.item.steered).map((n) => (n.item as { text: string }).text);
+  const steered = path
+    .filter((n) => n.item.kind === 'user_message' && n.item.steered)
+    .map((n) => (n.item as { text: string }).text);
   for (const s of ackedSteers) {
     const count = steered.filter((x) => x === s).length;
     if (count !== 1) fail(`acked steer "${s}" appears ${count} times`);
   }
   if (new Set(steered).size !== steered.length) fail('a steer was materialized twice');
   const order = steered.map((s) => Number(s.replace(/\D/g, '')));
-  if (order.some((v, i) => i > 0 && v < order[i - 1])) fail(`steers out of admission order: ${steered.join(', ')}`);
+  if (order.some((v, i) => i > 0 && v < order[i - 1]))
+    fail(`steers out of admission order: ${steered.join(', ')}`);
   // 2. Every tool call has exactly one result (or the run is paused_uncertain).
   const runs = await rig.store.runs.byThread(threadId);
   const uncertain = runs.some((r) => r.state === 'paused_uncertain');
   for (const n of path) {
     if (n.item.kind !== 'assistant_message') continue;
     for (const c of n.item.toolCalls ?? []) {
-      const results = all.filter((m) => m.item.kind === 'tool_result' && m.item.toolCallId === c.id);
-      const onPath = path.filter((m) => m.item.kind === 'tool_result' && m.item.toolCallId === c.id);
-      if (onPath.length !== 1 && !uncertain) fail(`tool call ${c.id} has ${onPath.length} results on the path (${results.length} in the tree)`);
+      const results = all.filter(
+        (m) => m.item.kind === 'tool_result' && m.item.toolCallId === c.id,
+      );
+      const onPath = path.filter(
+        (m) => m.item.kind === 'tool_result' && m.item.toolCallId === c.id,
+      );
+      if (onPath.length !== 1 && !uncertain)
+        fail(
+          `tool call ${c.id} has ${onPath.length} results on the path (${results.length} in the tree)`,
+        );
     }
   }
   // 3. The rebuilt provider context is valid: each tool result follows its call, in order.
@@ -200,7 +264,10 @@ async function checkInvariants(rig: Rig, threadId: string, scenario: Scenario, a
     if (m.role !== 'assistant' || !m.toolCalls.length) continue;
     const next = msgs.slice(i + 1, i + 1 + m.toolCalls.length);
     const ids = next.map((x) => (x.role === 'tool' ? x.toolCallId : '?'));
-    if (ids.join() !== m.toolCalls.map((c) => c.id).join()) fail(`tool results do not follow their calls: ${ids.join()} vs ${m.toolCalls.map((c) => c.id).join()}`);
+    if (ids.join() !== m.toolCalls.map((c) => c.id).join())
+      fail(
+        `tool results do not follow their calls: ${ids.join()} vs ${m.toolCalls.map((c) => c.id).join()}`,
+      );
   }
   // 4. Never-retry writes ran at most once.
   for (const [name, max] of Object.entries(scenario.maxRuns ?? {})) {
@@ -209,6 +276,7 @@ async function checkInvariants(rig: Rig, threadId: string, scenario: Scenario, a
   }
   // 5. The thread is quiescent: no run left mid-step.
   for (const r of runs) {
-    if (r.state === 'streaming_model' || r.state === 'executing_tool' || r.state === 'queued') fail(`run ${r.runId} left in ${r.state}`);
+    if (r.state === 'streaming_model' || r.state === 'executing_tool' || r.state === 'queued')
+      fail(`run ${r.runId} left in ${r.state}`);
   }
 }

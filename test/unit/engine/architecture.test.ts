@@ -13,7 +13,13 @@ const ROOT = resolve(__dirname, '../../../src');
 const ENGINE = join(ROOT, 'engine');
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? filesUnder(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
 }
 
 /** Relative imports and re-exports of a file, resolved to files (`./x` → `./x.ts` or `./x/index.ts`). */
@@ -36,6 +42,7 @@ function importsOf(file: string): string[] {
 }
 
 /** Every cycle reachable in the import graph restricted to `files`, as readable paths. */
+// biome-ignore lint/suspicious/noExportsInTest: the checker is tested on a planted cycle below.
 export function findCycles(files: string[]): string[][] {
   const inSet = new Set(files);
   const graph = new Map(files.map((f) => [f, importsOf(f).filter((x) => inSet.has(x))]));
@@ -46,7 +53,8 @@ export function findCycles(files: string[]): string[][] {
     state.set(f, 'open');
     stack.push(f);
     for (const g of graph.get(f) ?? []) {
-      if (state.get(g) === 'open') cycles.push([...stack.slice(stack.indexOf(g)), g].map((x) => relative(ROOT, x)));
+      if (state.get(g) === 'open')
+        cycles.push([...stack.slice(stack.indexOf(g)), g].map((x) => relative(ROOT, x)));
       else if (!state.has(g)) visit(g);
     }
     stack.pop();
@@ -64,14 +72,21 @@ describe('src/engine structure', () => {
   it('the cycle finder finds a cycle when there is one (type-only edges count)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keel-cycles-'));
     writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = b;\n");
-    writeFileSync(join(dir, 'b.ts'), "import type { C } from './c';\nexport const b = 1 as unknown as C;\n");
+    writeFileSync(
+      join(dir, 'b.ts'),
+      "import type { C } from './c';\nexport const b = 1 as unknown as C;\n",
+    );
     writeFileSync(join(dir, 'c.ts'), "export type { A as C } from './a';\n");
     const cycles = findCycles(['a.ts', 'b.ts', 'c.ts'].map((f) => join(dir, f)));
-    expect(cycles.map((c) => c.map((f) => f.split(/[\\/]/).pop()))).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    expect(cycles.map((c) => c.map((f) => f.split(/[\\/]/).pop()))).toEqual([
+      ['a.ts', 'b.ts', 'c.ts', 'a.ts'],
+    ]);
   });
 
   it('no engine module writes through the raw database (store.db)', () => {
-    const offenders = filesUnder(ENGINE).filter((f) => /\bstore\.db\b|ctx\.store\.db\b/.test(readFileSync(f, 'utf8')));
+    const offenders = filesUnder(ENGINE).filter((f) =>
+      /\bstore\.db\b|ctx\.store\.db\b/.test(readFileSync(f, 'utf8')),
+    );
     expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
   });
 });

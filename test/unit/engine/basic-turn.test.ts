@@ -3,11 +3,16 @@ import { makeRig } from './harness';
 
 describe('a plain turn', () => {
   it('streams an answer, commits it, reports usage, then completes', async () => {
-    const rig = await makeRig({ script: [{ text: 'Hello there, friend.', usage: { inputTokens: 12, outputTokens: 5 } }] });
+    const rig = await makeRig({
+      script: [{ text: 'Hello there, friend.', usage: { inputTokens: 12, outputTokens: 5 } }],
+    });
     const { threadId, runId, turnId } = await rig.submit('hi');
     const done = await rig.client.turnComplete(runId);
     expect(done).toMatchObject({ threadId, turnId, stopReason: 'end' });
-    const deltas = rig.client.of('item.delta').map((d) => d.delta.text ?? '').join('');
+    const deltas = rig.client
+      .of('item.delta')
+      .map((d) => d.delta.text ?? '')
+      .join('');
     expect(deltas).toBe('Hello there, friend.');
     const usage = rig.client.of('token.usage');
     expect(usage).toHaveLength(1);
@@ -17,6 +22,8 @@ describe('a plain turn', () => {
     const s = rig.client.of('thread.snapshot').at(-1)!.snapshot;
     expect(s.path.map((i) => i.kind)).toEqual(['user_message', 'assistant_message']);
     expect(s.run?.state).toBe('completed');
-    expect(rig.provider.requests[0].messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+    expect(rig.provider.requests[0].messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+    ]);
   });
 });

@@ -19,12 +19,23 @@ export interface TestModel {
 }
 
 /** A resolver with one scripted provider "p1" (and nothing else). */
-export function scriptedResolver(provider: ScriptedProvider, model0: TestModel = {}, models: Record<string, TestModel> = {}): ProviderResolver {
+export function scriptedResolver(
+  provider: ScriptedProvider,
+  model0: TestModel = {},
+  models: Record<string, TestModel> = {},
+): ProviderResolver {
   return {
     resolve: async (id) => (id === 'p1' ? provider : null),
     modelInfo: async (_id, m) => {
       const model = models[m] ?? model0;
-      return { id: m, toolUse: model.toolUse ?? true, vision: model.vision ?? false, contextWindow: 200_000, maxOutputTokens: 4096, ...(model.pricing ? { pricing: model.pricing } : {}) };
+      return {
+        id: m,
+        toolUse: model.toolUse ?? true,
+        vision: model.vision ?? false,
+        contextWindow: 200_000,
+        maxOutputTokens: 4096,
+        ...(model.pricing ? { pricing: model.pricing } : {}),
+      };
     },
     transportIdentity: async (id) => (id === 'p1' ? { kind: 'scripted' } : null),
   };
@@ -48,7 +59,10 @@ export class TestClient {
     transport.onEvent((e) => {
       // Every event the engine sends must match the wire contract.
       const parsed = AgentEvent.safeParse(e);
-      if (!parsed.success) throw new Error(`invalid event ${JSON.stringify(e).slice(0, 300)}: ${parsed.error.message}`);
+      if (!parsed.success)
+        throw new Error(
+          `invalid event ${JSON.stringify(e).slice(0, 300)}: ${parsed.error.message}`,
+        );
       this.events.push(e);
       for (const w of [...this.waiters]) {
         if (w.pred(e)) {
@@ -60,19 +74,35 @@ export class TestClient {
   }
 
   /** Send an op; resolves with its command.ack or command.reject. */
-  send(op: OpInput | Record<string, unknown>, submissionId = `s${++this.n}`): Promise<Extract<AgentEvent, { type: 'command.ack' | 'command.reject' }>> {
-    const p = this.waitFor((e) => (e.type === 'command.ack' || e.type === 'command.reject') && e.submissionId === submissionId, 10_000, false);
+  send(
+    op: OpInput | Record<string, unknown>,
+    submissionId = `s${++this.n}`,
+  ): Promise<Extract<AgentEvent, { type: 'command.ack' | 'command.reject' }>> {
+    const p = this.waitFor(
+      (e) =>
+        (e.type === 'command.ack' || e.type === 'command.reject') &&
+        e.submissionId === submissionId,
+      10_000,
+      false,
+    );
     this.transport.send({ clientId: this.clientId, submissionId, ...op });
     return p as Promise<Extract<AgentEvent, { type: 'command.ack' | 'command.reject' }>>;
   }
 
   async ack<T = Record<string, unknown>>(op: OpInput | Record<string, unknown>): Promise<T> {
     const r = await this.send(op);
-    if (r.type !== 'command.ack') throw new Error(`expected ack for ${String((op as { type: string }).type)}, got ${r.code}: ${r.message}`);
+    if (r.type !== 'command.ack')
+      throw new Error(
+        `expected ack for ${String((op as { type: string }).type)}, got ${r.code}: ${r.message}`,
+      );
     return (r.result ?? {}) as T;
   }
 
-  waitFor(pred: (e: AgentEvent) => boolean, timeoutMs = 10_000, includePast = true): Promise<AgentEvent> {
+  waitFor(
+    pred: (e: AgentEvent) => boolean,
+    timeoutMs = 10_000,
+    includePast = true,
+  ): Promise<AgentEvent> {
     if (includePast) {
       const hit = this.events.find(pred);
       if (hit) return Promise.resolve(hit);
@@ -84,14 +114,23 @@ export class TestClient {
         const i = this.waiters.indexOf(w);
         if (i >= 0) {
           this.waiters.splice(i, 1);
-          reject(new Error(`timed out waiting for event; last events: ${this.events.slice(-8).map((e) => e.type).join(', ')}`));
+          reject(
+            new Error(
+              `timed out waiting for event; last events: ${this.events
+                .slice(-8)
+                .map((e) => e.type)
+                .join(', ')}`,
+            ),
+          );
         }
       }, timeoutMs);
     });
   }
 
   turnComplete(runId: string) {
-    return this.waitFor((e) => e.type === 'turn.complete' && e.runId === runId) as Promise<Extract<AgentEvent, { type: 'turn.complete' }>>;
+    return this.waitFor((e) => e.type === 'turn.complete' && e.runId === runId) as Promise<
+      Extract<AgentEvent, { type: 'turn.complete' }>
+    >;
   }
 
   of<T extends AgentEvent['type']>(type: T): Extract<AgentEvent, { type: T }>[] {
@@ -107,7 +146,10 @@ export interface Rig {
   client: TestClient;
   dbName: string;
   /** Create a thread and submit a turn; resolves with the ids. */
-  submit(text: string, threadId?: string): Promise<{ threadId: string; turnId: string; runId: string }>;
+  submit(
+    text: string,
+    threadId?: string,
+  ): Promise<{ threadId: string; turnId: string; runId: string }>;
   /** Open a second engine over the same database (after a "crash"). */
   reopen(opts?: Partial<RigOptions>): Promise<Rig>;
 }
@@ -140,14 +182,21 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
-    ...(opts.activeTabId !== undefined ? { browser: { activeTabId: async () => opts.activeTabId } } : {}),
+    ...(opts.activeTabId !== undefined
+      ? { browser: { activeTabId: async () => opts.activeTabId } }
+      : {}),
     log: { warn: () => undefined, error: () => undefined },
     options: { generateTitles: false, ...opts.options },
   });
   registerBuiltins(engine);
   for (const t of opts.tools ?? []) registry.register(t);
   if (!opts.dbName) {
-    await store.settings.put({ ...defaultSettings(), providers: [{ id: 'p1', kind: 'openai' }], defaultModel: { providerId: 'p1', model: 'test-model' }, ...opts.settings });
+    await store.settings.put({
+      ...defaultSettings(),
+      providers: [{ id: 'p1', kind: 'openai' }],
+      defaultModel: { providerId: 'p1', model: 'test-model' },
+      ...opts.settings,
+    });
   }
   await engine.start();
   const client = new TestClient(new DirectTransport(engine), `ui-${opts.idSpace ?? ''}1`);
@@ -160,13 +209,24 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     client,
     dbName,
     async submit(text, threadId) {
-      const tid = threadId ?? (await client.ack<{ threadId: string }>({ type: 'thread.create' })).threadId;
-      const r = await client.ack<{ turnId: string; runId: string }>({ type: 'turn.submit', threadId: tid, input: { text } });
+      const tid =
+        threadId ?? (await client.ack<{ threadId: string }>({ type: 'thread.create' })).threadId;
+      const r = await client.ack<{ turnId: string; runId: string }>({
+        type: 'turn.submit',
+        threadId: tid,
+        input: { text },
+      });
       return { threadId: tid, ...r };
     },
     async reopen(more = {}) {
       engine.kill();
-      return makeRig({ ...opts, ...more, dbName, provider: more.provider ?? provider, idSpace: `${opts.idSpace ?? ''}r` });
+      return makeRig({
+        ...opts,
+        ...more,
+        dbName,
+        provider: more.provider ?? provider,
+        idSpace: `${opts.idSpace ?? ''}r`,
+      });
     },
   };
   return rig;
@@ -175,7 +235,16 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
 /** A simple tool for tests, with a counter of executions. */
 export function testTool(
   name: string,
-  opts: { effects?: 'read' | 'write'; level?: 'L0' | 'L1' | 'L2' | 'builtin'; origin?: string | (() => string); fail?: boolean | ((n: number) => boolean); recovery?: 'retry-safe' | 'inspect-first' | 'never-retry'; delayMs?: number; onRun?: () => void; gate?: Promise<unknown> } = {},
+  opts: {
+    effects?: 'read' | 'write';
+    level?: 'L0' | 'L1' | 'L2' | 'builtin';
+    origin?: string | (() => string);
+    fail?: boolean | ((n: number) => boolean);
+    recovery?: 'retry-safe' | 'inspect-first' | 'never-retry';
+    delayMs?: number;
+    onRun?: () => void;
+    gate?: Promise<unknown>;
+  } = {},
 ): AgentTool<{ value?: string }> & { runs: number } {
   const tool = {
     runs: 0,
@@ -187,14 +256,15 @@ export function testTool(
     effects: opts.effects ?? 'read',
     ...(opts.recovery ? { recovery: opts.recovery } : {}),
     async resolveTarget() {
-      const origin = typeof opts.origin === 'function' ? opts.origin() : (opts.origin ?? 'https://shop.example');
+      const origin =
+        typeof opts.origin === 'function' ? opts.origin() : (opts.origin ?? 'https://shop.example');
       return { origin, url: `${origin}/page`, tabId: 7, title: 'Example' };
     },
     async execute(_id: string, params: { value?: string }, signal: AbortSignal) {
       tool.runs += 1;
       opts.onRun?.();
       // A gate holds the call open until the test releases it, independent of machine load.
-      if (opts.gate) await opts.gate;
+      if (opts.gate !== undefined) await opts.gate;
       if (opts.delayMs) {
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(resolve, opts.delayMs);
@@ -206,7 +276,10 @@ export function testTool(
       }
       const fail = typeof opts.fail === 'function' ? opts.fail(tool.runs) : opts.fail;
       if (fail) throw new Error(`${name} failed (run ${tool.runs})`);
-      return { content: [{ type: 'text' as const, text: `${name} ok: ${params.value ?? ''}` }], details: { ran: tool.runs } };
+      return {
+        content: [{ type: 'text' as const, text: `${name} ok: ${params.value ?? ''}` }],
+        details: { ran: tool.runs },
+      };
     },
   };
   return tool;

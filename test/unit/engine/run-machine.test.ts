@@ -25,7 +25,14 @@ import {
 } from '../../../src/engine/run-machine';
 
 const STATES = RunState.options;
-const STOPS: NormalizedStopReason[] = ['end', 'tool_use', 'max_tokens', 'content_filter', 'refusal', 'error'];
+const STOPS: NormalizedStopReason[] = [
+  'end',
+  'tool_use',
+  'max_tokens',
+  'content_filter',
+  'refusal',
+  'error',
+];
 
 describe('run machine: state predicates (spec/001 §5)', () => {
   it.each([
@@ -41,7 +48,15 @@ describe('run machine: state predicates (spec/001 §5)', () => {
     ['completed', false, false, false, false, false, true, 'ended'],
     ['failed', false, false, false, false, false, true, 'ended'],
   ] as const)('%s', (state, busy, steerable, waiting, supersedable, current, terminal, action) => {
-    expect({ busy: isBusy(state), steerable: isSteerable(state), waiting: isWaiting(state), supersedable: isSupersedable(state), current: isCurrent(state), terminal: isTerminal(state), action: driveAction(state) }).toEqual({
+    expect({
+      busy: isBusy(state),
+      steerable: isSteerable(state),
+      waiting: isWaiting(state),
+      supersedable: isSupersedable(state),
+      current: isCurrent(state),
+      terminal: isTerminal(state),
+      action: driveAction(state),
+    }).toEqual({
       busy,
       steerable,
       waiting,
@@ -71,39 +86,144 @@ describe('run machine: state predicates (spec/001 §5)', () => {
   });
 });
 
-const facts = (f: Partial<AssistantFacts>): AssistantFacts => ({ round: undefined, stop: 'end', callCount: 0, toolsDisabled: false, pendingSteers: 0, intent: null, ...f });
+const facts = (f: Partial<AssistantFacts>): AssistantFacts => ({
+  round: undefined,
+  stop: 'end',
+  callCount: 0,
+  toolsDisabled: false,
+  pendingSteers: 0,
+  intent: null,
+  ...f,
+});
 
 describe('afterAssistant', () => {
   it.each<[string, Partial<AssistantFacts>, AfterAssistant]>([
     ['final answer', {}, { kind: 'end', state: 'completed', stopReason: 'end' }],
     ['tool_use with calls', { stop: 'tool_use', callCount: 2 }, { kind: 'execute_tools' }],
-    ['max_tokens answer', { stop: 'max_tokens' }, { kind: 'end', state: 'completed', stopReason: 'max_tokens' }],
+    [
+      'max_tokens answer',
+      { stop: 'max_tokens' },
+      { kind: 'end', state: 'completed', stopReason: 'max_tokens' },
+    ],
     ['refusal', { stop: 'refusal' }, { kind: 'end', state: 'completed', stopReason: 'refusal' }],
     ['stop error', { stop: 'error' }, { kind: 'end', state: 'failed', stopReason: 'error' }],
     ['steer pending on the final answer', { pendingSteers: 1 }, { kind: 'model_again' }],
-    ['steer pending on a max_tokens answer', { stop: 'max_tokens', pendingSteers: 2 }, { kind: 'model_again' }],
-    ['steer pending but stop error: fails (steers materialized by the end)', { stop: 'error', pendingSteers: 1 }, { kind: 'end', state: 'failed', stopReason: 'error' }],
-    ['calls under max_tokens', { stop: 'max_tokens', callCount: 1 }, { kind: 'close_calls', why: expect.stringContaining('"max_tokens"') as unknown as string, next: { kind: 'end', state: 'completed', stopReason: 'max_tokens' } }],
-    ['calls under max_tokens, steer pending', { stop: 'max_tokens', callCount: 1, pendingSteers: 1 }, { kind: 'close_calls', why: expect.any(String) as unknown as string, next: { kind: 'model_again' } }],
+    [
+      'steer pending on a max_tokens answer',
+      { stop: 'max_tokens', pendingSteers: 2 },
+      { kind: 'model_again' },
+    ],
+    [
+      'steer pending but stop error: fails (steers materialized by the end)',
+      { stop: 'error', pendingSteers: 1 },
+      { kind: 'end', state: 'failed', stopReason: 'error' },
+    ],
+    [
+      'calls under max_tokens',
+      { stop: 'max_tokens', callCount: 1 },
+      {
+        kind: 'close_calls',
+        why: expect.stringContaining('"max_tokens"') as unknown as string,
+        next: { kind: 'end', state: 'completed', stopReason: 'max_tokens' },
+      },
+    ],
+    [
+      'calls under max_tokens, steer pending',
+      { stop: 'max_tokens', callCount: 1, pendingSteers: 1 },
+      {
+        kind: 'close_calls',
+        why: expect.any(String) as unknown as string,
+        next: { kind: 'model_again' },
+      },
+    ],
     [
       'calls with stop end: protocol error',
       { stop: 'end', callCount: 1 },
-      { kind: 'close_calls', why: expect.any(String) as unknown as string, next: { kind: 'end', state: 'failed', stopReason: 'error', error: { code: 'protocol_error', message: expect.any(String) as unknown as string } } },
+      {
+        kind: 'close_calls',
+        why: expect.any(String) as unknown as string,
+        next: {
+          kind: 'end',
+          state: 'failed',
+          stopReason: 'error',
+          error: { code: 'protocol_error', message: expect.any(String) as unknown as string },
+        },
+      },
     ],
-    ['breaker final reply', { toolsDisabled: true }, { kind: 'end', state: 'completed', stopReason: 'tool_failures' }],
-    ['breaker final reply with calls', { toolsDisabled: true, stop: 'tool_use', callCount: 1 }, { kind: 'close_calls', why: 'Not executed: tools are disabled after repeated failures.', next: { kind: 'end', state: 'completed', stopReason: 'tool_failures' } }],
-    ['breaker final reply, steer pending', { toolsDisabled: true, pendingSteers: 1 }, { kind: 'model_again' }],
-    ['breaker final reply with calls, steer pending', { toolsDisabled: true, stop: 'tool_use', callCount: 1, pendingSteers: 1 }, { kind: 'close_calls', why: expect.any(String) as unknown as string, next: { kind: 'model_again' } }],
+    [
+      'breaker final reply',
+      { toolsDisabled: true },
+      { kind: 'end', state: 'completed', stopReason: 'tool_failures' },
+    ],
+    [
+      'breaker final reply with calls',
+      { toolsDisabled: true, stop: 'tool_use', callCount: 1 },
+      {
+        kind: 'close_calls',
+        why: 'Not executed: tools are disabled after repeated failures.',
+        next: { kind: 'end', state: 'completed', stopReason: 'tool_failures' },
+      },
+    ],
+    [
+      'breaker final reply, steer pending',
+      { toolsDisabled: true, pendingSteers: 1 },
+      { kind: 'model_again' },
+    ],
+    [
+      'breaker final reply with calls, steer pending',
+      { toolsDisabled: true, stop: 'tool_use', callCount: 1, pendingSteers: 1 },
+      {
+        kind: 'close_calls',
+        why: expect.any(String) as unknown as string,
+        next: { kind: 'model_again' },
+      },
+    ],
     ['plan <need_tool>', { round: 'plan', intent: 'need_tool' }, { kind: 'model_again' }],
     ['plan without tag', { round: 'plan' }, { kind: 'model_again' }],
-    ['plan <no_tool>', { round: 'plan', intent: 'no_tool' }, { kind: 'model_again', round: 'continuation' }],
-    ['plan <no_tool>, steer pending: a full round', { round: 'plan', intent: 'no_tool', pendingSteers: 1 }, { kind: 'model_again' }],
-    ['plan with calls', { round: 'plan', stop: 'tool_use', callCount: 1 }, { kind: 'close_calls', why: 'Not executed: tools are not available in this round.', next: { kind: 'model_again' } }],
-    ['plan cut by max_tokens', { round: 'plan', stop: 'max_tokens' }, { kind: 'end', state: 'completed', stopReason: 'max_tokens' }],
-    ['plan cut by max_tokens, steer pending', { round: 'plan', stop: 'max_tokens', pendingSteers: 1 }, { kind: 'model_again' }],
-    ['plan stop error', { round: 'plan', stop: 'error' }, { kind: 'end', state: 'failed', stopReason: 'error' }],
-    ['continuation answer', { round: 'continuation' }, { kind: 'end', state: 'completed', stopReason: 'end' }],
-    ['continuation answer, steer pending', { round: 'continuation', pendingSteers: 1 }, { kind: 'model_again' }],
+    [
+      'plan <no_tool>',
+      { round: 'plan', intent: 'no_tool' },
+      { kind: 'model_again', round: 'continuation' },
+    ],
+    [
+      'plan <no_tool>, steer pending: a full round',
+      { round: 'plan', intent: 'no_tool', pendingSteers: 1 },
+      { kind: 'model_again' },
+    ],
+    [
+      'plan with calls',
+      { round: 'plan', stop: 'tool_use', callCount: 1 },
+      {
+        kind: 'close_calls',
+        why: 'Not executed: tools are not available in this round.',
+        next: { kind: 'model_again' },
+      },
+    ],
+    [
+      'plan cut by max_tokens',
+      { round: 'plan', stop: 'max_tokens' },
+      { kind: 'end', state: 'completed', stopReason: 'max_tokens' },
+    ],
+    [
+      'plan cut by max_tokens, steer pending',
+      { round: 'plan', stop: 'max_tokens', pendingSteers: 1 },
+      { kind: 'model_again' },
+    ],
+    [
+      'plan stop error',
+      { round: 'plan', stop: 'error' },
+      { kind: 'end', state: 'failed', stopReason: 'error' },
+    ],
+    [
+      'continuation answer',
+      { round: 'continuation' },
+      { kind: 'end', state: 'completed', stopReason: 'end' },
+    ],
+    [
+      'continuation answer, steer pending',
+      { round: 'continuation', pendingSteers: 1 },
+      { kind: 'model_again' },
+    ],
   ])('%s', (_name, f, expected) => {
     expect(afterAssistant(facts(f))).toEqual(expected);
   });
@@ -115,7 +235,8 @@ describe('afterAssistant', () => {
       for (const callCount of [0, 2])
         for (const toolsDisabled of [false, true])
           for (const pendingSteers of [0, 1])
-            for (const intent of [null, 'need_tool', 'no_tool'] as const) all.push({ round, stop, callCount, toolsDisabled, pendingSteers, intent });
+            for (const intent of [null, 'need_tool', 'no_tool'] as const)
+              all.push({ round, stop, callCount, toolsDisabled, pendingSteers, intent });
 
   it(`over all ${all.length} inputs: calls run only from a tool_use message of a round with tools`, () => {
     for (const f of all) {
@@ -123,7 +244,8 @@ describe('afterAssistant', () => {
       const mayRun = f.callCount > 0 && f.stop === 'tool_use' && !f.round && !f.toolsDisabled;
       expect([f, t.kind === 'execute_tools']).toEqual([f, mayRun]);
       // Every call gets exactly one result: it runs, or it is closed.
-      if (f.callCount > 0) expect([f, t.kind === 'execute_tools' || t.kind === 'close_calls']).toEqual([f, true]);
+      if (f.callCount > 0)
+        expect([f, t.kind === 'execute_tools' || t.kind === 'close_calls']).toEqual([f, true]);
       else expect([f, t.kind === 'close_calls']).toEqual([f, false]);
     }
   });
@@ -141,30 +263,122 @@ describe('afterAssistant', () => {
 describe('afterToolResult', () => {
   const base = { consecutiveFailures: 0, toolsDisabled: false, index: 0, total: 1 };
   it.each([
-    ['success, last call', { ...base, failure: 'success' as const }, { kind: 'model_again', failures: 0, toolsDisabled: false, warn: false, disabledNow: false }],
-    ['success, more calls', { ...base, failure: 'success' as const, total: 3 }, { kind: 'next_call', failures: 0 }],
-    ['success resets the breaker', { ...base, failure: 'success' as const, consecutiveFailures: 4 }, { kind: 'model_again', failures: 0 }],
-    ['denial is neutral', { ...base, failure: 'neutral' as const, consecutiveFailures: 2 }, { kind: 'model_again', failures: 2, warn: false }],
-    ['third failure warns', { ...base, failure: 'failure' as const, consecutiveFailures: 2 }, { kind: 'model_again', failures: 3, warn: true, disabledNow: false }],
-    ['fifth failure disables, last call', { ...base, failure: 'failure' as const, consecutiveFailures: 4 }, { kind: 'model_again', failures: 5, toolsDisabled: true, disabledNow: true }],
-    ['fifth failure disables mid-batch: the rest is closed', { ...base, failure: 'failure' as const, consecutiveFailures: 4, total: 3 }, { kind: 'close_calls', why: 'Not executed: tools were disabled after repeated failures.', next: { kind: 'model_again' }, disabledNow: true }],
-    ['deny_stop, last call', { ...base, failure: 'neutral' as const, end: { kind: 'end' as const, state: 'completed' as const, stopReason: 'interrupted' as const } }, { kind: 'end', state: 'completed', stopReason: 'interrupted' }],
-    ['deny_stop mid-batch', { ...base, failure: 'neutral' as const, total: 2, end: { kind: 'end' as const, state: 'completed' as const, stopReason: 'interrupted' as const } }, { kind: 'close_calls', why: 'Not executed: the turn was stopped.', next: { kind: 'end', state: 'completed', stopReason: 'interrupted' } }],
-    ['marked failed', { ...base, failure: 'neutral' as const, end: { kind: 'end' as const, state: 'failed' as const, stopReason: 'error' as const } }, { kind: 'end', state: 'failed' }],
+    [
+      'success, last call',
+      { ...base, failure: 'success' as const },
+      { kind: 'model_again', failures: 0, toolsDisabled: false, warn: false, disabledNow: false },
+    ],
+    [
+      'success, more calls',
+      { ...base, failure: 'success' as const, total: 3 },
+      { kind: 'next_call', failures: 0 },
+    ],
+    [
+      'success resets the breaker',
+      { ...base, failure: 'success' as const, consecutiveFailures: 4 },
+      { kind: 'model_again', failures: 0 },
+    ],
+    [
+      'denial is neutral',
+      { ...base, failure: 'neutral' as const, consecutiveFailures: 2 },
+      { kind: 'model_again', failures: 2, warn: false },
+    ],
+    [
+      'third failure warns',
+      { ...base, failure: 'failure' as const, consecutiveFailures: 2 },
+      { kind: 'model_again', failures: 3, warn: true, disabledNow: false },
+    ],
+    [
+      'fifth failure disables, last call',
+      { ...base, failure: 'failure' as const, consecutiveFailures: 4 },
+      { kind: 'model_again', failures: 5, toolsDisabled: true, disabledNow: true },
+    ],
+    [
+      'fifth failure disables mid-batch: the rest is closed',
+      { ...base, failure: 'failure' as const, consecutiveFailures: 4, total: 3 },
+      {
+        kind: 'close_calls',
+        why: 'Not executed: tools were disabled after repeated failures.',
+        next: { kind: 'model_again' },
+        disabledNow: true,
+      },
+    ],
+    [
+      'deny_stop, last call',
+      {
+        ...base,
+        failure: 'neutral' as const,
+        end: {
+          kind: 'end' as const,
+          state: 'completed' as const,
+          stopReason: 'interrupted' as const,
+        },
+      },
+      { kind: 'end', state: 'completed', stopReason: 'interrupted' },
+    ],
+    [
+      'deny_stop mid-batch',
+      {
+        ...base,
+        failure: 'neutral' as const,
+        total: 2,
+        end: {
+          kind: 'end' as const,
+          state: 'completed' as const,
+          stopReason: 'interrupted' as const,
+        },
+      },
+      {
+        kind: 'close_calls',
+        why: 'Not executed: the turn was stopped.',
+        next: { kind: 'end', state: 'completed', stopReason: 'interrupted' },
+      },
+    ],
+    [
+      'marked failed',
+      {
+        ...base,
+        failure: 'neutral' as const,
+        end: { kind: 'end' as const, state: 'failed' as const, stopReason: 'error' as const },
+      },
+      { kind: 'end', state: 'failed' },
+    ],
   ])('%s', (_n, f, expected) => {
     expect(afterToolResult(f)).toMatchObject(expected);
   });
 });
 
 describe('cutoffDecision', () => {
-  const base = { tokenBudget: null, modelCalls: 0, usedSinceBaseline: 0, attempts: 0, maxAttempts: 3 };
+  const base = {
+    tokenBudget: null,
+    modelCalls: 0,
+    usedSinceBaseline: 0,
+    attempts: 0,
+    maxAttempts: 3,
+  };
   it.each([
     ['first call', base, { kind: 'call', attempt: 1 }],
     ['retry', { ...base, attempts: 2 }, { kind: 'call', attempt: 3 }],
-    ['attempts exhausted', { ...base, attempts: 3 }, { kind: 'attempts_exhausted', error: { code: 'model_failed' } }],
-    ['budget not checked before the first call', { ...base, tokenBudget: 10, usedSinceBaseline: 50 }, { kind: 'call' }],
-    ['budget used', { ...base, tokenBudget: 100, modelCalls: 2, usedSinceBaseline: 100 }, { kind: 'budget_pause', budget: 100 }],
-    ['budget left', { ...base, tokenBudget: 100, modelCalls: 2, usedSinceBaseline: 99 }, { kind: 'call' }],
+    [
+      'attempts exhausted',
+      { ...base, attempts: 3 },
+      { kind: 'attempts_exhausted', error: { code: 'model_failed' } },
+    ],
+    [
+      'budget not checked before the first call',
+      { ...base, tokenBudget: 10, usedSinceBaseline: 50 },
+      { kind: 'call' },
+    ],
+    [
+      'budget used',
+      { ...base, tokenBudget: 100, modelCalls: 2, usedSinceBaseline: 100 },
+      { kind: 'budget_pause', budget: 100 },
+    ],
+    [
+      'budget left',
+      { ...base, tokenBudget: 100, modelCalls: 2, usedSinceBaseline: 99 },
+      { kind: 'call' },
+    ],
   ])('%s', (_n, f, expected) => {
     expect(cutoffDecision(f)).toMatchObject(expected);
   });
@@ -172,10 +386,26 @@ describe('cutoffDecision', () => {
 
 describe('onProviderFailure', () => {
   it.each([
-    ['retryable, attempts left', { code: 'overloaded', message: 'm', retryable: true, attempts: 1, maxAttempts: 3 }, { kind: 'retry', attempt: 2, of: 3 }],
-    ['retryable, no attempts left', { code: 'overloaded', message: 'm', retryable: true, attempts: 3, maxAttempts: 3 }, { kind: 'fail', error: { code: 'overloaded', message: 'm' } }],
-    ['not retryable', { code: 'invalid_request', message: 'bad', retryable: false, attempts: 1, maxAttempts: 3 }, { kind: 'fail', error: { code: 'invalid_request', message: 'bad' } }],
-    ['aborted is never retried', { code: 'aborted', message: 'x', retryable: true, attempts: 0, maxAttempts: 3 }, { kind: 'fail' }],
+    [
+      'retryable, attempts left',
+      { code: 'overloaded', message: 'm', retryable: true, attempts: 1, maxAttempts: 3 },
+      { kind: 'retry', attempt: 2, of: 3 },
+    ],
+    [
+      'retryable, no attempts left',
+      { code: 'overloaded', message: 'm', retryable: true, attempts: 3, maxAttempts: 3 },
+      { kind: 'fail', error: { code: 'overloaded', message: 'm' } },
+    ],
+    [
+      'not retryable',
+      { code: 'invalid_request', message: 'bad', retryable: false, attempts: 1, maxAttempts: 3 },
+      { kind: 'fail', error: { code: 'invalid_request', message: 'bad' } },
+    ],
+    [
+      'aborted is never retried',
+      { code: 'aborted', message: 'x', retryable: true, attempts: 0, maxAttempts: 3 },
+      { kind: 'fail' },
+    ],
   ])('%s', (_n, f, expected) => {
     expect(onProviderFailure(f)).toMatchObject(expected);
   });
@@ -198,7 +428,13 @@ describe('afterDecision / afterUncertainResolution', () => {
 describe('onInterrupt', () => {
   const calls = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
   it('closes the running call with its partial progress and the rest as not executed', () => {
-    const t = onInterrupt({ state: 'executing_tool', toolCalls: calls, nextToolIndex: 1, pendingTool: { toolCallId: 'b', phase: 'executing' }, partial: 'half' });
+    const t = onInterrupt({
+      state: 'executing_tool',
+      toolCalls: calls,
+      nextToolIndex: 1,
+      pendingTool: { toolCallId: 'b', phase: 'executing' },
+      partial: 'half',
+    });
     expect(t).toEqual({
       kind: 'interrupt',
       close: [
@@ -208,27 +444,67 @@ describe('onInterrupt', () => {
     });
   });
   it('withdraws a pending approval or question', () => {
-    expect(onInterrupt({ state: 'waiting_approval', toolCalls: calls, nextToolIndex: 2, pendingTool: { toolCallId: 'c', phase: 'awaiting_approval', approvalId: 'apr1' } })).toEqual({
+    expect(
+      onInterrupt({
+        state: 'waiting_approval',
+        toolCalls: calls,
+        nextToolIndex: 2,
+        pendingTool: { toolCallId: 'c', phase: 'awaiting_approval', approvalId: 'apr1' },
+      }),
+    ).toEqual({
       kind: 'interrupt',
       close: [{ index: 2, why: 'Not executed: the user interrupted the turn.' }],
       cancelApproval: 'apr1',
     });
-    expect(onInterrupt({ state: 'waiting_interaction', toolCalls: calls, nextToolIndex: 2, pendingTool: { toolCallId: 'c', phase: 'awaiting_interaction', interactionId: 'int1' } })).toMatchObject({ cancelInteraction: 'int1' });
+    expect(
+      onInterrupt({
+        state: 'waiting_interaction',
+        toolCalls: calls,
+        nextToolIndex: 2,
+        pendingTool: { toolCallId: 'c', phase: 'awaiting_interaction', interactionId: 'int1' },
+      }),
+    ).toMatchObject({ cancelInteraction: 'int1' });
   });
   it('a model stream closes no calls', () => {
-    expect(onInterrupt({ state: 'streaming_model', toolCalls: calls, nextToolIndex: 3 })).toEqual({ kind: 'interrupt', close: [] });
+    expect(onInterrupt({ state: 'streaming_model', toolCalls: calls, nextToolIndex: 3 })).toEqual({
+      kind: 'interrupt',
+      close: [],
+    });
   });
-  it.each(['queued', 'paused_uncertain', 'budget_paused', 'interrupted', 'completed', 'failed'] as const)('%s: nothing to stop', (state) => {
+  it.each([
+    'queued',
+    'paused_uncertain',
+    'budget_paused',
+    'interrupted',
+    'completed',
+    'failed',
+  ] as const)('%s: nothing to stop', (state) => {
     expect(onInterrupt({ state, toolCalls: calls, nextToolIndex: 0 })).toEqual({ kind: 'noop' });
   });
 });
 
 describe('onResume', () => {
-  const cursor = (next: number) => ({ modelCalls: 1, toolCalls: [{ id: 'a', nodeId: 'n', name: 't', args: {} }], nextToolIndex: next });
+  const cursor = (next: number) => ({
+    modelCalls: 1,
+    toolCalls: [{ id: 'a', nodeId: 'n', name: 't', args: {} }],
+    nextToolIndex: next,
+  });
   it.each([
-    ['interrupted between calls', { state: 'interrupted' as const, stepCursor: cursor(0) }, { kind: 'continue', state: 'executing_tool' }],
-    ['interrupted after the batch', { state: 'interrupted' as const, stepCursor: cursor(1) }, { kind: 'continue', state: 'streaming_model' }],
-    ['budget paused', { state: 'budget_paused' as const, stepCursor: cursor(1) }, { kind: 'continue', state: 'streaming_model' }],
+    [
+      'interrupted between calls',
+      { state: 'interrupted' as const, stepCursor: cursor(0) },
+      { kind: 'continue', state: 'executing_tool' },
+    ],
+    [
+      'interrupted after the batch',
+      { state: 'interrupted' as const, stepCursor: cursor(1) },
+      { kind: 'continue', state: 'streaming_model' },
+    ],
+    [
+      'budget paused',
+      { state: 'budget_paused' as const, stepCursor: cursor(1) },
+      { kind: 'continue', state: 'streaming_model' },
+    ],
     ['completed', { state: 'completed' as const, stepCursor: cursor(1) }, { kind: 'reject' }],
   ])('%s', (_n, r, expected) => {
     expect(onResume({ ...r, env: {} as never })).toMatchObject(expected);
@@ -251,7 +527,8 @@ describe('recovery: the crash table', () => {
 });
 
 describe('RUN_TRANSITIONS (the table in docs/recovery.md)', () => {
-  const has = (from: string, to: string) => RUN_TRANSITIONS.some((t) => t.from === from && t.to === to);
+  const has = (from: string, to: string) =>
+    RUN_TRANSITIONS.some((t) => t.from === from && t.to === to);
 
   it('lists every edge afterAssistant can take', () => {
     for (const round of [undefined, 'plan', 'continuation'] as const)
@@ -259,20 +536,43 @@ describe('RUN_TRANSITIONS (the table in docs/recovery.md)', () => {
         for (const callCount of [0, 1])
           for (const toolsDisabled of [false, true])
             for (const pendingSteers of [0, 1]) {
-              const t = afterAssistant(facts({ round, stop, callCount, toolsDisabled, pendingSteers, intent: 'no_tool' }));
+              const t = afterAssistant(
+                facts({ round, stop, callCount, toolsDisabled, pendingSteers, intent: 'no_tool' }),
+              );
               const next = t.kind === 'close_calls' ? t.next : t;
-              const to = next.kind === 'execute_tools' ? 'executing_tool' : next.kind === 'model_again' ? 'streaming_model' : next.state;
+              const to =
+                next.kind === 'execute_tools'
+                  ? 'executing_tool'
+                  : next.kind === 'model_again'
+                    ? 'streaming_model'
+                    : next.state;
               expect([t, has('streaming_model', to)]).toEqual([t, true]);
             }
   });
 
   it('lists every edge afterToolResult can take', () => {
     for (const failure of ['success', 'failure', 'neutral'] as const)
-      for (const end of [undefined, { kind: 'end' as const, state: 'completed' as const, stopReason: 'interrupted' as const }, { kind: 'end' as const, state: 'failed' as const, stopReason: 'error' as const }])
+      for (const end of [
+        undefined,
+        { kind: 'end' as const, state: 'completed' as const, stopReason: 'interrupted' as const },
+        { kind: 'end' as const, state: 'failed' as const, stopReason: 'error' as const },
+      ])
         for (const total of [1, 2]) {
-          const t = afterToolResult({ failure, consecutiveFailures: 4, toolsDisabled: false, index: 0, total, ...(end ? { end } : {}) });
+          const t = afterToolResult({
+            failure,
+            consecutiveFailures: 4,
+            toolsDisabled: false,
+            index: 0,
+            total,
+            ...(end ? { end } : {}),
+          });
           const next = t.kind === 'close_calls' ? t.next : t;
-          const to = next.kind === 'next_call' ? 'executing_tool' : next.kind === 'model_again' ? 'streaming_model' : next.state;
+          const to =
+            next.kind === 'next_call'
+              ? 'executing_tool'
+              : next.kind === 'model_again'
+                ? 'streaming_model'
+                : next.state;
           expect(has('executing_tool', to)).toBe(true);
         }
   });
@@ -292,33 +592,79 @@ describe('RUN_TRANSITIONS (the table in docs/recovery.md)', () => {
   it('has 37 transitions', () => {
     // The number quoted in docs/recovery.md and the issue's closing note.
     expect(RUN_TRANSITIONS).toHaveLength(37);
-    expect(new Set(RUN_TRANSITIONS.map((t) => `${t.from}|${t.event}`)).size).toBe(RUN_TRANSITIONS.length);
+    expect(new Set(RUN_TRANSITIONS.map((t) => `${t.from}|${t.event}`)).size).toBe(
+      RUN_TRANSITIONS.length,
+    );
   });
 });
 
 describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
   const base = { toolCallId: 'c1', nodeId: 'n1', name: 'writer', params: { v: 1 }, attempts: 0 };
-  const parked = { ...base, phase: 'awaiting_approval' as const, approvalId: 'apr1', approvalDigest: 'd', target: { origin: 'https://a.example' }, ruleVersion: 2, descriptorDigest: 'dd' };
+  const parked = {
+    ...base,
+    phase: 'awaiting_approval' as const,
+    approvalId: 'apr1',
+    approvalDigest: 'd',
+    target: { origin: 'https://a.example' },
+    ruleVersion: 2,
+    descriptorDigest: 'dd',
+  };
 
   it('a decision keeps what the call was judged on; a denial carries its reason', async () => {
     const { decidedCall } = await import('../../../src/engine/prepared-call');
-    expect(decidedCall(parked, 'allow_site', 3)).toEqual({ ...parked, phase: 'approved', ruleVersion: 3 });
-    expect(decidedCall(parked, 'deny', 2, 'not that one')).toEqual({ ...parked, phase: 'denied', denyReason: 'not that one' });
+    expect(decidedCall(parked, 'allow_site', 3)).toEqual({
+      ...parked,
+      phase: 'approved',
+      ruleVersion: 3,
+    });
+    expect(decidedCall(parked, 'deny', 2, 'not that one')).toEqual({
+      ...parked,
+      phase: 'denied',
+      denyReason: 'not that one',
+    });
     expect(decidedCall(parked, 'deny_stop', 2)).toEqual({ ...parked, phase: 'denied_stop' });
   });
 
   it('starting counts the attempt and keeps the judgement; an answer drops it', async () => {
     const { answeredCall, startedCall } = await import('../../../src/engine/prepared-call');
-    const started = startedCall({ ...parked, phase: 'approved', attempts: 1 }, base, { v: 1 }, { origin: 'https://a.example' });
-    expect(started).toEqual({ ...base, phase: 'executing', attempts: 2, target: { origin: 'https://a.example' }, ruleVersion: 2, descriptorDigest: 'dd', approvalId: 'apr1', approvalDigest: 'd' });
-    expect(answeredCall({ ...base, phase: 'awaiting_interaction', interactionId: 'int1' }, 'int1')).toEqual({ ...base, phase: 'answered', interactionId: 'int1' });
+    const started = startedCall(
+      { ...parked, phase: 'approved', attempts: 1 },
+      base,
+      { v: 1 },
+      { origin: 'https://a.example' },
+    );
+    expect(started).toEqual({
+      ...base,
+      phase: 'executing',
+      attempts: 2,
+      target: { origin: 'https://a.example' },
+      ruleVersion: 2,
+      descriptorDigest: 'dd',
+      approvalId: 'apr1',
+      approvalDigest: 'd',
+    });
+    expect(
+      answeredCall({ ...base, phase: 'awaiting_interaction', interactionId: 'int1' }, 'int1'),
+    ).toEqual({ ...base, phase: 'answered', interactionId: 'int1' });
   });
 
   it('a retry after an uncertain outcome is judged afresh when nothing was judged before', async () => {
     const { resolvedCall } = await import('../../../src/engine/prepared-call');
     const unknown = { ...base, phase: 'executing' as const, attempts: 1 };
-    expect(resolvedCall(unknown, 'retry')).toMatchObject({ phase: 'approved', target: {}, ruleVersion: -1, descriptorDigest: '' });
-    expect(resolvedCall({ ...unknown, target: { origin: 'https://a.example' } }, 'mark_done')).toEqual({ ...base, attempts: 1, phase: 'resolved_done', target: { origin: 'https://a.example' } });
+    expect(resolvedCall(unknown, 'retry')).toMatchObject({
+      phase: 'approved',
+      target: {},
+      ruleVersion: -1,
+      descriptorDigest: '',
+    });
+    expect(
+      resolvedCall({ ...unknown, target: { origin: 'https://a.example' } }, 'mark_done'),
+    ).toEqual({
+      ...base,
+      attempts: 1,
+      phase: 'resolved_done',
+      target: { origin: 'https://a.example' },
+    });
     expect(resolvedCall(unknown, 'fail').phase).toBe('resolved_failed');
   });
 });

@@ -20,7 +20,13 @@ import { testTool } from './harness';
 
 const providers = {
   resolve: async () => null,
-  modelInfo: async (_p: string, m: string) => ({ id: m, toolUse: true, vision: false, contextWindow: 100_000, maxOutputTokens: 4096 }),
+  modelInfo: async (_p: string, m: string) => ({
+    id: m,
+    toolUse: true,
+    vision: false,
+    contextWindow: 100_000,
+    maxOutputTokens: 4096,
+  }),
   transportIdentity: async () => ({ kind: 'scripted' as const }),
 };
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOOL_RETRY, isTransientToolError, retryDecision } from '../../../src/engine/tool-retry';
+import {
+  DEFAULT_TOOL_RETRY,
+  isTransientToolError,
+  retryDecision,
+} from '../../../src/engine/tool-retry';
 import { makeRig, testTool } from './harness';
 
 const call = (name: string, args: unknown = {}) => ({ name, args });
@@ -11,7 +15,11 @@ describe('isTransientToolError', () => {
     ['frame detached (host code)', coded('no_frame'), true],
     ['port closed mid-call', coded('port_closed'), true],
     ['explicit flag', Object.assign(new Error('busy'), { transient: true }), true],
-    ['Chrome: receiving end', new Error('Could not establish connection. Receiving end does not exist.'), true],
+    [
+      'Chrome: receiving end',
+      new Error('Could not establish connection. Receiving end does not exist.'),
+      true,
+    ],
     ['Chrome: frame removed', new Error('Frame with ID 3 was removed.'), true],
     ['tab still loading', new Error('The tab is still loading'), true],
     ['element not found', new Error('No element matches "#buy"'), false],
@@ -24,25 +32,47 @@ describe('isTransientToolError', () => {
 describe('retryDecision', () => {
   const transient = coded('no_receiver');
   it.each([
-    ['retry-safe, 1st attempt', 'retry-safe', 1, transient, { kind: 'retry', delayMs: 300, nextAttempt: 2 }],
-    ['retry-safe, 2nd attempt: backoff doubles', 'retry-safe', 2, transient, { kind: 'retry', delayMs: 600, nextAttempt: 3 }],
+    [
+      'retry-safe, 1st attempt',
+      'retry-safe',
+      1,
+      transient,
+      { kind: 'retry', delayMs: 300, nextAttempt: 2 },
+    ],
+    [
+      'retry-safe, 2nd attempt: backoff doubles',
+      'retry-safe',
+      2,
+      transient,
+      { kind: 'retry', delayMs: 600, nextAttempt: 3 },
+    ],
     ['retry-safe, last attempt', 'retry-safe', 3, transient, { kind: 'give_up' }],
     ['retry-safe, not transient', 'retry-safe', 1, new Error('nope'), { kind: 'give_up' }],
     ['never-retry is never repeated', 'never-retry', 1, transient, { kind: 'give_up' }],
     ['inspect-first is never repeated', 'inspect-first', 1, transient, { kind: 'give_up' }],
   ] as const)('%s', (_n, recovery, attempt, error, expected) => {
-    expect(retryDecision({ recovery, attempt, error, policy: DEFAULT_TOOL_RETRY })).toEqual(expected);
+    expect(retryDecision({ recovery, attempt, error, policy: DEFAULT_TOOL_RETRY })).toEqual(
+      expected,
+    );
   });
 
   it('the backoff is bounded', () => {
     const policy = { maxAttempts: 10, baseDelayMs: 300, maxDelayMs: 2_000 };
-    const delays = Array.from({ length: 9 }, (_, i) => retryDecision({ recovery: 'retry-safe', attempt: i + 1, error: coded('no_frame'), policy })).map((d) => (d.kind === 'retry' ? d.delayMs : -1));
+    const delays = Array.from({ length: 9 }, (_, i) =>
+      retryDecision({ recovery: 'retry-safe', attempt: i + 1, error: coded('no_frame'), policy }),
+    ).map((d) => (d.kind === 'retry' ? d.delayMs : -1));
     expect(delays).toEqual([300, 600, 1200, 2000, 2000, 2000, 2000, 2000, 2000]);
   });
 });
 
 describe('retry-safe tools in a run (spec/004)', () => {
-  function flakyTool(name: string, failures: number, opts: Parameters<typeof testTool>[1] = {}, error: () => Error = () => coded('no_receiver', 'Could not establish connection. Receiving end does not exist.')) {
+  function flakyTool(
+    name: string,
+    failures: number,
+    opts: Parameters<typeof testTool>[1] = {},
+    error: () => Error = () =>
+      coded('no_receiver', 'Could not establish connection. Receiving end does not exist.'),
+  ) {
     const t = testTool(name, opts);
     const orig = t.execute.bind(t);
     let calls = 0;
@@ -62,16 +92,29 @@ describe('retry-safe tools in a run (spec/004)', () => {
   it('a transient failure is retried with backoff; the result records the attempts', async () => {
     sleeps.length = 0;
     const t = flakyTool('reader', 2);
-    const rig = await makeRig({ script: [{ toolCalls: [call('reader')] }, { text: 'done' }], tools: [t], options });
+    const rig = await makeRig({
+      script: [{ toolCalls: [call('reader')] }, { text: 'done' }],
+      tools: [t],
+      options,
+    });
     const { runId, threadId } = await rig.submit('read');
     await rig.client.turnComplete(runId);
     expect(t.runs).toBe(3);
     expect(sleeps).toEqual([300, 600]);
-    const result = (await rig.store.threads.allNodes(threadId)).find((n) => n.item.kind === 'tool_result')!;
+    const result = (await rig.store.threads.allNodes(threadId)).find(
+      (n) => n.item.kind === 'tool_result',
+    )!;
     expect(result.item).toMatchObject({ ok: true, attempts: 3 });
     // The card saw the retries as progress, and the result event carries the attempts.
-    expect(rig.client.of('item.delta').filter((e) => e.delta.toolProgress?.startsWith('Retrying')).map((e) => e.delta.toolProgress!.slice(0, 26))).toEqual(['Retrying (attempt 2 of 3):', 'Retrying (attempt 3 of 3):']);
-    expect(rig.client.of('item.complete').find((e) => e.item.kind === 'tool_result')!.item).toMatchObject({ attempts: 3 });
+    expect(
+      rig.client
+        .of('item.delta')
+        .filter((e) => e.delta.toolProgress?.startsWith('Retrying'))
+        .map((e) => e.delta.toolProgress!.slice(0, 26)),
+    ).toEqual(['Retrying (attempt 2 of 3):', 'Retrying (attempt 3 of 3):']);
+    expect(
+      rig.client.of('item.complete').find((e) => e.item.kind === 'tool_result')!.item,
+    ).toMatchObject({ attempts: 3 });
     // The model never saw the transient errors, and the breaker did not count them.
     expect(JSON.stringify(rig.provider.requests[1].messages)).not.toContain('Receiving end');
     expect((await rig.store.runs.get(runId))!.counters.consecutiveToolFailures).toBe(0);
@@ -80,11 +123,17 @@ describe('retry-safe tools in a run (spec/004)', () => {
   it('a persistent transient failure reaches the model after the last attempt', async () => {
     sleeps.length = 0;
     const t = flakyTool('reader', 99);
-    const rig = await makeRig({ script: [{ toolCalls: [call('reader')] }, { text: 'done' }], tools: [t], options });
+    const rig = await makeRig({
+      script: [{ toolCalls: [call('reader')] }, { text: 'done' }],
+      tools: [t],
+      options,
+    });
     const { runId, threadId } = await rig.submit('read');
     await rig.client.turnComplete(runId);
     expect(t.runs).toBe(3);
-    const result = (await rig.store.threads.allNodes(threadId)).find((n) => n.item.kind === 'tool_result')!;
+    const result = (await rig.store.threads.allNodes(threadId)).find(
+      (n) => n.item.kind === 'tool_result',
+    )!;
     expect(result.item).toMatchObject({ ok: false, outcome: 'error', attempts: 3 });
     expect(JSON.stringify(result.item)).toContain('after 3 attempts');
   });
@@ -93,13 +142,22 @@ describe('retry-safe tools in a run (spec/004)', () => {
     sleeps.length = 0;
     const w = flakyTool('writer', 1, { effects: 'write' });
     const r = flakyTool('reader', 1, {}, () => new Error('No element matches "#buy"'));
-    const rig = await makeRig({ script: [{ toolCalls: [call('writer'), call('reader')] }, { text: 'done' }], tools: [w, r], options });
+    const rig = await makeRig({
+      script: [{ toolCalls: [call('writer'), call('reader')] }, { text: 'done' }],
+      tools: [w, r],
+      options,
+    });
     await rig.client.ack({ type: 'siteRules.set', origin: 'https://shop.example', rule: 'allow' });
     const { runId, threadId } = await rig.submit('go');
     await rig.client.turnComplete(runId);
     expect([w.runs, r.runs, sleeps]).toEqual([1, 1, []]);
-    const results = (await rig.store.threads.allNodes(threadId)).filter((n) => n.item.kind === 'tool_result');
-    expect(results.map((n) => (n.item as { attempts?: number }).attempts)).toEqual([undefined, undefined]);
+    const results = (await rig.store.threads.allNodes(threadId)).filter(
+      (n) => n.item.kind === 'tool_result',
+    );
+    expect(results.map((n) => (n.item as { attempts?: number }).attempts)).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it('an interrupt during the backoff stops the call', async () => {
@@ -112,9 +170,17 @@ describe('retry-safe tools in a run (spec/004)', () => {
         signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
         void rig.client.send({ type: 'turn.interrupt', threadId });
       });
-    rig = await makeRig({ script: [{ toolCalls: [call('reader')] }, { text: 'never' }], tools: [t], options: { sleep } });
+    rig = await makeRig({
+      script: [{ toolCalls: [call('reader')] }, { text: 'never' }],
+      tools: [t],
+      options: { sleep },
+    });
     threadId = (await rig.client.ack<{ threadId: string }>({ type: 'thread.create' })).threadId;
-    const { runId } = await rig.client.ack<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'read' } });
+    const { runId } = await rig.client.ack<{ runId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: 'read' },
+    });
     expect((await rig.client.turnComplete(runId)).stopReason).toBe('interrupted');
     expect(t.runs).toBe(1);
   });

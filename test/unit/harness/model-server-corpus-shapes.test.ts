@@ -56,7 +56,8 @@ function paths(value: unknown, prefix = '', depth = 0, out = new Set<string>()):
   for (const [key, v] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${key}` : key;
     out.add(path);
-    if (!['tools', 'input', 'metadata', 'reasoning', 'text', 'usage'].includes(key)) paths(v, path, depth + 1, out);
+    if (!['tools', 'input', 'metadata', 'reasoning', 'text', 'usage'].includes(key))
+      paths(v, path, depth + 1, out);
   }
   return out;
 }
@@ -71,14 +72,26 @@ function pathsByType(events: SseEvent[]): Map<string, Set<string>> {
   return byType;
 }
 
-function render(wire: WireFormat, reply: ScriptedReply, body: Record<string, unknown> = {}): SseEvent[] {
+function render(
+  wire: WireFormat,
+  reply: ScriptedReply,
+  body: Record<string, unknown> = {},
+): SseEvent[] {
   const plan = planReply(reply, wire.toolIdPrefix, 100);
   const renderer = wire.stream(plan, { model: 'm', seq: 1, body });
-  const frames = [...renderer.open(), ...plan.parts.flatMap((p) => renderer.part(p)), ...renderer.close()];
+  const frames = [
+    ...renderer.open(),
+    ...plan.parts.flatMap((p) => renderer.part(p)),
+    ...renderer.close(),
+  ];
   return parseSse(frames.join(''));
 }
 
-function expectShapesFromCorpus(ours: SseEvent[], corpusFiles: string[], notRecorded: string[] = []) {
+function expectShapesFromCorpus(
+  ours: SseEvent[],
+  corpusFiles: string[],
+  notRecorded: string[] = [],
+) {
   const recorded = pathsByType(corpusFiles.flatMap(readCorpus));
   for (const [type, ourPaths] of pathsByType(ours)) {
     if (notRecorded.includes(type)) continue;
@@ -96,13 +109,14 @@ const tools = [
 describe('model server streams match the recorded corpus shapes', () => {
   it('OpenAI Chat Completions', () => {
     const body = { stream_options: { include_usage: true } };
-    expectShapesFromCorpus(render(openaiChatWire, { text: 'Some text here.', toolCalls: tools }, body), [
-      'openai/o01-chat-parallel-tool-calls.sse',
-      'openai/o03-chat-finish-length.sse',
-    ]);
-    expectShapesFromCorpus(render(openaiChatWire, { thinking: 'Hmm, let me see.', toolCalls: tools.slice(0, 1) }, body), [
-      'openai/o07-chat-compat-reasoning-tool-call.chunks.jsonl',
-    ]);
+    expectShapesFromCorpus(
+      render(openaiChatWire, { text: 'Some text here.', toolCalls: tools }, body),
+      ['openai/o01-chat-parallel-tool-calls.sse', 'openai/o03-chat-finish-length.sse'],
+    );
+    expectShapesFromCorpus(
+      render(openaiChatWire, { thinking: 'Hmm, let me see.', toolCalls: tools.slice(0, 1) }, body),
+      ['openai/o07-chat-compat-reasoning-tool-call.chunks.jsonl'],
+    );
   });
 
   it('Anthropic Messages', () => {
@@ -121,6 +135,9 @@ describe('model server streams match the recorded corpus shapes', () => {
     ];
     const reply = { thinking: 'Hmm, let me see.', text: 'Some text here.', toolCalls: tools };
     expectShapesFromCorpus(render(openaiResponsesWire, reply), corpus);
-    expectShapesFromCorpus(render(openaiResponsesWire, { text: 'cut', stop: 'max_tokens' }), corpus);
+    expectShapesFromCorpus(
+      render(openaiResponsesWire, { text: 'cut', stop: 'max_tokens' }),
+      corpus,
+    );
   });
 });

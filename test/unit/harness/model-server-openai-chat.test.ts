@@ -48,7 +48,12 @@ describe('model server: OpenAI Chat Completions', () => {
     expect(reported).toMatchObject({ prompt_tokens: 15, completion_tokens: 7, total_tokens: 22 });
     expect(reported?.prompt_tokens_details?.cached_tokens).toBe(3);
     const request = server!.requests[0];
-    expect(request).toMatchObject({ api: 'openai-chat', path: '/v1/chat/completions', stream: true, status: 200 });
+    expect(request).toMatchObject({
+      api: 'openai-chat',
+      path: '/v1/chat/completions',
+      stream: true,
+      status: 200,
+    });
     expect(request.body.messages).toEqual([{ role: 'user', content: 'hello' }]);
   });
 
@@ -71,7 +76,11 @@ describe('model server: OpenAI Chat Completions', () => {
         ],
       },
     ]);
-    const stream = client.chat.completions.stream({ ...ask, tools, stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      ...ask,
+      tools,
+      stream_options: { include_usage: true },
+    });
     const argFragments: string[] = [];
     stream.on('chunk', (chunk) => {
       for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
@@ -84,18 +93,24 @@ describe('model server: OpenAI Chat Completions', () => {
     expect(choice.message.content).toBe('Opening both.');
     const calls = choice.message.tool_calls!.map((c) => (c.type === 'function' ? c : undefined)!);
     expect(calls.map((c) => c.function.name)).toEqual(['browser_navigate', 'browser_click']);
-    expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ url: 'https://example.com/a?q=1' }, { ref: 'e41' }]);
+    expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([
+      { url: 'https://example.com/a?q=1' },
+      { ref: 'e41' },
+    ]);
     expect(new Set(calls.map((c) => c.id)).size).toBe(2);
     expect(argFragments.length).toBeGreaterThan(2);
     expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
   });
 
   it('keeps a scripted tool-call id verbatim, even an empty one', async () => {
-    const client = await setup([{ toolCalls: [{ name: 'browser_click', args: { ref: 'e1' }, id: '' }] }]);
+    const client = await setup([
+      { toolCalls: [{ name: 'browser_click', args: { ref: 'e1' }, id: '' }] },
+    ]);
     const stream = await client.chat.completions.create({ ...ask, tools, stream: true });
     const ids: (string | undefined)[] = [];
     for await (const chunk of stream) {
-      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.id !== undefined) ids.push(call.id);
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+        if (call.id !== undefined) ids.push(call.id);
     }
     expect(ids).toEqual(['']);
   });
@@ -121,7 +136,9 @@ describe('model server: OpenAI Chat Completions', () => {
     let reasoning = '';
     let text = '';
     for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
+      const delta = chunk.choices[0]?.delta as
+        | { content?: string | null; reasoning_content?: string }
+        | undefined;
       reasoning += delta?.reasoning_content ?? '';
       text += delta?.content ?? '';
     }
@@ -130,7 +147,9 @@ describe('model server: OpenAI Chat Completions', () => {
   });
 
   it('answers a non-streaming request with a chat.completion object', async () => {
-    const client = await setup([{ text: 'A short title', toolCalls: [{ name: 'browser_click', args: { ref: 'e2' } }] }]);
+    const client = await setup([
+      { text: 'A short title', toolCalls: [{ name: 'browser_click', args: { ref: 'e2' } }] },
+    ]);
     const completion = await client.chat.completions.create(ask);
     expect(completion.choices[0].message.content).toBe('A short title');
     const call = completion.choices[0].message.tool_calls![0];

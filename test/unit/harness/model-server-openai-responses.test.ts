@@ -11,7 +11,11 @@ afterEach(async () => {
 
 async function setup(script: ScriptStep[]) {
   server = await startModelServer({ script });
-  return new OpenAI({ baseURL: server.baseURL('openai-responses'), apiKey: 'sk-keel-test', maxRetries: 0 });
+  return new OpenAI({
+    baseURL: server.baseURL('openai-responses'),
+    apiKey: 'sk-keel-test',
+    maxRetries: 0,
+  });
 }
 
 const objectOf = (key: string) => ({ type: 'object', properties: { [key]: { type: 'string' } } });
@@ -34,11 +38,24 @@ describe('model server: OpenAI Responses', () => {
     expect(deltas.join('')).toBe('Hello from the scripted model.');
     expect(response.output_text).toBe('Hello from the scripted model.');
     expect(response.status).toBe('completed');
-    expect(response.usage).toMatchObject({ input_tokens: 30, output_tokens: 8, output_tokens_details: { reasoning_tokens: 2 } });
-    for (const type of ['response.created', 'response.output_item.added', 'response.output_item.done', 'response.completed']) {
+    expect(response.usage).toMatchObject({
+      input_tokens: 30,
+      output_tokens: 8,
+      output_tokens_details: { reasoning_tokens: 2 },
+    });
+    for (const type of [
+      'response.created',
+      'response.output_item.added',
+      'response.output_item.done',
+      'response.completed',
+    ]) {
       expect(types).toContain(type);
     }
-    expect(server!.requests[0]).toMatchObject({ api: 'openai-responses', path: '/v1/responses', stream: true });
+    expect(server!.requests[0]).toMatchObject({
+      api: 'openai-responses',
+      path: '/v1/responses',
+      stream: true,
+    });
   });
 
   it('streams reasoning summary, text and parallel function calls with argument deltas', async () => {
@@ -61,13 +78,21 @@ describe('model server: OpenAI Responses', () => {
     stream.on('response.reasoning_summary_text.delta', (ev) => (summary += ev.delta));
     const response = await stream.finalResponse();
     expect(summary).toBe('Two steps needed.');
-    expect(response.output.map((o) => o.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
+    expect(response.output.map((o) => o.type)).toEqual([
+      'reasoning',
+      'message',
+      'function_call',
+      'function_call',
+    ]);
     const calls = response.output.flatMap((o) => (o.type === 'function_call' ? [o] : []));
     expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
       ['browser_navigate', { url: 'https://example.com/' }],
       ['browser_click', { ref: 'e41' }],
     ]);
-    expect([...args.values()].map((a) => JSON.parse(a))).toEqual([{ url: 'https://example.com/' }, { ref: 'e41' }]);
+    expect([...args.values()].map((a) => JSON.parse(a))).toEqual([
+      { url: 'https://example.com/' },
+      { ref: 'e41' },
+    ]);
     expect(new Set(calls.map((c) => c.call_id)).size).toBe(2);
     expect(response.output_text).toBe('On it.');
   });

@@ -15,7 +15,10 @@ describe('MCP conformance (every client scenario of the pinned suite)', async ()
   beforeAll(async () => {
     for (const r of await runAll(scenarios, 2)) {
       results.set(r.scenario, r);
-      if (r.retried) console.warn(`MCP conformance: ${r.scenario} failed once in parallel and passed when run alone`);
+      if (r.retried)
+        console.warn(
+          `MCP conformance: ${r.scenario} failed once in parallel and passed when run alone`,
+        );
     }
   }, 300_000);
 

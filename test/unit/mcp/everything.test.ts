@@ -23,14 +23,24 @@ afterAll(async () => {
 describe('server-everything: listing', () => {
   it('registers every tool as mcp__<server>__<tool> with the server schema and an MCP binding', () => {
     const names = mcpNames(h.registry);
-    for (const n of ['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'trigger-elicitation-request']) {
+    for (const n of [
+      'echo',
+      'get-sum',
+      'get-tiny-image',
+      'trigger-long-running-operation',
+      'trigger-elicitation-request',
+    ]) {
       expect(names).toContain(`mcp__everything__${n}`);
     }
     // Task-only tools cannot run without the experimental tasks API: not offered.
     expect(names).not.toContain('mcp__everything__simulate-research-query');
 
     const echo = h.registry.get('mcp__everything__echo')!;
-    expect(echo.descriptor.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+    expect(echo.descriptor.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    });
     expect(echo.descriptor).toMatchObject({
       level: 'mcp',
       effects: 'read',
@@ -39,28 +49,41 @@ describe('server-everything: listing', () => {
       provenance: 'mcp',
       binding: { kind: 'mcp', serverId: 'everything', endpoint: server.url, authIdentity: 'none' },
     });
-    expect(echo.descriptor.description).toMatch(/^\[MCP server "everything"\] Echoes back the input string/);
+    expect(echo.descriptor.description).toMatch(
+      /^\[MCP server "everything"\] Echoes back the input string/,
+    );
     expect(echo.descriptor.label).toBe('Echo Tool · Everything');
     // No readOnlyHint → a write (never retried after a crash).
-    expect(h.registry.get('mcp__everything__trigger-elicitation-request')!.descriptor).toMatchObject({ effects: 'write', recovery: 'never-retry' });
+    expect(
+      h.registry.get('mcp__everything__trigger-elicitation-request')!.descriptor,
+    ).toMatchObject({ effects: 'write', recovery: 'never-retry' });
   });
 
   it('reports status for the settings UI', () => {
     const [s] = h.manager.status();
-    expect(s).toMatchObject({ id: 'everything', state: 'connected', isolation: 'shared', sessions: 1 });
+    expect(s).toMatchObject({
+      id: 'everything',
+      state: 'connected',
+      isolation: 'shared',
+      sessions: 1,
+    });
     expect(s.toolCount).toBe(mcpNames(h.registry).length);
     expect(s.serverToolCount).toBeGreaterThan(s.toolCount - 1);
     expect(s.server).toMatch(/everything/);
   });
 
   it('resolves the target to the server (the Gatekeeper asks per server)', async () => {
-    await expect(tool(h.registry, 'mcp__everything__echo').resolveTarget!({}, ctx())).resolves.toEqual({ serverId: 'everything' });
+    await expect(
+      tool(h.registry, 'mcp__everything__echo').resolveTarget!({}, ctx()),
+    ).resolves.toEqual({ serverId: 'everything' });
   });
 });
 
 describe('server-everything: calls', () => {
   it('echo and get-sum through AgentTool.execute', async () => {
-    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'hello keel' }))).toBe('Echo: hello keel');
+    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'hello keel' }))).toBe(
+      'Echo: hello keel',
+    );
     const sum = await call(h.registry, 'mcp__everything__get-sum', { a: 2, b: 40 });
     expect(textOf(sum)).toBe('The sum of 2 and 40 is 42.');
     expect(sum.isError).toBeUndefined();
@@ -68,48 +91,87 @@ describe('server-everything: calls', () => {
   });
 
   it('rejects arguments that do not match the server schema before sending them', async () => {
-    await expect(call(h.registry, 'mcp__everything__get-sum', { a: 'two', b: 1 })).rejects.toThrow(/Invalid arguments for get-sum: a: .*number/);
+    await expect(call(h.registry, 'mcp__everything__get-sum', { a: 'two', b: 1 })).rejects.toThrow(
+      /Invalid arguments for get-sum: a: .*number/,
+    );
     await expect(call(h.registry, 'mcp__everything__echo', {})).rejects.toThrow(/message/);
   });
 
   it('streams progress of a long-running operation to onUpdate', async () => {
     const updates: ToolUpdate[] = [];
-    const result = await call(h.registry, 'mcp__everything__trigger-long-running-operation', { duration: 1, steps: 4 }, ctx(), { updates });
+    const result = await call(
+      h.registry,
+      'mcp__everything__trigger-long-running-operation',
+      { duration: 1, steps: 4 },
+      ctx(),
+      { updates },
+    );
     expect(textOf(result)).toMatch(/Long running operation completed/);
-    expect(updates.map((u) => u.progressText)).toEqual(['Progress 1/4 (25%)', 'Progress 2/4 (50%)', 'Progress 3/4 (75%)', 'Progress 4/4 (100%)']);
+    expect(updates.map((u) => u.progressText)).toEqual([
+      'Progress 1/4 (25%)',
+      'Progress 2/4 (50%)',
+      'Progress 3/4 (75%)',
+      'Progress 4/4 (100%)',
+    ]);
   });
 
   it('shows an image placeholder to a model without vision, and the image to one with vision', async () => {
-    const blind = await call(h.registry, 'mcp__everything__get-tiny-image', {}, ctx({ model: { vision: false } }));
+    const blind = await call(
+      h.registry,
+      'mcp__everything__get-tiny-image',
+      {},
+      ctx({ model: { vision: false } }),
+    );
     expect(blind.content.every((b) => b.type === 'text')).toBe(true);
-    expect(textOf(blind)).toMatch(/\[image: image\/png, \d+ bytes — not shown: this model cannot see images\]/);
+    expect(textOf(blind)).toMatch(
+      /\[image: image\/png, \d+ bytes — not shown: this model cannot see images\]/,
+    );
     expect(blind.details).toMatchObject({ omitted: [{ type: 'image', mimeType: 'image/png' }] });
 
-    const seeing = await call(h.registry, 'mcp__everything__get-tiny-image', {}, ctx({ model: { vision: true } }));
+    const seeing = await call(
+      h.registry,
+      'mcp__everything__get-tiny-image',
+      {},
+      ctx({ model: { vision: true } }),
+    );
     const image = seeing.content.find((b) => b.type === 'image');
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
     expect(image && 'dataBase64' in image && image.dataBase64.startsWith('iVBORw0KGgo')).toBe(true);
   });
 
   it('summarizes embedded resources and resource links as text', async () => {
-    const res = await call(h.registry, 'mcp__everything__get-resource-reference', { resourceType: 'Text', resourceId: 1 });
+    const res = await call(h.registry, 'mcp__everything__get-resource-reference', {
+      resourceType: 'Text',
+      resourceId: 1,
+    });
     expect(textOf(res)).toMatch(/\[resource <demo:\/\/resource\/dynamic\/text\/1>/);
     const links = await call(h.registry, 'mcp__everything__get-resource-links', { count: 2 });
     expect(textOf(links)).toMatch(/\[resource link: .*<demo:\/\/resource\//);
     // An enum the server's schema does not allow is caught here, with the allowed values.
-    await expect(call(h.registry, 'mcp__everything__get-resource-reference', { resourceType: 'text', resourceId: 1 })).rejects.toThrow(
-      /resourceType: .*"Text","Blob"/,
-    );
+    await expect(
+      call(h.registry, 'mcp__everything__get-resource-reference', {
+        resourceType: 'text',
+        resourceId: 1,
+      }),
+    ).rejects.toThrow(/resourceType: .*"Text","Blob"/);
   });
 
   it('keeps structured content for the UI', async () => {
-    const res = await call(h.registry, 'mcp__everything__get-structured-content', { location: 'Chicago' });
+    const res = await call(h.registry, 'mcp__everything__get-structured-content', {
+      location: 'Chicago',
+    });
     expect(res.details).toMatchObject({ structuredContent: { temperature: expect.any(Number) } });
   });
 
   it('aborts a running call through the signal', async () => {
     const abort = new AbortController();
-    const running = call(h.registry, 'mcp__everything__trigger-long-running-operation', { duration: 5, steps: 5 }, ctx(), { signal: abort.signal });
+    const running = call(
+      h.registry,
+      'mcp__everything__trigger-long-running-operation',
+      { duration: 5, steps: 5 },
+      ctx(),
+      { signal: abort.signal },
+    );
     setTimeout(() => abort.abort(new Error('user interrupted')), 300);
     const started = Date.now();
     await expect(running).rejects.toThrow('user interrupted');
@@ -123,7 +185,10 @@ describe('server-everything: elicitation', () => {
     const c = ctx({
       requestInteraction: async (kind, payload) => {
         asked.push({ kind, payload });
-        return { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
+        return {
+          action: 'accept',
+          content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' },
+        };
       },
     });
     const result = await call(h.registry, 'mcp__everything__trigger-elicitation-request', {}, c);
@@ -144,14 +209,24 @@ describe('server-everything: elicitation', () => {
   });
 
   it('passes a decline through, and declines when nobody can ask the user', async () => {
-    const declined = await call(h.registry, 'mcp__everything__trigger-elicitation-request', {}, ctx({ requestInteraction: async () => ({ action: 'decline' }) }));
+    const declined = await call(
+      h.registry,
+      'mcp__everything__trigger-elicitation-request',
+      {},
+      ctx({ requestInteraction: async () => ({ action: 'decline' }) }),
+    );
     expect(textOf(declined)).toMatch(/declined/i);
     const noUi = await call(h.registry, 'mcp__everything__trigger-elicitation-request', {}, ctx());
     expect(textOf(noUi)).toMatch(/declined/i);
   });
 
   it('treats an interrupted question as a cancel', async () => {
-    const res = await call(h.registry, 'mcp__everything__trigger-elicitation-request', {}, ctx({ requestInteraction: async () => Promise.reject(new Error('interrupted')) }));
+    const res = await call(
+      h.registry,
+      'mcp__everything__trigger-elicitation-request',
+      {},
+      ctx({ requestInteraction: async () => Promise.reject(new Error('interrupted')) }),
+    );
     expect(textOf(res)).toMatch(/cancel/i);
   });
 });
@@ -159,7 +234,15 @@ describe('server-everything: elicitation', () => {
 describe('server-everything: settings', () => {
   it('filters with allowedTools and refreshes on demand', async () => {
     const before = await catalogOf(h.registry.list());
-    await h.manager.sync([{ id: 'everything', url: server.url, enabled: true, label: 'Everything', allowedTools: ['echo', 'mcp__everything__get-sum'] }]);
+    await h.manager.sync([
+      {
+        id: 'everything',
+        url: server.url,
+        enabled: true,
+        label: 'Everything',
+        allowedTools: ['echo', 'mcp__everything__get-sum'],
+      },
+    ]);
     expect(mcpNames(h.registry)).toEqual(['mcp__everything__echo', 'mcp__everything__get-sum']);
     expect(h.manager.status()[0]).toMatchObject({ toolCount: 2, state: 'connected' });
 
@@ -167,7 +250,9 @@ describe('server-everything: settings', () => {
     await h.manager.refresh('everything');
     expect(h.registry.generation).toBe(gen); // unchanged list: nothing re-registered
 
-    await h.manager.sync([{ id: 'everything', url: server.url, enabled: true, label: 'Everything' }]);
+    await h.manager.sync([
+      { id: 'everything', url: server.url, enabled: true, label: 'Everything' },
+    ]);
     const after = await catalogOf(h.registry.list());
     expect(after.map((e) => [e.name, e.digest])).toEqual(before.map((e) => [e.name, e.digest]));
   });
@@ -176,26 +261,44 @@ describe('server-everything: settings', () => {
     await h.manager.sync([{ id: 'everything', url: server.url, enabled: false }]);
     expect(mcpNames(h.registry)).toEqual([]);
     expect(h.manager.status()[0]).toMatchObject({ state: 'disabled', toolCount: 0, sessions: 0 });
-    await h.manager.sync([{ id: 'everything', url: server.url, enabled: true, label: 'Everything' }]);
+    await h.manager.sync([
+      { id: 'everything', url: server.url, enabled: true, label: 'Everything' },
+    ]);
     expect(mcpNames(h.registry).length).toBeGreaterThan(5);
   });
 
   it('keeps one session per thread with isolation per_thread, closed with closeThread', async () => {
-    await h.manager.sync([{ id: 'everything', url: server.url, enabled: true, label: 'Everything', isolation: 'per_thread' }]);
-    expect(h.manager.status()[0]).toMatchObject({ state: 'connected', isolation: 'per_thread', sessions: 0 });
+    await h.manager.sync([
+      {
+        id: 'everything',
+        url: server.url,
+        enabled: true,
+        label: 'Everything',
+        isolation: 'per_thread',
+      },
+    ]);
+    expect(h.manager.status()[0]).toMatchObject({
+      state: 'connected',
+      isolation: 'per_thread',
+      sessions: 0,
+    });
     await call(h.registry, 'mcp__everything__echo', { message: 'a' }, ctx({ threadId: 'A' }));
     await call(h.registry, 'mcp__everything__echo', { message: 'b' }, ctx({ threadId: 'B' }));
     await call(h.registry, 'mcp__everything__echo', { message: 'a2' }, ctx({ threadId: 'A' }));
     expect(h.manager.status()[0].sessions).toBe(2);
     await h.manager.closeThread('A');
     expect(h.manager.status()[0].sessions).toBe(1);
-    await h.manager.sync([{ id: 'everything', url: server.url, enabled: true, label: 'Everything' }]);
+    await h.manager.sync([
+      { id: 'everything', url: server.url, enabled: true, label: 'Everything' },
+    ]);
   });
 });
 
 describe('server-everything: restarts', () => {
   it('notices a dead server without a call, retries with backoff, and reconnects when it is back', async () => {
-    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'before' }))).toBe('Echo: before');
+    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'before' }))).toBe(
+      'Echo: before',
+    );
     await server.kill('SIGKILL');
     // The SSE stream drops, the SDK's reconnection attempts fail, the session is declared lost.
     await until(() => h.manager.status()[0].state === 'error', 15_000, 'error state');
@@ -203,11 +306,15 @@ describe('server-everything: restarts', () => {
     expect(down.message).toMatch(/could not be reached/);
     expect(down.nextRetryAt).toBeGreaterThan(0);
     expect(mcpNames(h.registry)).toContain('mcp__everything__echo'); // tools stay while reconnecting
-    await expect(call(h.registry, 'mcp__everything__echo', { message: 'while down' })).rejects.toThrow(/unavailable: the server could not be reached/);
+    await expect(
+      call(h.registry, 'mcp__everything__echo', { message: 'while down' }),
+    ).rejects.toThrow(/unavailable: the server could not be reached/);
 
     await server.launch();
     await until(() => h.manager.status()[0].state === 'connected', 15_000, 'connected state');
-    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'after' }))).toBe('Echo: after');
+    expect(textOf(await call(h.registry, 'mcp__everything__echo', { message: 'after' }))).toBe(
+      'Echo: after',
+    );
   }, 40_000);
 
   it('retries a read-only call once when the restarted server no longer knows the session', async () => {
@@ -215,14 +322,22 @@ describe('server-everything: restarts', () => {
     // A quick restart: the old session id now gets "400 No valid session ID" from the new process.
     await server.kill('SIGKILL');
     await server.launch();
-    expect(textOf(await call(h.registry, 'mcp__everything__get-sum', { a: 1, b: 1 }))).toBe('The sum of 1 and 1 is 2.');
+    expect(textOf(await call(h.registry, 'mcp__everything__get-sum', { a: 1, b: 1 }))).toBe(
+      'The sum of 1 and 1 is 2.',
+    );
     expect(h.logs.some((l) => l.message === 'sending a call again on a new session')).toBe(true);
   }, 30_000);
 
   it('re-runs a read-only call whose connection died mid-call, on a new session', async () => {
     await until(() => h.manager.status()[0].state === 'connected', 10_000, 'connected');
     const updates: ToolUpdate[] = [];
-    const running = call(h.registry, 'mcp__everything__trigger-long-running-operation', { duration: 2, steps: 2 }, ctx(), { updates });
+    const running = call(
+      h.registry,
+      'mcp__everything__trigger-long-running-operation',
+      { duration: 2, steps: 2 },
+      ctx(),
+      { updates },
+    );
     await until(() => updates.length > 0, 10_000, 'first progress');
     await server.kill('SIGKILL');
     await server.launch();
@@ -241,7 +356,9 @@ describe('server-everything: restarts', () => {
     const running = call(h.registry, 'mcp__everything__trigger-elicitation-request', {}, c);
     await until(() => asked, 10_000, 'the question');
     await server.kill('SIGKILL');
-    await expect(running).rejects.toThrow(/failed during "trigger-elicitation-request" .* unknown whether the call took effect/);
+    await expect(running).rejects.toThrow(
+      /failed during "trigger-elicitation-request" .* unknown whether the call took effect/,
+    );
     await server.launch();
     await until(() => h.manager.status()[0].state === 'connected', 15_000, 'connected state');
   }, 40_000);

@@ -8,14 +8,21 @@ export interface Harness {
   logs: { level: string; message: string; data?: Record<string, unknown> }[];
 }
 
-export function harness(opts: Partial<McpManagerOptions> & { tokens?: Record<string, string> } = {}): Harness {
+export function harness(
+  opts: Partial<McpManagerOptions> & { tokens?: Record<string, string> } = {},
+): Harness {
   const registry = opts.registry ?? new ToolRegistry();
   const logs: Harness['logs'] = [];
   const manager = createMcpManager({
     registry,
     getToken: opts.getToken ?? (async (id) => opts.tokens?.[id] ?? null),
     log: (level, message, data) => logs.push({ level, message, data }),
-    timing: { reconnectBaseMs: 200, reconnectMaxMs: 1_000, listChangedDebounceMs: 50, ...opts.timing },
+    timing: {
+      reconnectBaseMs: 200,
+      reconnectMaxMs: 1_000,
+      listChangedDebounceMs: 50,
+      ...opts.timing,
+    },
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.oauth ? { oauth: opts.oauth } : {}),
     ...(opts.sessionStore ? { sessionStore: opts.sessionStore } : {}),
@@ -30,7 +37,13 @@ export function ctx(over: Partial<ToolCallContext> = {}): ToolCallContext {
 
 export function tool(registry: ToolRegistry, name: string): AgentTool {
   const reg = registry.get(name);
-  if (!reg) throw new Error(`tool ${name} is not registered (have: ${registry.list().map((r) => r.tool.name).join(', ')})`);
+  if (!reg)
+    throw new Error(
+      `tool ${name} is not registered (have: ${registry
+        .list()
+        .map((r) => r.tool.name)
+        .join(', ')})`,
+    );
   return reg.tool;
 }
 
@@ -43,14 +56,26 @@ export async function call(
 ): Promise<ToolResult> {
   const t = tool(registry, name);
   const parsed = t.parameters.parse(params);
-  return t.execute(`call-${Math.random()}`, parsed, opts.signal ?? new AbortController().signal, (u) => opts.updates?.push(u), c);
+  return t.execute(
+    `call-${Math.random()}`,
+    parsed,
+    opts.signal ?? new AbortController().signal,
+    (u) => opts.updates?.push(u),
+    c,
+  );
 }
 
 export function textOf(result: ToolResult): string {
-  return result.content.map((b) => (b.type === 'text' ? b.text : `<image ${b.mimeType}>`)).join('\n');
+  return result.content
+    .map((b) => (b.type === 'text' ? b.text : `<image ${b.mimeType}>`))
+    .join('\n');
 }
 
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check()) return;

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideChallenge, scopeSet, unionScopes } from '../../../src/tools/mcp/oauth/challenge';
-import { accountOf, bindRecord, memoryAuthStore, type McpAuthStore } from '../../../src/tools/mcp/oauth/auth-record';
+import {
+  accountOf,
+  bindRecord,
+  memoryAuthStore,
+  type McpAuthStore,
+} from '../../../src/tools/mcp/oauth/auth-record';
 import { isSignInPayload } from '../../../src/tools/mcp/sign-in';
 import { afterFailedCall } from '../../../src/tools/mcp/resend-policy';
 import { TestOAuthServer } from '../../fixtures/mcp/oauth-server';
@@ -28,19 +33,25 @@ describe('decideChallenge (scope step-up and its limit)', () => {
     for (let i = 0; i < 500; i++) {
       const held = pick();
       const wanted = pick();
-      const d = decideChallenge({ status: 403, error: 'insufficient_scope', scope: wanted }, held || undefined);
+      const d = decideChallenge(
+        { status: 403, error: 'insufficient_scope', scope: wanted },
+        held || undefined,
+      );
       const missing = [...scopeSet(wanted)].filter((s) => !scopeSet(held).has(s));
       const ctxt = `seed ${seed}, held "${held}", wanted "${wanted}"`;
       if (missing.length > 0) {
         expect(d.kind, ctxt).toBe('step_up');
         const asked = scopeSet(d.kind === 'step_up' ? d.scope : '');
-        for (const s of [...scopeSet(held), ...scopeSet(wanted)]) expect(asked.has(s), ctxt).toBe(true);
+        for (const s of [...scopeSet(held), ...scopeSet(wanted)])
+          expect(asked.has(s), ctxt).toBe(true);
       } else expect(d.kind, ctxt).toBe('refused');
     }
   });
 
   it('401 renews; 403 without insufficient_scope is refused; other statuses are not challenges', () => {
-    expect(decideChallenge({ status: 401, scope: 'a', resourceMetadataUrl: 'https://x/prm' }, undefined)).toEqual({ kind: 'renew', scope: 'a', resourceMetadataUrl: 'https://x/prm' });
+    expect(
+      decideChallenge({ status: 401, scope: 'a', resourceMetadataUrl: 'https://x/prm' }, undefined),
+    ).toEqual({ kind: 'renew', scope: 'a', resourceMetadataUrl: 'https://x/prm' });
     expect(decideChallenge({ status: 403 }, 'a').kind).toBe('refused');
     expect(decideChallenge({ status: 404 }, 'a').kind).toBe('none');
     expect(unionScopes('a b', undefined, 'b c')).toBe('a b c');
@@ -49,8 +60,11 @@ describe('decideChallenge (scope step-up and its limit)', () => {
 
 describe('accountOf', () => {
   it('shows the id_token email, username or name; anything unreadable shows nothing', () => {
-    const jwt = (claims: object) => `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
-    expect(accountOf(jwt({ sub: '1', email: 'ada@example.com', name: 'Ada' }))).toBe('ada@example.com');
+    const jwt = (claims: object) =>
+      `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+    expect(accountOf(jwt({ sub: '1', email: 'ada@example.com', name: 'Ada' }))).toBe(
+      'ada@example.com',
+    );
     expect(accountOf(jwt({ sub: '1', preferred_username: 'ada' }))).toBe('ada');
     expect(accountOf(jwt({ sub: '1' }))).toBeUndefined();
     expect(accountOf('not-a-jwt')).toBeUndefined();
@@ -61,10 +75,15 @@ describe('accountOf', () => {
 
 describe('bindRecord', () => {
   it('a record stored for another URL (or unreadable) is void', () => {
-    const rec = JSON.stringify({ url: 'https://a.example/mcp', tokens: { access_token: 'x', token_type: 'Bearer' } });
+    const rec = JSON.stringify({
+      url: 'https://a.example/mcp',
+      tokens: { access_token: 'x', token_type: 'Bearer' },
+    });
     expect(bindRecord(rec, 'https://a.example/mcp').tokens?.access_token).toBe('x');
     expect(bindRecord(rec, 'https://b.example/mcp')).toEqual({ url: 'https://b.example/mcp' });
-    expect(bindRecord('{not json', 'https://a.example/mcp')).toEqual({ url: 'https://a.example/mcp' });
+    expect(bindRecord('{not json', 'https://a.example/mcp')).toEqual({
+      url: 'https://a.example/mcp',
+    });
   });
 });
 
@@ -90,7 +109,8 @@ describe('OAuth sign-in through the manager (local authorization server + protec
         check: (authorization, method) => {
           const t = server.verify(authorization);
           if (!t) return { status: 401 };
-          if (opts.writeScope && method === 'tools/call' && !scopeSet(t.scope).has(opts.writeScope)) return { status: 403, scope: `read ${opts.writeScope}` };
+          if (opts.writeScope && method === 'tools/call' && !scopeSet(t.scope).has(opts.writeScope))
+            return { status: 403, scope: `read ${opts.writeScope}` };
           return null;
         },
       },
@@ -117,21 +137,35 @@ describe('OAuth sign-in through the manager (local authorization server + protec
   it('needs sign-in, signs in with PKCE and a resource indicator, refreshes an expired token, signs out with revocation', async () => {
     const { store, opened } = await setup();
     await h!.manager.sync([{ id: 'docs', url: rs!.url, enabled: true }]);
-    expect(h!.manager.status()[0]).toMatchObject({ state: 'needs_sign_in', auth: { signedIn: false } });
+    expect(h!.manager.status()[0]).toMatchObject({
+      state: 'needs_sign_in',
+      auth: { signedIn: false },
+    });
     expect(opened()).toBe(0); // nothing opens without the user asking
 
     await h!.manager.signIn('docs');
     const status = h!.manager.status()[0];
-    expect(status).toMatchObject({ state: 'connected', auth: { signedIn: true, renewable: true, scope: 'read' } });
+    expect(status).toMatchObject({
+      state: 'connected',
+      auth: { signedIn: true, renewable: true, scope: 'read' },
+    });
     expect(status.auth?.expiresAt).toBeGreaterThan(Date.now());
     const authorize = as!.log.find((l) => l.path === '/authorize')!.params;
-    expect(authorize).toMatchObject({ code_challenge_method: 'S256', resource: rs!.url, scope: 'read' });
-    expect(textOf(await call(h!.registry, 'mcp__docs__note-add', { note: 'one' }))).toBe('noted (1)');
+    expect(authorize).toMatchObject({
+      code_challenge_method: 'S256',
+      resource: rs!.url,
+      scope: 'read',
+    });
+    expect(textOf(await call(h!.registry, 'mcp__docs__note-add', { note: 'one' }))).toBe(
+      'noted (1)',
+    );
 
     // An expired access token is refreshed without the user, and the call runs once.
     as!.expireAccessTokens();
     expect(textOf(await call(h!.registry, 'mcp__docs__note-list', {}))).toBe('notes: ["one"]');
-    expect(as!.log.some((l) => l.path === '/token' && l.params.grant_type === 'refresh_token')).toBe(true);
+    expect(
+      as!.log.some((l) => l.path === '/token' && l.params.grant_type === 'refresh_token'),
+    ).toBe(true);
     expect(opened()).toBe(1);
 
     // Tokens live in the store only: never in logs or status.
@@ -140,11 +174,21 @@ describe('OAuth sign-in through the manager (local authorization server + protec
 
     await h!.manager.signOut('docs');
     expect(as!.count('/revoke')).toBeGreaterThan(0);
-    expect([...as!.tokens.values()].filter((t) => !t.revoked && t.expiresAt > Date.now())).toEqual([]);
-    await until(() => h!.manager.status()[0].state === 'needs_sign_in', 5_000, 'needs_sign_in after sign-out');
+    expect([...as!.tokens.values()].filter((t) => !t.revoked && t.expiresAt > Date.now())).toEqual(
+      [],
+    );
+    await until(
+      () => h!.manager.status()[0].state === 'needs_sign_in',
+      5_000,
+      'needs_sign_in after sign-out',
+    );
     // What may remain is the server's last challenge (where its metadata is), nothing secret.
     const after = JSON.parse((await store.load('docs')) ?? '{}') as Record<string, unknown>;
-    expect(Object.keys(after).filter((k) => !['url', 'resourceMetadataUrl', 'challengeScope'].includes(k))).toEqual([]);
+    expect(
+      Object.keys(after).filter(
+        (k) => !['url', 'resourceMetadataUrl', 'challengeScope'].includes(k),
+      ),
+    ).toEqual([]);
   });
 
   it('a call refused for more scope pauses as "sign in to continue"; yes signs in again and the call runs once, no ends it', async () => {
@@ -155,12 +199,21 @@ describe('OAuth sign-in through the manager (local authorization server + protec
 
     const asked: unknown[] = [];
     const no = ctx({ requestInteraction: async (_k, p) => (asked.push(p), { action: 'decline' }) });
-    await expect(call(h!.registry, 'mcp__docs__note-add', { note: 'x' }, no)).rejects.toThrow(/did not sign in .* "note-add" did not run/);
+    await expect(call(h!.registry, 'mcp__docs__note-add', { note: 'x' }, no)).rejects.toThrow(
+      /did not sign in .* "note-add" did not run/,
+    );
     expect(isSignInPayload(asked[0])).toBe(true);
-    expect(asked[0]).toMatchObject({ message: expect.stringMatching(/^Sign in to Docs to continue/), signIn: { serverId: 'docs', scope: 'read write' } });
+    expect(asked[0]).toMatchObject({
+      message: expect.stringMatching(/^Sign in to Docs to continue/),
+      signIn: { serverId: 'docs', scope: 'read write' },
+    });
 
-    const yes = ctx({ requestInteraction: async () => ({ action: 'accept', content: { signIn: true } }) });
-    expect(textOf(await call(h!.registry, 'mcp__docs__note-add', { note: 'y' }, yes))).toBe('noted (1)');
+    const yes = ctx({
+      requestInteraction: async () => ({ action: 'accept', content: { signIn: true } }),
+    });
+    expect(textOf(await call(h!.registry, 'mcp__docs__note-add', { note: 'y' }, yes))).toBe(
+      'noted (1)',
+    );
     expect(opened()).toBe(2);
     expect(as!.log.filter((l) => l.path === '/authorize').at(-1)!.params.scope).toBe('read write');
   });
@@ -176,7 +229,10 @@ describe('OAuth sign-in through the manager (local authorization server + protec
     const kept = (await store.load('docs')) ?? '';
     expect(tokens.filter((t) => kept.includes(t))).toEqual([]);
     expect(JSON.parse(kept || '{}')).not.toHaveProperty('client');
-    expect(h!.manager.status()[0]).toMatchObject({ state: 'needs_sign_in', auth: { signedIn: false } });
+    expect(h!.manager.status()[0]).toMatchObject({
+      state: 'needs_sign_in',
+      auth: { signedIn: false },
+    });
   });
 });
 
@@ -186,12 +242,27 @@ describe('afterFailedCall (what is sent again)', () => {
     for (const kind of kinds) {
       for (const readOnly of [true, false]) {
         for (const isolation of ['shared', 'per_thread'] as const) {
-          const d = afterFailedCall({ kind, readOnly, isolation, serverId: 's', tool: 't', error: new Error('x') });
+          const d = afterFailedCall({
+            kind,
+            readOnly,
+            isolation,
+            serverId: 's',
+            tool: 't',
+            error: new Error('x'),
+          });
           const label = `${kind} ${readOnly ? 'read' : 'write'} ${isolation}`;
           if (kind === 'sign_in' || kind === 'other') expect(d.kind, label).toBe('rethrow');
           else if (kind === 'unauthorized') expect(d.kind, label).toBe('fail');
-          else if (readOnly || (kind === 'session_expired' && isolation === 'shared')) expect(d.kind, label).toBe('resend');
-          else expect(d, label).toMatchObject({ kind: 'fail', message: kind === 'unreachable' ? expect.stringMatching(/unknown whether/) : expect.stringMatching(/did not run/) });
+          else if (readOnly || (kind === 'session_expired' && isolation === 'shared'))
+            expect(d.kind, label).toBe('resend');
+          else
+            expect(d, label).toMatchObject({
+              kind: 'fail',
+              message:
+                kind === 'unreachable'
+                  ? expect.stringMatching(/unknown whether/)
+                  : expect.stringMatching(/did not run/),
+            });
         }
       }
     }

@@ -47,8 +47,14 @@ describe('toToolResult', () => {
           { type: 'text', text: 'hello' },
           { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
           { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
-          { type: 'resource', resource: { uri: 'mem://x', mimeType: 'text/plain', text: 'inside' } },
-          { type: 'resource', resource: { uri: 'mem://y', mimeType: 'application/zip', blob: 'AAAA' } },
+          {
+            type: 'resource',
+            resource: { uri: 'mem://x', mimeType: 'text/plain', text: 'inside' },
+          },
+          {
+            type: 'resource',
+            resource: { uri: 'mem://y', mimeType: 'application/zip', blob: 'AAAA' },
+          },
         ],
       },
       opts,
@@ -61,28 +67,53 @@ describe('toToolResult', () => {
       '[resource <mem://x> (text/plain)]\ninside',
       '[resource <mem://y>: application/zip, 3 bytes — binary content not shown]',
     ]);
-    expect(r.details).toMatchObject({ isError: true, omitted: [{ type: 'audio' }, { type: 'resource', uri: 'mem://y' }] });
+    expect(r.details).toMatchObject({
+      isError: true,
+      omitted: [{ type: 'audio' }, { type: 'resource', uri: 'mem://y' }],
+    });
   });
 
   it('shows images only to models with vision, and only in types providers accept', () => {
     const content = [{ type: 'image' as const, data: png, mimeType: 'image/png' }];
     expect(toToolResult({ content }, opts).content).toEqual([
-      { type: 'text', text: '[image: image/png, 8 bytes — not shown: this model cannot see images]' },
+      {
+        type: 'text',
+        text: '[image: image/png, 8 bytes — not shown: this model cannot see images]',
+      },
     ]);
-    expect(toToolResult({ content }, { ...opts, vision: true }).content).toEqual([{ type: 'image', mimeType: 'image/png', dataBase64: png }]);
-    expect(toToolResult({ content: [{ type: 'image', data: png, mimeType: 'image/bmp' }] }, { ...opts, vision: true }).content[0]).toMatchObject({
+    expect(toToolResult({ content }, { ...opts, vision: true }).content).toEqual([
+      { type: 'image', mimeType: 'image/png', dataBase64: png },
+    ]);
+    expect(
+      toToolResult(
+        { content: [{ type: 'image', data: png, mimeType: 'image/bmp' }] },
+        { ...opts, vision: true },
+      ).content[0],
+    ).toMatchObject({
       type: 'text',
       text: expect.stringContaining('unsupported image type'),
     });
   });
 
   it('shows structured content when there is no text, and says when there is nothing', () => {
-    expect(toToolResult({ content: [], structuredContent: { a: 1 } }, opts).content).toEqual([{ type: 'text', text: '{"a":1}' }]);
-    expect(toToolResult({ content: [] }, opts).content).toEqual([{ type: 'text', text: 'The tool returned no content.' }]);
+    expect(toToolResult({ content: [], structuredContent: { a: 1 } }, opts).content).toEqual([
+      { type: 'text', text: '{"a":1}' },
+    ]);
+    expect(toToolResult({ content: [] }, opts).content).toEqual([
+      { type: 'text', text: 'The tool returned no content.' },
+    ]);
   });
 
   it('bounds the text a server can push into the context', () => {
-    const r = toToolResult({ content: [{ type: 'text', text: 'x'.repeat(150_000) }, { type: 'text', text: 'more' }] }, opts);
+    const r = toToolResult(
+      {
+        content: [
+          { type: 'text', text: 'x'.repeat(150_000) },
+          { type: 'text', text: 'more' },
+        ],
+      },
+      opts,
+    );
     const total = r.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
     expect(total).toBeLessThan(100_100);
     expect(r.details).toMatchObject({ truncated: true });
@@ -100,25 +131,43 @@ describe('elicitation responses', () => {
   const payload = {
     requestedSchema: {
       type: 'object',
-      properties: { name: { type: 'string', minLength: 2 }, age: { type: 'integer', default: 30 }, email: { type: 'string', format: 'email' } },
+      properties: {
+        name: { type: 'string', minLength: 2 },
+        age: { type: 'integer', default: 30 },
+        email: { type: 'string', format: 'email' },
+      },
       required: ['name', 'age'],
     },
   };
 
   it('maps the UI answer to the MCP result; anything else is a cancel', () => {
-    expect(toElicitResult({ action: 'accept', content: { name: 'Ann' } })).toEqual({ action: 'accept', content: { name: 'Ann' } });
+    expect(toElicitResult({ action: 'accept', content: { name: 'Ann' } })).toEqual({
+      action: 'accept',
+      content: { name: 'Ann' },
+    });
     expect(toElicitResult({ action: 'accept' })).toEqual({ action: 'accept', content: {} });
     expect(toElicitResult({ action: 'decline' })).toEqual({ action: 'decline' });
     expect(toElicitResult({ action: 'cancel' })).toEqual({ action: 'cancel' });
     expect(toElicitResult({ answer: 'yes' })).toEqual({ action: 'cancel' });
-    expect(toElicitResult({ action: 'accept', content: { nested: { no: 1 } } })).toEqual({ action: 'cancel' });
+    expect(toElicitResult({ action: 'accept', content: { nested: { no: 1 } } })).toEqual({
+      action: 'cancel',
+    });
   });
 
   it('validates accepted content against the requested schema, defaults applied', () => {
-    expect(validateElicitationResponse(payload, { action: 'accept', content: { name: 'Ann' } })).toBeNull();
+    expect(
+      validateElicitationResponse(payload, { action: 'accept', content: { name: 'Ann' } }),
+    ).toBeNull();
     expect(validateElicitationResponse(payload, { action: 'decline' })).toBeNull();
-    expect(validateElicitationResponse(payload, { action: 'accept', content: { name: 'A' } })).toMatch(/name/);
-    expect(validateElicitationResponse(payload, { action: 'accept', content: { name: 'Ann', email: 'nope' } })).toMatch(/email/);
+    expect(
+      validateElicitationResponse(payload, { action: 'accept', content: { name: 'A' } }),
+    ).toMatch(/name/);
+    expect(
+      validateElicitationResponse(payload, {
+        action: 'accept',
+        content: { name: 'Ann', email: 'nope' },
+      }),
+    ).toMatch(/email/);
     expect(validateElicitationResponse(payload, { action: 'accept', content: {} })).toMatch(/name/);
     expect(validateElicitationResponse(payload, { yes: true })).toMatch(/action/);
   });
@@ -158,14 +207,21 @@ describe('CallTimer', () => {
 
 describe('linkingFetch', () => {
   it('links a server request on a call stream to the call, passing the bytes through', async () => {
-    const sse = 'id: 1\n\ndata: {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}\r\n\r\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\n';
+    const sse =
+      'id: 1\n\ndata: {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}\r\n\r\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\n';
     const bytes = new TextEncoder().encode(sse);
     const base = async () =>
       new Response(
         new ReadableStream<Uint8Array>({
           start(c) {
             // Split mid-line and between \r and \n to exercise the framing.
-            for (const cut of [[0, 20], [20, 77], [77, 78], [78, bytes.length]]) c.enqueue(bytes.slice(cut[0], cut[1]));
+            for (const cut of [
+              [0, 20],
+              [20, 77],
+              [77, 78],
+              [78, bytes.length],
+            ])
+              c.enqueue(bytes.slice(cut[0], cut[1]));
             c.close();
           },
         }),
@@ -173,7 +229,12 @@ describe('linkingFetch', () => {
       );
     const links: [string, string | number][] = [];
     const f = linkingFetch(base, (ref, id) => links.push([ref, id]));
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'x', _meta: { 'keel/call-ref': 'c9' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'x', _meta: { 'keel/call-ref': 'c9' } },
+    });
     const res = await f('http://127.0.0.1/mcp', { method: 'POST', body });
     expect(await res.text()).toBe(sse);
     expect(links).toEqual([['c9', 7]]);

@@ -20,10 +20,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(opts: { token?: string; tokens?: Record<string, string>; timing?: Partial<McpTiming>; isolation?: McpIsolation } = {}) {
+async function setup(
+  opts: {
+    token?: string;
+    tokens?: Record<string, string>;
+    timing?: Partial<McpTiming>;
+    isolation?: McpIsolation;
+  } = {},
+) {
   server = await ScriptedMcpServer.start({ token: opts.token });
   h = harness({ tokens: opts.tokens, timing: opts.timing });
-  await h.manager.sync([{ id: 'scripted', url: server.url, enabled: true, isolation: opts.isolation }]);
+  await h.manager.sync([
+    { id: 'scripted', url: server.url, enabled: true, isolation: opts.isolation },
+  ]);
   return { server, h };
 }
 
@@ -32,7 +41,14 @@ describe('listing', () => {
     const { h } = await setup();
     const names = mcpNames(h.registry);
     expect(names).toHaveLength(5);
-    expect(names).toEqual(expect.arrayContaining(['mcp__scripted__note-add', 'mcp__scripted__note-list', 'mcp__scripted__ask', 'mcp__scripted__wait']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'mcp__scripted__note-add',
+        'mcp__scripted__note-list',
+        'mcp__scripted__ask',
+        'mcp__scripted__wait',
+      ]),
+    );
     const dotted = names.find((n) => n.startsWith('mcp__scripted__dot_name_tool_'));
     expect(dotted).toMatch(/^mcp__scripted__dot_name_tool_[0-9a-f]{8}$/);
     expect(textOf(await call(h.registry, dotted!, {}))).toBe('dot ok');
@@ -42,7 +58,11 @@ describe('listing', () => {
     const { server, h } = await setup();
     const before = await catalogOf(h.registry.list());
     await server.setTool({
-      def: { name: 'fresh', description: 'A new tool', inputSchema: { type: 'object', properties: {} } },
+      def: {
+        name: 'fresh',
+        description: 'A new tool',
+        inputSchema: { type: 'object', properties: {} },
+      },
       run: async () => ({ content: [{ type: 'text', text: 'fresh!' }], isError: true }),
     });
     await until(() => h.registry.get('mcp__scripted__fresh') !== undefined, 5_000, 'the new tool');
@@ -51,14 +71,27 @@ describe('listing', () => {
 
     // A changed description is a changed descriptor: its digest changes.
     await server.setTool({
-      def: { name: 'note-list', description: 'List notes (v2)', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+      def: {
+        name: 'note-list',
+        description: 'List notes (v2)',
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { readOnlyHint: true },
+      },
       run: async () => ({ content: [{ type: 'text', text: 'v2' }] }),
     });
-    await until(() => /v2/.test(h.registry.get('mcp__scripted__note-list')!.descriptor.description), 5_000, 'the new description');
+    await until(
+      () => /v2/.test(h.registry.get('mcp__scripted__note-list')!.descriptor.description),
+      5_000,
+      'the new description',
+    );
     const after = await catalogOf(h.registry.list());
     const digest = (c: typeof after, n: string) => c.find((e) => e.name === n)?.digest;
-    expect(digest(after, 'mcp__scripted__note-list')).not.toBe(digest(before, 'mcp__scripted__note-list'));
-    expect(digest(after, 'mcp__scripted__note-add')).toBe(digest(before, 'mcp__scripted__note-add'));
+    expect(digest(after, 'mcp__scripted__note-list')).not.toBe(
+      digest(before, 'mcp__scripted__note-list'),
+    );
+    expect(digest(after, 'mcp__scripted__note-add')).toBe(
+      digest(before, 'mcp__scripted__note-add'),
+    );
 
     await server.removeTool('fresh');
     await until(() => h.registry.get('mcp__scripted__fresh') === undefined, 5_000, 'removal');
@@ -70,7 +103,12 @@ describe('authentication', () => {
     const { server, h } = await setup({ token: 'sekret', tokens: { scripted: 'sekret' } });
     expect(server.requests.every((r) => r.authorization === 'Bearer sekret')).toBe(true);
     const identity = `bearer:${(await sha256Hex('sekret')).slice(0, 12)}`;
-    expect(h.registry.get('mcp__scripted__ask')!.descriptor.binding).toEqual({ kind: 'mcp', serverId: 'scripted', endpoint: server.url, authIdentity: identity });
+    expect(h.registry.get('mcp__scripted__ask')!.descriptor.binding).toEqual({
+      kind: 'mcp',
+      serverId: 'scripted',
+      endpoint: server.url,
+      authIdentity: identity,
+    });
     expect(JSON.stringify(h.manager.status())).not.toContain('sekret');
   });
 
@@ -95,7 +133,9 @@ describe('authentication', () => {
     const other = await ScriptedMcpServer.start();
     try {
       await h.manager.sync([{ id: 'scripted', url: other.url, enabled: true }]);
-      await expect(stale.execute('x', {}, new AbortController().signal, () => {}, ctx())).rejects.toThrow(/reconfigured/);
+      await expect(
+        stale.execute('x', {}, new AbortController().signal, () => {}, ctx()),
+      ).rejects.toThrow(/reconfigured/);
       expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: []');
     } finally {
       await h.manager.close();
@@ -117,7 +157,9 @@ describe('sessions', () => {
     // The first write after the server forgot the session: refused with 404, so it never ran;
     // sent again once on the new session, it runs exactly once.
     server.expireSessions();
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'two' }))).toBe('noted (1)');
+    expect(textOf(await call(h.registry, 'mcp__scripted__note-add', { note: 'two' }))).toBe(
+      'noted (1)',
+    );
     expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}))).toBe('notes: ["two"]');
     await until(() => h.manager.status()[0].state === 'connected', 5_000, 'connected');
   });
@@ -126,10 +168,12 @@ describe('sessions', () => {
     const { server, h } = await setup({ isolation: 'per_thread' });
     await call(h.registry, 'mcp__scripted__note-add', { note: 'one' }, ctx({ threadId: 'A' }));
     server.expireSessions();
-    await expect(call(h.registry, 'mcp__scripted__note-add', { note: 'two' }, ctx({ threadId: 'A' }))).rejects.toThrow(
-      /no longer knew this thread's session .* so "note-add" did not run/,
-    );
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
+    await expect(
+      call(h.registry, 'mcp__scripted__note-add', { note: 'two' }, ctx({ threadId: 'A' })),
+    ).rejects.toThrow(/no longer knew this thread's session .* so "note-add" did not run/);
+    expect(
+      textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }))),
+    ).toBe('notes: []');
   });
 
   it('a per-thread session survives a worker restart: the next worker resumes it from the saved id', async () => {
@@ -142,15 +186,24 @@ describe('sessions', () => {
     const server = await ScriptedMcpServer.start();
     const first = harness({ sessionStore });
     const second = harness({ sessionStore });
-    const config = [{ id: 'scripted', url: server.url, enabled: true, isolation: 'per_thread' as const }];
+    const config = [
+      { id: 'scripted', url: server.url, enabled: true, isolation: 'per_thread' as const },
+    ];
     try {
       await first.manager.sync(config);
-      await call(first.registry, 'mcp__scripted__note-add', { note: 'kept' }, ctx({ threadId: 'A' }));
+      await call(
+        first.registry,
+        'mcp__scripted__note-add',
+        { note: 'kept' },
+        ctx({ threadId: 'A' }),
+      );
       expect(saved.size).toBe(1);
       // The worker dies (nothing is closed); a new one starts with the same storage.
       await second.manager.sync(config);
       const initsBefore = server.requests.filter((r) => r.rpcMethod === 'initialize').length;
-      expect(textOf(await call(second.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: ["kept"]');
+      expect(
+        textOf(await call(second.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }))),
+      ).toBe('notes: ["kept"]');
       expect(server.requests.filter((r) => r.rpcMethod === 'initialize').length).toBe(initsBefore); // resumed, not re-initialized
       expect(second.logs.some((l) => l.message === 'resuming a per-thread MCP session')).toBe(true);
 
@@ -159,8 +212,16 @@ describe('sessions', () => {
       server.expireSessions();
       const third = harness({ sessionStore });
       await third.manager.sync(config);
-      expect(textOf(await call(third.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: []');
-      await until(() => [...saved.values()][0]?.sessionId !== undefined && [...saved.values()][0].sessionId !== old, 5_000, 'a new saved session');
+      expect(
+        textOf(await call(third.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }))),
+      ).toBe('notes: []');
+      await until(
+        () =>
+          [...saved.values()][0]?.sessionId !== undefined &&
+          [...saved.values()][0].sessionId !== old,
+        5_000,
+        'a new saved session',
+      );
       await third.manager.closeThread('A');
       expect(saved.size).toBe(0);
       await third.manager.close();
@@ -173,7 +234,10 @@ describe('sessions', () => {
 
   it('a new worker registers the tools a server had before it connects (a waiting run still finds them)', async () => {
     const cache = new Map<string, Tool[]>();
-    const toolCache: McpToolCache = { load: async (k) => cache.get(k) ?? null, save: async (k, v) => void cache.set(k, v) };
+    const toolCache: McpToolCache = {
+      load: async (k) => cache.get(k) ?? null,
+      save: async (k, v) => void cache.set(k, v),
+    };
     const server = await ScriptedMcpServer.start();
     const first = harness({ toolCache });
     const url = server.url;
@@ -202,18 +266,29 @@ describe('sessions', () => {
     expect(server.sessionCount).toBe(0); // the listing probe was closed (DELETE)
     await call(h.registry, 'mcp__scripted__note-add', { note: 'from A' }, ctx({ threadId: 'A' }));
     await call(h.registry, 'mcp__scripted__note-add', { note: 'from B' }, ctx({ threadId: 'B' }));
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' })))).toBe('notes: ["from A"]');
-    expect(textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'B' })))).toBe('notes: ["from B"]');
+    expect(
+      textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }))),
+    ).toBe('notes: ["from A"]');
+    expect(
+      textOf(await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'B' }))),
+    ).toBe('notes: ["from B"]');
     expect(server.sessionCount).toBe(2);
     await h.manager.closeThread('A');
     await until(() => server.sessionCount === 1, 5_000, 'DELETE of thread A');
   });
 
   it('closes idle per-thread sessions', async () => {
-    const { server, h } = await setup({ isolation: 'per_thread', timing: { threadSessionIdleMs: 150 } });
+    const { server, h } = await setup({
+      isolation: 'per_thread',
+      timing: { threadSessionIdleMs: 150 },
+    });
     await call(h.registry, 'mcp__scripted__note-list', {}, ctx({ threadId: 'A' }));
     expect(h.manager.status()[0].sessions).toBe(1);
-    await until(() => h.manager.status()[0].sessions === 0 && server.sessionCount === 0, 5_000, 'idle close');
+    await until(
+      () => h.manager.status()[0].sessions === 0 && server.sessionCount === 0,
+      5_000,
+      'idle close',
+    );
   });
 });
 
@@ -238,9 +313,15 @@ describe('calls', () => {
 
   it('cancels a call that shows no sign of life, unless it reports progress or waits for the user', async () => {
     const { h } = await setup({ timing: { callIdleTimeoutMs: 300 } });
-    await expect(call(h.registry, 'mcp__scripted__wait', { ms: 1_000 })).rejects.toThrow(/sent no result and no progress for "wait" within 0.3 s/);
+    await expect(call(h.registry, 'mcp__scripted__wait', { ms: 1_000 })).rejects.toThrow(
+      /sent no result and no progress for "wait" within 0.3 s/,
+    );
     const updates: ToolUpdate[] = [];
-    expect(textOf(await call(h.registry, 'mcp__scripted__wait', { ms: 1_000, steps: 10 }, ctx(), { updates }))).toBe('waited');
+    expect(
+      textOf(
+        await call(h.registry, 'mcp__scripted__wait', { ms: 1_000, steps: 10 }, ctx(), { updates }),
+      ),
+    ).toBe('waited');
     expect(updates).toHaveLength(10);
     const slowUser = ctx({
       requestInteraction: async () => {
@@ -248,7 +329,9 @@ describe('calls', () => {
         return { action: 'accept', content: { word: 'late' } };
       },
     });
-    expect(textOf(await call(h.registry, 'mcp__scripted__ask', {}, slowUser))).toBe('answer: accept {"word":"late"}');
+    expect(textOf(await call(h.registry, 'mcp__scripted__ask', {}, slowUser))).toBe(
+      'answer: accept {"word":"late"}',
+    );
   });
 });
 
@@ -261,9 +344,15 @@ describe('configuration errors', () => {
       { id: 'down', url: 'http://127.0.0.1:9/mcp', enabled: true },
     ]);
     const byId = Object.fromEntries(h.manager.status().map((s) => [s.id, s]));
-    expect(byId['bad id!']).toMatchObject({ state: 'error', message: expect.stringMatching(/invalid server id/) });
+    expect(byId['bad id!']).toMatchObject({
+      state: 'error',
+      message: expect.stringMatching(/invalid server id/),
+    });
     expect(byId.badurl).toMatchObject({ state: 'error', message: expect.stringMatching(/http/) });
-    expect(byId.down).toMatchObject({ state: 'error', message: expect.stringMatching(/could not be reached/) });
+    expect(byId.down).toMatchObject({
+      state: 'error',
+      message: expect.stringMatching(/could not be reached/),
+    });
     expect(mcpNames(h.registry)).toEqual([]);
   });
 });

@@ -87,7 +87,10 @@ function jsonCopy(msg: unknown): unknown {
 }
 
 /** Two connected ports: `ui` is what `chrome.runtime.connect` returns, `engine` what `onConnect` gets. */
-export function createPortPair(name = 'engine', serialization: 'structured' | 'json' = 'structured'): { ui: FakePort; engine: FakePort } {
+export function createPortPair(
+  name = 'engine',
+  serialization: 'structured' | 'json' = 'structured',
+): { ui: FakePort; engine: FakePort } {
   const ui = new FakePort(name, serialization);
   const engine = new FakePort(name, serialization);
   ui.peer = engine;

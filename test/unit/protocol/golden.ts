@@ -21,9 +21,15 @@ export function expectGolden(name: string, value: unknown): void {
     writeFileSync(file, text);
     return;
   }
-  if (!existsSync(file)) throw new Error(`golden fixture ${file} is missing: run the test with UPDATE_GOLDEN=1 and review the file`);
+  if (!existsSync(file))
+    throw new Error(
+      `golden fixture ${file} is missing: run the test with UPDATE_GOLDEN=1 and review the file`,
+    );
   const expected: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  expect(JSON.parse(text), `${name}.json differs (UPDATE_GOLDEN=1 rewrites it after review)`).toEqual(expected);
+  expect(
+    JSON.parse(text),
+    `${name}.json differs (UPDATE_GOLDEN=1 rewrites it after review)`,
+  ).toEqual(expected);
 }
 
 /** Fields whose values are opaque ids: replaced by `<prefix#n>`, numbered in order of appearance. */
@@ -115,7 +121,13 @@ export async function runGoldenTurn(): Promise<GoldenTurn> {
   const rig = await makeRig({
     tools: [click],
     script: [
-      { text: 'Adding it to your cart.', toolCalls: [{ id: 'call_buy', name: 'click', args: { value: 'add-to-cart' }, fragments: 2 }], usage: { inputTokens: 120, outputTokens: 18 } },
+      {
+        text: 'Adding it to your cart.',
+        toolCalls: [
+          { id: 'call_buy', name: 'click', args: { value: 'add-to-cart' }, fragments: 2 },
+        ],
+        usage: { inputTokens: 120, outputTokens: 18 },
+      },
       { text: 'Done: the item is in your cart.', usage: { inputTokens: 160, outputTokens: 9 } },
     ],
   });
@@ -126,12 +138,19 @@ export async function runGoldenTurn(): Promise<GoldenTurn> {
     const submissionId = `s${++n}`;
     ops.push({ clientId: rig.client.clientId, submissionId, ...op });
     const answer = await rig.client.send(op, submissionId);
-    if (answer.type !== 'command.ack') throw new Error(`${String(op.type)} rejected: ${answer.code} ${answer.message}`);
+    if (answer.type !== 'command.ack')
+      throw new Error(`${String(op.type)} rejected: ${answer.code} ${answer.message}`);
     return (answer.result ?? {}) as T;
   };
   const { threadId } = await send<{ threadId: string }>({ type: 'thread.create', title: 'Golden' });
-  const { runId } = await send<{ runId: string }>({ type: 'turn.submit', threadId, input: { text: 'Add the blue mug to my cart' } });
-  const req = (await rig.client.waitFor((e) => e.type === 'approval.request' && e.runId === runId)) as Extract<AgentEvent, { type: 'approval.request' }>;
+  const { runId } = await send<{ runId: string }>({
+    type: 'turn.submit',
+    threadId,
+    input: { text: 'Add the blue mug to my cart' },
+  });
+  const req = (await rig.client.waitFor(
+    (e) => e.type === 'approval.request' && e.runId === runId,
+  )) as Extract<AgentEvent, { type: 'approval.request' }>;
   await send({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
   await rig.client.turnComplete(runId);
   // Let anything emitted after turn.complete land, so the fixture sees the whole sequence.

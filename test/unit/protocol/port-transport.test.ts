@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_PORT_NAME, PortTransport, portConnection, type AgentEvent } from '../../../src/protocol';
+import {
+  ENGINE_PORT_NAME,
+  PortTransport,
+  portConnection,
+  type AgentEvent,
+} from '../../../src/protocol';
 import { createPortPair, flushPorts } from './fake-port';
 
-const valid = (text: string): AgentEvent => ({ type: 'item.delta', threadId: 't', itemId: 'i', delta: { text } });
+const valid = (text: string): AgentEvent => ({
+  type: 'item.delta',
+  threadId: 't',
+  itemId: 'i',
+  delta: { text },
+});
 
 describe('the fake chrome.runtime.Port pair', () => {
   it('clones at postMessage time and delivers asynchronously, in order', async () => {
@@ -63,7 +73,10 @@ describe('PortTransport', () => {
   it('validateEvents: drops malformed events, reports each one, and keeps delivering valid ones in order', async () => {
     const { ui, engine } = createPortPair(ENGINE_PORT_NAME);
     const invalid: unknown[] = [];
-    const t = new PortTransport(ui, { validateEvents: true, onInvalidEvent: (raw) => invalid.push(raw) });
+    const t = new PortTransport(ui, {
+      validateEvents: true,
+      onInvalidEvent: (raw) => invalid.push(raw),
+    });
     const events: AgentEvent[] = [];
     t.onEvent((e) => events.push(e));
     const bad = [
@@ -84,11 +97,22 @@ describe('PortTransport', () => {
 
   it('validateEvents: strips nothing a valid event carries (extra contract fields survive parsing)', async () => {
     const { ui, engine } = createPortPair();
-    const t = new PortTransport(ui, { validateEvents: true, onInvalidEvent: () => expect.fail('valid event reported') });
+    const t = new PortTransport(ui, {
+      validateEvents: true,
+      onInvalidEvent: () => expect.fail('valid event reported'),
+    });
     const events: AgentEvent[] = [];
     t.onEvent((e) => events.push(e));
     const ev: AgentEvent = { type: 'item.discarded', threadId: 't', itemId: 'i' };
-    const usage: AgentEvent = { type: 'token.usage', threadId: 't', runId: 'r', usage: { inputTokens: 1, outputTokens: 2 }, turnUsage: { inputTokens: 1, outputTokens: 2 }, costUsd: 0.5, threadCostUsd: 1 };
+    const usage: AgentEvent = {
+      type: 'token.usage',
+      threadId: 't',
+      runId: 'r',
+      usage: { inputTokens: 1, outputTokens: 2 },
+      turnUsage: { inputTokens: 1, outputTokens: 2 },
+      costUsd: 0.5,
+      threadCostUsd: 1,
+    };
     engine.postMessage(ev);
     engine.postMessage(usage);
     await flushPorts();

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { AgentEvent, EventSchemas, LIMITS, OP_TYPES, Op, OpSchemas, eventThreadId, type OpType } from '../../../src/protocol';
+import {
+  AgentEvent,
+  EventSchemas,
+  LIMITS,
+  OP_TYPES,
+  Op,
+  OpSchemas,
+  eventThreadId,
+  type OpType,
+} from '../../../src/protocol';
 
 const env = { clientId: 'ui', submissionId: 's1' };
 
@@ -20,7 +29,11 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'queue.remove': { type: 'queue.remove', threadId: 't', queueItemId: 'q' },
   'turn.interrupt': { type: 'turn.interrupt', threadId: 't' },
   'approval.response': { type: 'approval.response', approvalId: 'a', decision: 'allow_once' },
-  'interaction.response': { type: 'interaction.response', interactionId: 'i', response: { answer: 'x' } },
+  'interaction.response': {
+    type: 'interaction.response',
+    interactionId: 'i',
+    response: { answer: 'x' },
+  },
   'run.resume': { type: 'run.resume', runId: 'r' },
   'run.resolveUncertain': { type: 'run.resolveUncertain', runId: 'r', resolution: 'retry' },
   'settings.update': { type: 'settings.update', patch: {} },
@@ -39,9 +52,41 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
 
 describe('op schemas', () => {
   it('every PROTOCOL.md op exists, plus the additions', () => {
-    const fromProtocolMd = ['initialize', 'thread.create', 'thread.delete', 'thread.fork', 'thread.selectBranch', 'thread.subscribe', 'turn.submit', 'turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove', 'turn.interrupt', 'approval.response', 'interaction.response', 'run.resume', 'run.resolveUncertain', 'settings.update', 'siteRules.set', 'workflow.save', 'workflow.run', 'workflow.update', 'workflow.delete'];
+    const fromProtocolMd = [
+      'initialize',
+      'thread.create',
+      'thread.delete',
+      'thread.fork',
+      'thread.selectBranch',
+      'thread.subscribe',
+      'turn.submit',
+      'turn.steer',
+      'turn.enqueue',
+      'queue.update',
+      'queue.remove',
+      'turn.interrupt',
+      'approval.response',
+      'interaction.response',
+      'run.resume',
+      'run.resolveUncertain',
+      'settings.update',
+      'siteRules.set',
+      'workflow.save',
+      'workflow.run',
+      'workflow.update',
+      'workflow.delete',
+    ];
     for (const t of fromProtocolMd) expect(OP_TYPES).toContain(t);
-    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['mcp.signIn', 'mcp.signOut', 'skills.import', 'skills.remove', 'thread.export', 'thread.search', 'thread.setOptions', 'thread.unsubscribe']);
+    expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
+      'mcp.signIn',
+      'mcp.signOut',
+      'skills.import',
+      'skills.remove',
+      'thread.export',
+      'thread.search',
+      'thread.setOptions',
+      'thread.unsubscribe',
+    ]);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
   });
 
@@ -56,16 +101,26 @@ describe('op schemas', () => {
   it('every op needs clientId and submissionId (non-empty, bounded)', () => {
     for (const type of OP_TYPES) {
       expect(Op.safeParse(MINIMAL[type]).success).toBe(false);
-      expect(Op.safeParse({ ...MINIMAL[type], clientId: '', submissionId: 's' }).success).toBe(false);
-      expect(Op.safeParse({ ...MINIMAL[type], clientId: 'c', submissionId: 'x'.repeat(201) }).success).toBe(false);
+      expect(Op.safeParse({ ...MINIMAL[type], clientId: '', submissionId: 's' }).success).toBe(
+        false,
+      );
+      expect(
+        Op.safeParse({ ...MINIMAL[type], clientId: 'c', submissionId: 'x'.repeat(201) }).success,
+      ).toBe(false);
     }
   });
 
   it('rejects unknown types, wrong enums and oversized input', () => {
     expect(Op.safeParse({ ...env, type: 'thread.nuke' }).success).toBe(false);
-    expect(Op.safeParse({ ...env, type: 'approval.response', approvalId: 'a', decision: 'maybe' }).success).toBe(false);
-    expect(Op.safeParse({ ...env, type: 'siteRules.set', origin: 'x', rule: 'sometimes' }).success).toBe(false);
-    const submit = (input: unknown) => Op.safeParse({ ...env, type: 'turn.submit', threadId: 't', input }).success;
+    expect(
+      Op.safeParse({ ...env, type: 'approval.response', approvalId: 'a', decision: 'maybe' })
+        .success,
+    ).toBe(false);
+    expect(
+      Op.safeParse({ ...env, type: 'siteRules.set', origin: 'x', rule: 'sometimes' }).success,
+    ).toBe(false);
+    const submit = (input: unknown) =>
+      Op.safeParse({ ...env, type: 'turn.submit', threadId: 't', input }).success;
     expect(submit({ text: 'x'.repeat(LIMITS.maxTextChars) })).toBe(true);
     expect(submit({ text: 'x'.repeat(LIMITS.maxTextChars + 1) })).toBe(false);
     const img = { mimeType: 'image/png', dataBase64: 'iVBORw0KGgo=' };
@@ -76,35 +131,119 @@ describe('op schemas', () => {
   });
 
   it('turn.submit accepts parentNodeId and overrides; settings patches are validated', () => {
-    expect(Op.safeParse({ ...env, type: 'turn.submit', threadId: 't', input: { text: 'x' }, parentNodeId: 'n', overrides: { providerId: 'p', model: 'm' } }).success).toBe(true);
-    expect(Op.safeParse({ ...env, type: 'settings.update', patch: { providers: [{ id: 'p', kind: 'openai', baseURL: 'not a url' }] } }).success).toBe(false);
-    expect(Op.safeParse({ ...env, type: 'settings.update', patch: { tokenBudget: -1 } }).success).toBe(false);
-    expect(Op.safeParse({ ...env, type: 'settings.update', patch: { providers: [{ id: 'p', remove: true }], tokenBudget: null } }).success).toBe(true);
-    expect(Op.safeParse({ ...env, type: 'settings.update', patch: { mcpServers: [{ id: 'bad id!', url: 'https://x.example', enabled: true }] } }).success).toBe(false);
+    expect(
+      Op.safeParse({
+        ...env,
+        type: 'turn.submit',
+        threadId: 't',
+        input: { text: 'x' },
+        parentNodeId: 'n',
+        overrides: { providerId: 'p', model: 'm' },
+      }).success,
+    ).toBe(true);
+    expect(
+      Op.safeParse({
+        ...env,
+        type: 'settings.update',
+        patch: { providers: [{ id: 'p', kind: 'openai', baseURL: 'not a url' }] },
+      }).success,
+    ).toBe(false);
+    expect(
+      Op.safeParse({ ...env, type: 'settings.update', patch: { tokenBudget: -1 } }).success,
+    ).toBe(false);
+    expect(
+      Op.safeParse({
+        ...env,
+        type: 'settings.update',
+        patch: { providers: [{ id: 'p', remove: true }], tokenBudget: null },
+      }).success,
+    ).toBe(true);
+    expect(
+      Op.safeParse({
+        ...env,
+        type: 'settings.update',
+        patch: { mcpServers: [{ id: 'bad id!', url: 'https://x.example', enabled: true }] },
+      }).success,
+    ).toBe(false);
   });
 });
 
 describe('event schemas', () => {
   it('every PROTOCOL.md event exists, plus the additions, and the union covers every schema', () => {
-    const fromProtocolMd = ['initialized', 'thread.snapshot', 'thread.updated', 'thread.deleted', 'turn.start', 'item.start', 'item.delta', 'item.updated', 'item.complete', 'token.usage', 'approval.request', 'approval.resolved', 'interaction.request', 'interaction.resolved', 'queue.updated', 'todo.updated', 'run.updated', 'turn.complete', 'command.ack', 'command.reject', 'workflows.updated'];
+    const fromProtocolMd = [
+      'initialized',
+      'thread.snapshot',
+      'thread.updated',
+      'thread.deleted',
+      'turn.start',
+      'item.start',
+      'item.delta',
+      'item.updated',
+      'item.complete',
+      'token.usage',
+      'approval.request',
+      'approval.resolved',
+      'interaction.request',
+      'interaction.resolved',
+      'queue.updated',
+      'todo.updated',
+      'run.updated',
+      'turn.complete',
+      'command.ack',
+      'command.reject',
+      'workflows.updated',
+    ];
     const types = Object.keys(EventSchemas);
     for (const t of fromProtocolMd) expect(types).toContain(t);
-    expect(types.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual(['item.discarded', 'settings.updated']);
+    expect(types.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
+      'item.discarded',
+      'settings.updated',
+    ]);
     expect(AgentEvent.options).toHaveLength(types.length);
   });
 
   it('eventThreadId routes thread events and leaves global ones unscoped', () => {
-    expect(eventThreadId({ type: 'item.delta', threadId: 't1', itemId: 'i', delta: {} })).toBe('t1');
+    expect(eventThreadId({ type: 'item.delta', threadId: 't1', itemId: 'i', delta: {} })).toBe(
+      't1',
+    );
     expect(eventThreadId({ type: 'thread.deleted', threadId: 't2' })).toBe('t2');
-    expect(eventThreadId({ type: 'thread.updated', thread: { threadId: 't3', title: '', createdAt: 0, updatedAt: 0, leafId: null } })).toBe('t3');
+    expect(
+      eventThreadId({
+        type: 'thread.updated',
+        thread: { threadId: 't3', title: '', createdAt: 0, updatedAt: 0, leafId: null },
+      }),
+    ).toBe('t3');
     expect(eventThreadId({ type: 'command.ack', submissionId: 's' })).toBeUndefined();
-    expect(eventThreadId({ type: 'settings.updated', settings: { providers: [], defaultModel: null, taskModel: null, tokenBudget: null, approvalMode: 'ask', locale: null, mcpServers: [], siteRules: [] } })).toBeUndefined();
+    expect(
+      eventThreadId({
+        type: 'settings.updated',
+        settings: {
+          providers: [],
+          defaultModel: null,
+          taskModel: null,
+          tokenBudget: null,
+          approvalMode: 'ask',
+          locale: null,
+          mcpServers: [],
+          siteRules: [],
+        },
+      }),
+    ).toBeUndefined();
   });
 
   it('a public provider cannot carry an apiKey through validation', () => {
     const parsed = EventSchemas['settings.updated'].parse({
       type: 'settings.updated',
-      settings: { providers: [{ id: 'p', kind: 'openai', hasApiKey: true, apiKey: 'sk-leak' }], defaultModel: null, taskModel: null, tokenBudget: null, approvalMode: 'ask', locale: null, mcpServers: [], siteRules: [] },
+      settings: {
+        providers: [{ id: 'p', kind: 'openai', hasApiKey: true, apiKey: 'sk-leak' }],
+        defaultModel: null,
+        taskModel: null,
+        tokenBudget: null,
+        approvalMode: 'ask',
+        locale: null,
+        mcpServers: [],
+        siteRules: [],
+      },
     });
     expect(JSON.stringify(parsed)).not.toContain('sk-leak');
   });

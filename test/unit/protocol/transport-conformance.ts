@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent, EngineConnection, EngineEndpoint, EngineTransport, EventOf } from '../../../src/protocol';
+import type {
+  AgentEvent,
+  EngineConnection,
+  EngineEndpoint,
+  EngineTransport,
+  EventOf,
+} from '../../../src/protocol';
 import { makeRig } from '../engine/harness';
 
 /**
@@ -85,7 +91,9 @@ export function transportConformance(name: string, makePair: MakePair): void {
         const { transport, engine } = setup();
         for (let i = 0; i < 100; i++) transport.send(op('thread.create', i));
         await until(() => engine.ops.length === 100, '100 ops');
-        expect(engine.ops.map((o) => (o as { submissionId: string }).submissionId)).toEqual(Array.from({ length: 100 }, (_, i) => `s${i}`));
+        expect(engine.ops.map((o) => (o as { submissionId: string }).submissionId)).toEqual(
+          Array.from({ length: 100 }, (_, i) => `s${i}`),
+        );
       });
 
       it('delivers events to every listener in the order the engine emitted them, across bursts', async () => {
@@ -98,7 +106,8 @@ export function transportConformance(name: string, makePair: MakePair): void {
           await sleep(burst % 2); // bursts separated by nothing, or by a macrotask
         }
         await until(() => a.length === 200 && b.length === 200, '200 events');
-        const texts = (evs: AgentEvent[]) => evs.map((e) => (e as EventOf<'item.delta'>).delta.text);
+        const texts = (evs: AgentEvent[]) =>
+          evs.map((e) => (e as EventOf<'item.delta'>).delta.text);
         const expected = Array.from({ length: 200 }, (_, i) => String(i));
         expect(texts(a)).toEqual(expected);
         expect(texts(b)).toEqual(expected);
@@ -118,7 +127,10 @@ export function transportConformance(name: string, makePair: MakePair): void {
     describe('structured-clone isolation', () => {
       it('an op mutated by the UI after send reaches the engine as it was sent', async () => {
         const { transport, engine } = setup();
-        const sent = op('turn.submit', 1, { threadId: 't', input: { text: 'original', images: [] } });
+        const sent = op('turn.submit', 1, {
+          threadId: 't',
+          input: { text: 'original', images: [] },
+        });
         transport.send(sent);
         (sent.input as { text: string }).text = 'mutated';
         (sent as { threadId: string }).threadId = 'other';
@@ -157,7 +169,9 @@ export function transportConformance(name: string, makePair: MakePair): void {
 
       it('send never throws, even for a value that cannot be cloned', () => {
         const { transport } = setup();
-        expect(() => transport.send({ ...op('thread.create', 1), fn: () => 1 } as Record<string, unknown>)).not.toThrow();
+        expect(() =>
+          transport.send({ ...op('thread.create', 1), fn: () => 1 } as Record<string, unknown>),
+        ).not.toThrow();
       });
 
       it('an op that cannot be serialized does not close the transport: later ops still arrive', async () => {
@@ -169,7 +183,10 @@ export function transportConformance(name: string, makePair: MakePair): void {
         transport.send(cyclic);
         transport.send({ ...op('thread.create', 2), big: BigInt(1) } as Record<string, unknown>);
         transport.send(op('thread.create', 3));
-        await until(() => engine.ops.some((o) => (o as { submissionId?: string }).submissionId === 's3'), 'the op after the unserializable ones');
+        await until(
+          () => engine.ops.some((o) => (o as { submissionId?: string }).submissionId === 's3'),
+          'the op after the unserializable ones',
+        );
         expect(closed).toBe(false);
       });
     });
@@ -288,7 +305,14 @@ export function transportConformance(name: string, makePair: MakePair): void {
         const answer = async (o: Record<string, unknown>, submissionId = `c${++n}`) => {
           const from = events.length;
           pair.transport.send({ clientId: 'conformance', submissionId, ...o });
-          const find = () => events.slice(from).find((e) => (e.type === 'command.ack' || e.type === 'command.reject') && e.submissionId === submissionId);
+          const find = () =>
+            events
+              .slice(from)
+              .find(
+                (e) =>
+                  (e.type === 'command.ack' || e.type === 'command.reject') &&
+                  e.submissionId === submissionId,
+              );
           await until(() => find() !== undefined, `the answer to ${String(o.type)}`, 10_000);
           return find() as EventOf<'command.ack'> | EventOf<'command.reject'>;
         };
@@ -302,7 +326,12 @@ export function transportConformance(name: string, makePair: MakePair): void {
         const init = events.findIndex((e) => e.type === 'initialized');
         expect(init).toBeGreaterThanOrEqual(0);
         expect(init).toBeLessThan(events.indexOf(ack));
-        expect(events[init]).toMatchObject({ type: 'initialized', threads: [], snapshots: [], settings: { approvalMode: 'ask' } });
+        expect(events[init]).toMatchObject({
+          type: 'initialized',
+          threads: [],
+          snapshots: [],
+          settings: { approvalMode: 'ask' },
+        });
       });
 
       it('answers thread.create with the new id, announces the thread and serves a snapshot of it', async () => {
@@ -312,28 +341,55 @@ export function transportConformance(name: string, makePair: MakePair): void {
         expect(created.type).toBe('command.ack');
         const { threadId } = (created as EventOf<'command.ack'>).result as { threadId: string };
         expect(threadId).toEqual(expect.any(String));
-        await until(() => events.some((e) => e.type === 'thread.updated' && e.thread.threadId === threadId), 'thread.updated');
-        expect(events.find((e) => e.type === 'thread.updated')).toMatchObject({ thread: { threadId, title: 'Over the wire', leafId: null } });
+        await until(
+          () => events.some((e) => e.type === 'thread.updated' && e.thread.threadId === threadId),
+          'thread.updated',
+        );
+        expect(events.find((e) => e.type === 'thread.updated')).toMatchObject({
+          thread: { threadId, title: 'Over the wire', leafId: null },
+        });
 
-        expect(await answer({ type: 'thread.subscribe', threadId })).toMatchObject({ type: 'command.ack' });
+        expect(await answer({ type: 'thread.subscribe', threadId })).toMatchObject({
+          type: 'command.ack',
+        });
         const snap = events.find((e) => e.type === 'thread.snapshot') as EventOf<'thread.snapshot'>;
-        expect(snap.snapshot).toMatchObject({ thread: { threadId }, path: [], queue: [], todos: [] });
+        expect(snap.snapshot).toMatchObject({
+          thread: { threadId },
+          path: [],
+          queue: [],
+          todos: [],
+        });
       });
 
       it('rejects a malformed op with invalid_command and keeps serving', async () => {
         const { answer } = await engineClient();
-        expect(await answer({ type: 'thread.create', title: 42 })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
-        expect(await answer({ type: 'no.such.op' })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+        expect(await answer({ type: 'thread.create', title: 42 })).toMatchObject({
+          type: 'command.reject',
+          code: 'invalid_command',
+        });
+        expect(await answer({ type: 'no.such.op' })).toMatchObject({
+          type: 'command.reject',
+          code: 'invalid_command',
+        });
         expect(await answer({ type: 'thread.create' })).toMatchObject({ type: 'command.ack' });
       });
 
       it('replays the first outcome for a repeated submissionId', async () => {
         const { answer, rig } = await engineClient();
-        const first = (await answer({ type: 'thread.create', title: 'once' }, 'same')) as EventOf<'command.ack'>;
-        const second = (await answer({ type: 'thread.create', title: 'once' }, 'same')) as EventOf<'command.ack'>;
+        const first = (await answer(
+          { type: 'thread.create', title: 'once' },
+          'same',
+        )) as EventOf<'command.ack'>;
+        const second = (await answer(
+          { type: 'thread.create', title: 'once' },
+          'same',
+        )) as EventOf<'command.ack'>;
         expect(second).toEqual(first);
         expect((await rig.store.threads.list()).filter((t) => t.title === 'once')).toHaveLength(1);
-        expect(await answer({ type: 'thread.create', title: 'different' }, 'same')).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+        expect(await answer({ type: 'thread.create', title: 'different' }, 'same')).toMatchObject({
+          type: 'command.reject',
+          code: 'invalid_command',
+        });
       });
 
       it('stops sending to a client that closed (the engine keeps serving others)', async () => {
@@ -344,7 +400,9 @@ export function transportConformance(name: string, makePair: MakePair): void {
         const before = events.length;
         // Another client (the rig's own) still gets answers and events.
         const { threadId } = await rig.client.ack<{ threadId: string }>({ type: 'thread.create' });
-        await rig.client.waitFor((e) => e.type === 'thread.updated' && e.thread.threadId === threadId);
+        await rig.client.waitFor(
+          (e) => e.type === 'thread.updated' && e.thread.threadId === threadId,
+        );
         await quiet();
         expect(events.length).toBe(before);
       });

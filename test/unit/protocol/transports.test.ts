@@ -18,11 +18,17 @@ transportConformance('PortTransport over a fake chrome.runtime.Port', (endpoint)
   return { transport, closeFromEngine: () => engine.disconnect() };
 });
 
-transportConformance('PortTransport over a fake Port that serializes like Chrome (JSON)', (endpoint) => {
-  const { ui, engine } = createPortPair('engine', 'json');
-  endpoint.connect(portConnection(engine));
-  return { transport: new PortTransport(ui, { validateEvents: true }), closeFromEngine: () => engine.disconnect() };
-});
+transportConformance(
+  'PortTransport over a fake Port that serializes like Chrome (JSON)',
+  (endpoint) => {
+    const { ui, engine } = createPortPair('engine', 'json');
+    endpoint.connect(portConnection(engine));
+    return {
+      transport: new PortTransport(ui, { validateEvents: true }),
+      closeFromEngine: () => engine.disconnect(),
+    };
+  },
+);
 
 transportConformance('PortTransport without event validation', (endpoint) => {
   const { ui, engine } = createPortPair('engine');

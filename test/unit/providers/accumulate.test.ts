@@ -14,12 +14,29 @@ describe('collectStream', () => {
   it('assembles parallel tool calls with parsed arguments (o01)', async () => {
     server.plan(responseForFile(corpusPath('openai', 'o01-chat-parallel-tool-calls.sse')));
     const message = await collectStream(providerFor('openai', server).stream(testRequest()));
-    expect(message.toolCalls.map(({ id, name, args, ended }) => ({ id, name, args, ended }))).toEqual([
-      { id: 'call_M26z19sncd7b4LBgzKRRbaUE', name: 'secret_retrieval_tool', args: { password: 'mellon' }, ended: true },
-      { id: 'call_KPXe5NX7IcKkaBUhc6dto2QV', name: 'secret_retrieval_tool', args: { password: 'radiance' }, ended: true },
+    expect(
+      message.toolCalls.map(({ id, name, args, ended }) => ({ id, name, args, ended })),
+    ).toEqual([
+      {
+        id: 'call_M26z19sncd7b4LBgzKRRbaUE',
+        name: 'secret_retrieval_tool',
+        args: { password: 'mellon' },
+        ended: true,
+      },
+      {
+        id: 'call_KPXe5NX7IcKkaBUhc6dto2QV',
+        name: 'secret_retrieval_tool',
+        args: { password: 'radiance' },
+        ended: true,
+      },
     ]);
     expect(message.stop).toEqual({ reason: 'tool_use', providerReason: 'tool_calls' });
-    expect(message.usage).toEqual({ inputTokens: 75, outputTokens: 53, cacheReadTokens: 0, reasoningTokens: 0 });
+    expect(message.usage).toEqual({
+      inputTokens: 75,
+      outputTokens: 53,
+      cacheReadTokens: 0,
+      reasoningTokens: 0,
+    });
   });
 
   it('keeps truncated arguments raw (a03: max_tokens mid tool JSON)', async () => {

@@ -18,7 +18,9 @@ afterEach(() => server.reset());
 describe('Anthropic transport', () => {
   it('sends the key as x-api-key, no Authorization, and the direct-browser-access header', async () => {
     server.plan(responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')));
-    await drain(providerFor('anthropic', server).stream(testRequest({ model: 'claude-sonnet-5-5' })));
+    await drain(
+      providerFor('anthropic', server).stream(testRequest({ model: 'claude-sonnet-5-5' })),
+    );
     const [request] = server.requests;
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/v1/messages');
@@ -71,7 +73,12 @@ describe('OpenAI transport', () => {
     await drain(providerFor('openai-responses', server).stream(testRequest({ model: 'gpt-5' })));
     const [request] = server.requests;
     expect(request.path).toBe('/v1/responses');
-    expect(JSON.parse(request.body)).toMatchObject({ model: 'gpt-5', stream: true, store: false, instructions: 'You are a test.' });
+    expect(JSON.parse(request.body)).toMatchObject({
+      model: 'gpt-5',
+      stream: true,
+      store: false,
+      instructions: 'You are a test.',
+    });
   });
 });
 
@@ -92,7 +99,10 @@ describe('injected fetch', () => {
               : corpusPath('openai', 'o10-responses-single-function-call.sse'),
         ),
       );
-      const provider = createProvider({ id: 'p', kind, baseURL: baseURLFor(kind, server), apiKey: TEST_API_KEY }, { fetch: spy });
+      const provider = createProvider(
+        { id: 'p', kind, baseURL: baseURLFor(kind, server), apiKey: TEST_API_KEY },
+        { fetch: spy },
+      );
       const events = await drain(provider.stream(testRequest()));
       expect(events[events.length - 1].type).toBe('stop');
       expect(urls).toHaveLength(1);
@@ -107,7 +117,10 @@ describe('secrets', () => {
     headers: JSON_HEADERS,
     body: JSON.stringify({
       type: 'error',
-      error: { type: 'invalid_request_error', message: `Key ${TEST_API_KEY} is not valid; also sk-another-1234567890abcdef` },
+      error: {
+        type: 'invalid_request_error',
+        message: `Key ${TEST_API_KEY} is not valid; also sk-another-1234567890abcdef`,
+      },
     }),
   });
 

@@ -28,9 +28,14 @@ const terminal = (events: StreamEvent[]) => events[events.length - 1];
 
 describe('retries before the first token', () => {
   it('retries an in-stream overloaded_error that arrives before any content (Anthropic)', async () => {
-    server.plan(sseFixture('anthropic-overloaded-before-content.sse'), responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')));
+    server.plan(
+      sseFixture('anthropic-overloaded-before-content.sse'),
+      responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')),
+    );
     const sleep = recordingSleep();
-    const events = await drain(providerFor('anthropic', server, { deps: { sleep } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('anthropic', server, { deps: { sleep } }).stream(testRequest()),
+    );
     expect(server.requests).toHaveLength(2);
     expect(sleep.delays).toEqual([750]);
     // The failed attempt's usage (message_start) is dropped with it.
@@ -43,9 +48,14 @@ describe('retries before the first token', () => {
   });
 
   it('honours retry-after on an Anthropic 429, then succeeds', async () => {
-    server.plan(responseFixture('anthropic-429-retry-after.response.json'), responseForFile(corpusPath('anthropic', 'a13-usage-in-message-delta.chunks.jsonl')));
+    server.plan(
+      responseFixture('anthropic-429-retry-after.response.json'),
+      responseForFile(corpusPath('anthropic', 'a13-usage-in-message-delta.chunks.jsonl')),
+    );
     const sleep = recordingSleep();
-    const events = await drain(providerFor('anthropic', server, { deps: { sleep } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('anthropic', server, { deps: { sleep } }).stream(testRequest()),
+    );
     expect(sleep.delays).toEqual([7000]);
     expect(terminal(events)).toEqual({ type: 'stop', reason: 'end', providerReason: 'end_turn' });
   });
@@ -55,7 +65,9 @@ describe('retries before the first token', () => {
     server.plan(planned, planned);
     const sleep = recordingSleep();
     const events = await drain(
-      providerFor('anthropic', server, { deps: { sleep, retry: { maxAttempts: 2 } } }).stream(testRequest()),
+      providerFor('anthropic', server, { deps: { sleep, retry: { maxAttempts: 2 } } }).stream(
+        testRequest(),
+      ),
     );
     expect(server.requests).toHaveLength(2);
     expect(events).toEqual([
@@ -74,24 +86,41 @@ describe('retries before the first token', () => {
   });
 
   it('retries HTTP 529 overloaded', async () => {
-    server.plan(responseFixture('anthropic-529-overloaded.response.json'), responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')));
+    server.plan(
+      responseFixture('anthropic-529-overloaded.response.json'),
+      responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')),
+    );
     const events = await drain(providerFor('anthropic', server).stream(testRequest()));
     expect(server.requests).toHaveLength(2);
     expect(terminal(events)).toMatchObject({ type: 'stop', reason: 'end' });
   });
 
   it('prefers retry-after-ms on an OpenAI 429 (Chat Completions)', async () => {
-    server.plan(responseFixture('openai-429-retry-after.response.json'), responseForFile(corpusPath('openai', 'o02-chat-single-tool-call.sse')));
+    server.plan(
+      responseFixture('openai-429-retry-after.response.json'),
+      responseForFile(corpusPath('openai', 'o02-chat-single-tool-call.sse')),
+    );
     const sleep = recordingSleep();
-    const events = await drain(providerFor('openai', server, { deps: { sleep } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('openai', server, { deps: { sleep } }).stream(testRequest()),
+    );
     expect(sleep.delays).toEqual([1500]);
-    expect(terminal(events)).toEqual({ type: 'stop', reason: 'tool_use', providerReason: 'tool_calls' });
+    expect(terminal(events)).toEqual({
+      type: 'stop',
+      reason: 'tool_use',
+      providerReason: 'tool_calls',
+    });
   });
 
   it('honours retry-after on a 429 from the Responses API', async () => {
-    server.plan(responseFixture('openai-429-retry-after.response.json'), responseForFile(corpusPath('openai', 'o10-responses-single-function-call.sse')));
+    server.plan(
+      responseFixture('openai-429-retry-after.response.json'),
+      responseForFile(corpusPath('openai', 'o10-responses-single-function-call.sse')),
+    );
     const sleep = recordingSleep();
-    const events = await drain(providerFor('openai-responses', server, { deps: { sleep } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('openai-responses', server, { deps: { sleep } }).stream(testRequest()),
+    );
     expect(sleep.delays).toEqual([1500]);
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
     expect(terminal(events)).toMatchObject({ type: 'stop', reason: 'tool_use' });
@@ -99,7 +128,11 @@ describe('retries before the first token', () => {
 
   it('caps a long retry-after at 60 s', async () => {
     server.plan(
-      { status: 429, headers: { ...JSON_HEADERS, 'retry-after': '3600' }, body: '{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}' },
+      {
+        status: 429,
+        headers: { ...JSON_HEADERS, 'retry-after': '3600' },
+        body: '{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}',
+      },
       responseForFile(corpusPath('openai', 'o08-chat-long-text.chunks.jsonl')),
     );
     const sleep = recordingSleep();
@@ -108,41 +141,65 @@ describe('retries before the first token', () => {
   });
 
   it('backs off exponentially on 5xx and gives up after maxAttempts', async () => {
-    server.plan(serverError(500), serverError(502), serverError(503), serverError(500, 'still broken'));
+    server.plan(
+      serverError(500),
+      serverError(502),
+      serverError(503),
+      serverError(500, 'still broken'),
+    );
     const sleep = recordingSleep();
-    const events = await drain(providerFor('openai', server, { deps: { sleep } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('openai', server, { deps: { sleep } }).stream(testRequest()),
+    );
     expect(server.requests).toHaveLength(4);
     expect(sleep.delays).toEqual([750, 1500, 3000]);
     expect(events).toEqual([
-      { type: 'error', error: { code: 'server', status: 500, retryable: true, message: 'still broken' } },
+      {
+        type: 'error',
+        error: { code: 'server', status: 500, retryable: true, message: 'still broken' },
+      },
     ]);
   });
 
   it('uses its own retries only: the SDK does not retry behind our back', async () => {
     server.plan(serverError(500), serverError(500));
     const events = await drain(
-      providerFor('anthropic', server, { deps: { retry: { maxAttempts: 1 } } }).stream(testRequest()),
+      providerFor('anthropic', server, { deps: { retry: { maxAttempts: 1 } } }).stream(
+        testRequest(),
+      ),
     );
     expect(server.requests).toHaveLength(1);
-    expect(terminal(events)).toMatchObject({ type: 'error', error: { code: 'server', status: 500 } });
+    expect(terminal(events)).toMatchObject({
+      type: 'error',
+      error: { code: 'server', status: 500 },
+    });
   });
 
   it('does not retry 401', async () => {
     server.plan(responseForFile(corpusPath('openai', 'o09-http401-invalid-api-key.json')));
     const events = await drain(providerFor('openai', server).stream(testRequest()));
     expect(server.requests).toHaveLength(1);
-    expect(terminal(events)).toMatchObject({ type: 'error', error: { code: 'auth', retryable: false } });
+    expect(terminal(events)).toMatchObject({
+      type: 'error',
+      error: { code: 'auth', retryable: false },
+    });
   });
 
   it('maps 400 to bad_request with the provider message, without retrying', async () => {
     server.plan({
       status: 400,
       headers: JSON_HEADERS,
-      body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'model: not found' } }),
+      body: JSON.stringify({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'model: not found' },
+      }),
     });
     const events = await drain(providerFor('anthropic', server).stream(testRequest()));
     expect(events).toEqual([
-      { type: 'error', error: { code: 'bad_request', status: 400, retryable: false, message: 'model: not found' } },
+      {
+        type: 'error',
+        error: { code: 'bad_request', status: 400, retryable: false, message: 'model: not found' },
+      },
     ]);
   });
 
@@ -154,7 +211,9 @@ describe('retries before the first token', () => {
       return fetch(input, init);
     };
     server.plan(responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')));
-    const events = await drain(providerFor('anthropic', server, { deps: { fetch: flakyFetch } }).stream(testRequest()));
+    const events = await drain(
+      providerFor('anthropic', server, { deps: { fetch: flakyFetch } }).stream(testRequest()),
+    );
     expect(calls).toBe(2);
     expect(terminal(events)).toMatchObject({ type: 'stop', reason: 'end' });
   });
@@ -164,7 +223,9 @@ describe('retries before the first token', () => {
       throw new TypeError('fetch failed');
     };
     const events = await drain(
-      providerFor('openai', server, { deps: { fetch: deadFetch, retry: { maxAttempts: 2 } } }).stream(testRequest()),
+      providerFor('openai', server, {
+        deps: { fetch: deadFetch, retry: { maxAttempts: 2 } },
+      }).stream(testRequest()),
     );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'error', error: { code: 'network', retryable: true } });
@@ -172,7 +233,9 @@ describe('retries before the first token', () => {
 
   it('retries a stream cut before any content', async () => {
     server.plan(
-      { body: 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","usage":{"input_tokens":3,"output_tokens":1}}}\n\n' },
+      {
+        body: 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+      },
       responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')),
     );
     const events = await drain(providerFor('anthropic', server).stream(testRequest()));
@@ -183,11 +246,17 @@ describe('retries before the first token', () => {
 
 describe('after the first token', () => {
   it('ends the stream on an in-stream overloaded_error (Anthropic), no retry', async () => {
-    server.plan(sseFixture('anthropic-overloaded-after-text.sse'), responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')));
+    server.plan(
+      sseFixture('anthropic-overloaded-after-text.sse'),
+      responseForFile(corpusPath('anthropic', 'a01-text-basic.sse')),
+    );
     const events = await drain(providerFor('anthropic', server).stream(testRequest()));
     expect(server.requests).toHaveLength(1);
     expect(transcript(events)).toEqual([
-      { type: 'usage', usage: { inputTokens: 25, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 25, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
       { type: 'text', text: 'Let me look at the page' },
       { type: 'error', error: { code: 'overloaded', message: 'Overloaded', retryable: true } },
     ]);
@@ -203,7 +272,14 @@ describe('after the first token', () => {
     expect(server.requests).toHaveLength(1);
     expect(transcript(events)).toEqual([
       { type: 'text', text: 'Hel' },
-      { type: 'error', error: { code: 'network', message: 'The connection closed before the message was complete.', retryable: true } },
+      {
+        type: 'error',
+        error: {
+          code: 'network',
+          message: 'The connection closed before the message was complete.',
+          retryable: true,
+        },
+      },
     ]);
   });
 });
@@ -214,7 +290,10 @@ describe('content filter (gap fixtures)', () => {
     const events = await drain(providerFor('openai', server).stream(testRequest()));
     expect(transcript(events)).toEqual([
       { type: 'text', text: 'Here is the story you' },
-      { type: 'usage', usage: { inputTokens: 21, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 0 } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 21, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 0 },
+      },
       { type: 'stop', reason: 'content_filter', providerReason: 'content_filter' },
     ]);
   });
@@ -224,7 +303,10 @@ describe('content filter (gap fixtures)', () => {
     const events = await drain(providerFor('openai-responses', server).stream(testRequest()));
     expect(transcript(events)).toEqual([
       { type: 'text', text: 'Here is the story you' },
-      { type: 'usage', usage: { inputTokens: 21, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 0 } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 21, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 0 },
+      },
       { type: 'stop', reason: 'content_filter', providerReason: 'content_filter' },
     ]);
   });
@@ -234,9 +316,16 @@ describe('abort', () => {
   it('before the call: no request is sent', async () => {
     const controller = new AbortController();
     controller.abort();
-    const events = await drain(providerFor('anthropic', server).stream(testRequest({ signal: controller.signal })));
+    const events = await drain(
+      providerFor('anthropic', server).stream(testRequest({ signal: controller.signal })),
+    );
     expect(server.requests).toHaveLength(0);
-    expect(events).toEqual([{ type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } }]);
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+      },
+    ]);
   });
 
   it('during the backoff wait', async () => {
@@ -247,10 +336,17 @@ describe('abort', () => {
     };
     server.plan(serverError(503), serverError(503));
     const events = await drain(
-      providerFor('openai', server, { deps: { sleep } }).stream(testRequest({ signal: controller.signal })),
+      providerFor('openai', server, { deps: { sleep } }).stream(
+        testRequest({ signal: controller.signal }),
+      ),
     );
     expect(server.requests).toHaveLength(1);
-    expect(events).toEqual([{ type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } }]);
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+      },
+    ]);
   });
 
   for (const kind of ['anthropic', 'openai', 'openai-responses'] as const) {
@@ -259,9 +355,16 @@ describe('abort', () => {
       const closed = server.clientClosed();
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 30);
-      const events = await drain(providerFor(kind, server).stream(testRequest({ signal: controller.signal })));
+      const events = await drain(
+        providerFor(kind, server).stream(testRequest({ signal: controller.signal })),
+      );
       await closed;
-      expect(events).toEqual([{ type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } }]);
+      expect(events).toEqual([
+        {
+          type: 'error',
+          error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+        },
+      ]);
     });
 
     it(`during the stream (${kind})`, async () => {
@@ -275,14 +378,19 @@ describe('abort', () => {
       const closed = server.clientClosed();
       const controller = new AbortController();
       const events: StreamEvent[] = [];
-      for await (const event of providerFor(kind, server).stream(testRequest({ signal: controller.signal }))) {
+      for await (const event of providerFor(kind, server).stream(
+        testRequest({ signal: controller.signal }),
+      )) {
         events.push(event);
         if (event.type === 'text_delta') controller.abort();
       }
       await closed;
       expect(transcript(events).slice(-2)).toEqual([
         { type: 'text', text: 'Hi' },
-        { type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } },
+        {
+          type: 'error',
+          error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+        },
       ]);
     });
   }

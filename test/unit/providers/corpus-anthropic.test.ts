@@ -12,29 +12,52 @@ import { drain, transcript, type TranscriptEntry } from './helpers/transcript';
 
 const usage = (inputTokens: number, outputTokens: number, cached = true, extra: object = {}) => ({
   type: 'usage' as const,
-  usage: { inputTokens, outputTokens, ...(cached ? { cacheReadTokens: 0, cacheWriteTokens: 0 } : {}), ...extra },
+  usage: {
+    inputTokens,
+    outputTokens,
+    ...(cached ? { cacheReadTokens: 0, cacheWriteTokens: 0 } : {}),
+    ...extra,
+  },
 });
 const text = (value: string) => ({ type: 'text' as const, text: value });
 const thinking = (value: string) => ({ type: 'thinking' as const, text: value });
-const stop = (reason: string, providerReason: string) => ({ type: 'stop', reason, providerReason }) as TranscriptEntry;
-const start = (index: number, id: string, name: string) => ({ type: 'tool_call_start' as const, index, id, name });
+const stop = (reason: string, providerReason: string) =>
+  ({ type: 'stop', reason, providerReason }) as TranscriptEntry;
+const start = (index: number, id: string, name: string) => ({
+  type: 'tool_call_start' as const,
+  index,
+  id,
+  name,
+});
 const args = (index: number, value: string) => ({ type: 'args' as const, index, args: value });
 const end = (index: number) => ({ type: 'tool_call_end' as const, index });
 
 const textOf = (file: string) =>
-  concatPayloads('anthropic', file, (p) => (at(p, 'delta', 'type') === 'text_delta' ? at(p, 'delta', 'text') : undefined));
+  concatPayloads('anthropic', file, (p) =>
+    at(p, 'delta', 'type') === 'text_delta' ? at(p, 'delta', 'text') : undefined,
+  );
 const thinkingOf = (file: string) =>
-  concatPayloads('anthropic', file, (p) => (at(p, 'delta', 'type') === 'thinking_delta' ? at(p, 'delta', 'thinking') : undefined));
-const signatureOf = (file: string) => concatPayloads('anthropic', file, (p) => at(p, 'delta', 'signature'));
+  concatPayloads('anthropic', file, (p) =>
+    at(p, 'delta', 'type') === 'thinking_delta' ? at(p, 'delta', 'thinking') : undefined,
+  );
+const signatureOf = (file: string) =>
+  concatPayloads('anthropic', file, (p) => at(p, 'delta', 'signature'));
 const redactedOf = (file: string) =>
   concatPayloads('anthropic', file, (p) =>
-    at(p, 'content_block', 'type') === 'redacted_thinking' ? `${at(p, 'content_block', 'data')}|` : undefined,
+    at(p, 'content_block', 'type') === 'redacted_thinking'
+      ? `${at(p, 'content_block', 'data')}|`
+      : undefined,
   )
     .split('|')
     .filter(Boolean);
 
 const EXPECTED: Record<string, () => TranscriptEntry[]> = {
-  'a01-text-basic.sse': () => [usage(11, 1, false), text('Hello there!'), usage(11, 6, false), stop('end', 'end_turn')],
+  'a01-text-basic.sse': () => [
+    usage(11, 1, false),
+    text('Hello there!'),
+    usage(11, 6, false),
+    stop('end', 'end_turn'),
+  ],
   'a02-tool-use-single.sse': () => [
     usage(377, 1),
     text("I'll check the current weather in Paris for you."),
@@ -113,7 +136,11 @@ const EXPECTED: Record<string, () => TranscriptEntry[]> = {
       thinking(thought),
       {
         type: 'thinking_block',
-        part: { text: thought, signature: signatureOf('a08-thinking-text.sse'), providerKind: 'anthropic' },
+        part: {
+          text: thought,
+          signature: signatureOf('a08-thinking-text.sse'),
+          providerKind: 'anthropic',
+        },
       },
       text('The primes were: 79, 179, and 379.'),
       usage(171, 107),
@@ -124,8 +151,14 @@ const EXPECTED: Record<string, () => TranscriptEntry[]> = {
     const [first, second] = redactedOf('a09-redacted-thinking.sse');
     return [
       usage(92, 88),
-      { type: 'thinking_block', part: { text: '', redactedData: first, providerKind: 'anthropic' } },
-      { type: 'thinking_block', part: { text: '', redactedData: second, providerKind: 'anthropic' } },
+      {
+        type: 'thinking_block',
+        part: { text: '', redactedData: first, providerKind: 'anthropic' },
+      },
+      {
+        type: 'thinking_block',
+        part: { text: '', redactedData: second, providerKind: 'anthropic' },
+      },
       text(textOf('a09-redacted-thinking.sse')),
       usage(92, 189),
       stop('end', 'end_turn'),
@@ -138,7 +171,11 @@ const EXPECTED: Record<string, () => TranscriptEntry[]> = {
       thinking(thought),
       {
         type: 'thinking_block',
-        part: { text: thought, signature: signatureOf('a10-thinking-long.sse'), providerKind: 'anthropic' },
+        part: {
+          text: thought,
+          signature: signatureOf('a10-thinking-long.sse'),
+          providerKind: 'anthropic',
+        },
       },
       text(textOf('a10-thinking-long.sse')),
       usage(43, 282),
@@ -146,7 +183,10 @@ const EXPECTED: Record<string, () => TranscriptEntry[]> = {
     ];
   },
   'a11-http401-authentication-error.json': () => [
-    { type: 'error', error: { code: 'auth', message: 'invalid x-api-key', retryable: false, status: 401 } },
+    {
+      type: 'error',
+      error: { code: 'auth', message: 'invalid x-api-key', retryable: false, status: 401 },
+    },
   ],
   'a12-tool-no-args.chunks.jsonl': () => [
     usage(565, 7),
@@ -163,7 +203,11 @@ const EXPECTED: Record<string, () => TranscriptEntry[]> = {
     usage(61, 2, false),
     stop('end', 'end_turn'),
   ],
-  'a14-refusal-no-content.chunks.jsonl': () => [usage(18, 1), usage(18, 5), stop('refusal', 'refusal')],
+  'a14-refusal-no-content.chunks.jsonl': () => [
+    usage(18, 1),
+    usage(18, 5),
+    stop('refusal', 'refusal'),
+  ],
   'a15-duplicate-message-start.chunks.jsonl': () => [
     usage(17, 1, false),
     text('Hello, World!'),

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderKind } from '../../../src/protocol';
-import { at, concatPayloads, corpusFiles, corpusPath, payloads, responseForFile } from './helpers/corpus';
+import {
+  at,
+  concatPayloads,
+  corpusFiles,
+  corpusPath,
+  payloads,
+  responseForFile,
+} from './helpers/corpus';
 import { providerFor, testRequest } from './helpers/harness';
 import { startMockServer, type MockServer } from './helpers/mock-server';
 import { drain, transcript, type TranscriptEntry } from './helpers/transcript';
@@ -10,14 +17,25 @@ import { drain, transcript, type TranscriptEntry } from './helpers/transcript';
  * replayed over HTTP from 127.0.0.1 through the real `openai` SDK adapters.
  */
 
-const usage = (inputTokens: number, outputTokens: number, reasoningTokens: number, cacheReadTokens = 0) => ({
+const usage = (
+  inputTokens: number,
+  outputTokens: number,
+  reasoningTokens: number,
+  cacheReadTokens = 0,
+) => ({
   type: 'usage' as const,
   usage: { inputTokens, outputTokens, cacheReadTokens, reasoningTokens },
 });
 const text = (value: string) => ({ type: 'text' as const, text: value });
 const thinking = (value: string) => ({ type: 'thinking' as const, text: value });
-const stop = (reason: string, providerReason: string) => ({ type: 'stop', reason, providerReason }) as TranscriptEntry;
-const start = (index: number, id: string, name: string) => ({ type: 'tool_call_start' as const, index, id, name });
+const stop = (reason: string, providerReason: string) =>
+  ({ type: 'stop', reason, providerReason }) as TranscriptEntry;
+const start = (index: number, id: string, name: string) => ({
+  type: 'tool_call_start' as const,
+  index,
+  id,
+  name,
+});
 const args = (index: number, value: string) => ({ type: 'args' as const, index, args: value });
 const end = (index: number) => ({ type: 'tool_call_end' as const, index });
 
@@ -29,9 +47,15 @@ function reasoningItemDone(file: string): { id: string; summary: string; encrypt
   const done = payloads('openai', file).find(
     (p) => p.type === 'response.output_item.done' && at(p, 'item', 'type') === 'reasoning',
   );
-  const summary = (at(done, 'item', 'summary') as { text: string }[]).map((part) => part.text).join('\n\n');
+  const summary = (at(done, 'item', 'summary') as { text: string }[])
+    .map((part) => part.text)
+    .join('\n\n');
   const encrypted = at(done, 'item', 'encrypted_content');
-  return { id: at(done, 'item', 'id') as string, summary, encrypted: typeof encrypted === 'string' ? encrypted : undefined };
+  return {
+    id: at(done, 'item', 'id') as string,
+    summary,
+    encrypted: typeof encrypted === 'string' ? encrypted : undefined,
+  };
 }
 
 const INVALID_KEY_MESSAGE =
@@ -118,11 +142,20 @@ const EXPECTED: Record<string, { kinds: ProviderKind[]; events: () => Transcript
   },
   'o08-chat-long-text.chunks.jsonl': {
     kinds: ['openai'],
-    events: () => [text(chatField('o08-chat-long-text.chunks.jsonl', 'content')), usage(16, 300, 0), stop('end', 'stop')],
+    events: () => [
+      text(chatField('o08-chat-long-text.chunks.jsonl', 'content')),
+      usage(16, 300, 0),
+      stop('end', 'stop'),
+    ],
   },
   'o09-http401-invalid-api-key.json': {
     kinds: ['openai', 'openai-responses'],
-    events: () => [{ type: 'error', error: { code: 'auth', message: INVALID_KEY_MESSAGE, retryable: false, status: 401 } }],
+    events: () => [
+      {
+        type: 'error',
+        error: { code: 'auth', message: INVALID_KEY_MESSAGE, retryable: false, status: 401 },
+      },
+    ],
   },
   'o10-responses-single-function-call.sse': {
     kinds: ['openai-responses'],
@@ -164,7 +197,10 @@ const EXPECTED: Record<string, { kinds: ProviderKind[]; events: () => Transcript
       const item = reasoningItemDone('o13-responses-reasoning-summary.sse');
       return [
         thinking(item.summary),
-        { type: 'thinking_block', part: { text: item.summary, itemId: item.id, providerKind: 'openai-responses' } },
+        {
+          type: 'thinking_block',
+          part: { text: item.summary, itemId: item.id, providerKind: 'openai-responses' },
+        },
         text('3'),
         usage(32, 839, 832),
         stop('end', 'completed'),
@@ -193,7 +229,12 @@ const EXPECTED: Record<string, { kinds: ProviderKind[]; events: () => Transcript
       return [
         {
           type: 'thinking_block',
-          part: { text: '', itemId: item.id, providerKind: 'openai-responses', encryptedContent: item.encrypted ?? '' },
+          part: {
+            text: '',
+            itemId: item.id,
+            providerKind: 'openai-responses',
+            encryptedContent: item.encrypted ?? '',
+          },
         },
         text('I’ll check the capital lookup tool for “PotatoLand.”'),
         start(0, 'call_LabG58Uhrq9kZvR52BYKjToD', 'get_capital'),

@@ -29,8 +29,10 @@ const input = (model: string): RequestInput => ({
 });
 
 const CASES: Record<string, () => unknown> = {
-  'anthropic.json': () => buildAnthropicRequest(input('claude-sonnet-4-5'), lookupModel('claude-sonnet-4-5')),
-  'anthropic-adaptive.json': () => buildAnthropicRequest(input('claude-opus-4-7'), lookupModel('claude-opus-4-7')),
+  'anthropic.json': () =>
+    buildAnthropicRequest(input('claude-sonnet-4-5'), lookupModel('claude-sonnet-4-5')),
+  'anthropic-adaptive.json': () =>
+    buildAnthropicRequest(input('claude-opus-4-7'), lookupModel('claude-opus-4-7')),
   'openai-chat.json': () =>
     buildChatRequest(input('gpt-4.1'), lookupModel('gpt-4.1'), {
       maxTokensField: 'max_completion_tokens',
@@ -74,7 +76,10 @@ describe('golden request bodies', () => {
   }
 
   it('every golden file has a case', () => {
-    const files = fs.readdirSync(GOLDEN_DIR).filter((name) => name.endsWith('.json')).sort();
+    const files = fs
+      .readdirSync(GOLDEN_DIR)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
     expect(files).toEqual(Object.keys(CASES).sort());
   });
 });

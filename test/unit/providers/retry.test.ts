@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { providerError } from '../../../src/providers/errors';
 import { guardStream } from '../../../src/providers/guard';
 import { parseRetryAfter } from '../../../src/providers/retry-after';
-import { backoffDelay, DEFAULT_RETRY_POLICY, defaultSleep, streamWithRetry } from '../../../src/providers/retry';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  defaultSleep,
+  streamWithRetry,
+} from '../../../src/providers/retry';
 import type { ProviderError, StreamEvent } from '../../../src/providers/types';
 import { recordingSleep } from './helpers/harness';
 import { drain } from './helpers/transcript';
@@ -19,12 +24,23 @@ const overloaded = providerError('overloaded', 'Overloaded');
 
 describe('streamWithRetry', () => {
   it('retries a retryable error before the first token and drops that attempt’s usage', async () => {
-    const attempts = [[usage, fail(overloaded)], [{ ...usage, usage: { inputTokens: 11, outputTokens: 1 } }, hello, stop]];
+    const attempts = [
+      [usage, fail(overloaded)],
+      [{ ...usage, usage: { inputTokens: 11, outputTokens: 1 } }, hello, stop],
+    ];
     const sleep = recordingSleep();
     const events = await drain(
-      streamWithRetry((n) => play(attempts[n - 1]), { signal: new AbortController().signal, sleep, random: () => 0 }),
+      streamWithRetry((n) => play(attempts[n - 1]), {
+        signal: new AbortController().signal,
+        sleep,
+        random: () => 0,
+      }),
     );
-    expect(events).toEqual([{ type: 'usage', usage: { inputTokens: 11, outputTokens: 1 } }, hello, stop]);
+    expect(events).toEqual([
+      { type: 'usage', usage: { inputTokens: 11, outputTokens: 1 } },
+      hello,
+      stop,
+    ]);
     expect(sleep.delays).toEqual([500]);
   });
 
@@ -68,7 +84,12 @@ describe('streamWithRetry', () => {
           attempts++;
           return play([fail(providerError('server', `boom ${n}`, { status: 500 }))]);
         },
-        { signal: new AbortController().signal, sleep, random: () => 1, policy: { maxAttempts: 3 } },
+        {
+          signal: new AbortController().signal,
+          sleep,
+          random: () => 1,
+          policy: { maxAttempts: 3 },
+        },
       ),
     );
     expect(attempts).toBe(3);
@@ -78,10 +99,11 @@ describe('streamWithRetry', () => {
 
   it('lets a stop with no content through (refusal with nothing to show)', async () => {
     const refusal: StreamEvent = { type: 'stop', reason: 'refusal' };
-    expect(await drain(streamWithRetry(() => play([usage, refusal]), { signal: new AbortController().signal }))).toEqual([
-      usage,
-      refusal,
-    ]);
+    expect(
+      await drain(
+        streamWithRetry(() => play([usage, refusal]), { signal: new AbortController().signal }),
+      ),
+    ).toEqual([usage, refusal]);
   });
 
   it('reports an abort that happens during the wait', async () => {
@@ -92,15 +114,24 @@ describe('streamWithRetry', () => {
         sleep: async () => controller.abort(),
       }),
     );
-    expect(events).toEqual([{ type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } }]);
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+      },
+    ]);
   });
 });
 
 describe('backoffDelay', () => {
   const policy = DEFAULT_RETRY_POLICY;
   it('doubles per attempt with equal jitter and a ceiling', () => {
-    expect([1, 2, 3, 4].map((n) => backoffDelay(n, overloaded, policy, () => 0))).toEqual([500, 1000, 2000, 4000]);
-    expect([1, 2, 3, 4].map((n) => backoffDelay(n, overloaded, policy, () => 0.999999))).toEqual([1000, 2000, 4000, 8000]);
+    expect([1, 2, 3, 4].map((n) => backoffDelay(n, overloaded, policy, () => 0))).toEqual([
+      500, 1000, 2000, 4000,
+    ]);
+    expect([1, 2, 3, 4].map((n) => backoffDelay(n, overloaded, policy, () => 0.999999))).toEqual([
+      1000, 2000, 4000, 8000,
+    ]);
     expect(backoffDelay(10, overloaded, policy, () => 1)).toBe(30_000);
   });
   it('follows the server hint, capped', () => {
@@ -117,8 +148,12 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(headers({ 'retry-after': '3' }))).toBe(3000);
     expect(parseRetryAfter(headers({ 'retry-after': '0.5' }))).toBe(500);
     const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
-    expect(parseRetryAfter(headers({ 'retry-after': 'Wed, 21 Oct 2026 07:28:30 GMT' }), () => now)).toBe(30_000);
-    expect(parseRetryAfter(headers({ 'retry-after': 'Wed, 21 Oct 2026 07:27:00 GMT' }), () => now)).toBe(0);
+    expect(
+      parseRetryAfter(headers({ 'retry-after': 'Wed, 21 Oct 2026 07:28:30 GMT' }), () => now),
+    ).toBe(30_000);
+    expect(
+      parseRetryAfter(headers({ 'retry-after': 'Wed, 21 Oct 2026 07:27:00 GMT' }), () => now),
+    ).toBe(0);
   });
   it('ignores missing or malformed hints', () => {
     expect(parseRetryAfter(headers({}))).toBeUndefined();
@@ -144,11 +179,21 @@ describe('guardStream', () => {
   it('ends a stream that stopped without a terminal event with an error', async () => {
     expect(await drain(guardStream(play([hello]), { signal }))).toEqual([
       hello,
-      { type: 'error', error: { code: 'stream', message: 'The stream ended without a stop reason.', retryable: false } },
+      {
+        type: 'error',
+        error: {
+          code: 'stream',
+          message: 'The stream ended without a stop reason.',
+          retryable: false,
+        },
+      },
     ]);
   });
   it('drops anything after the terminal event', async () => {
-    expect(await drain(guardStream(play([hello, stop, hello, stop]), { signal }))).toEqual([hello, stop]);
+    expect(await drain(guardStream(play([hello, stop, hello, stop]), { signal }))).toEqual([
+      hello,
+      stop,
+    ]);
   });
   it('turns a throwing source into an error event, scrubbing secrets', async () => {
     async function* throwing(): AsyncGenerator<StreamEvent> {
@@ -157,7 +202,10 @@ describe('guardStream', () => {
     }
     expect(await drain(guardStream(throwing(), { signal, secrets: ['key-SECRET-123'] }))).toEqual([
       hello,
-      { type: 'error', error: { code: 'stream', message: 'boom with [redacted]', retryable: false } },
+      {
+        type: 'error',
+        error: { code: 'stream', message: 'boom with [redacted]', retryable: false },
+      },
     ]);
   });
 });

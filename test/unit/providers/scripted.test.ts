@@ -6,7 +6,8 @@ import type { ProviderRequest, StreamEvent } from '../../../src/providers/types'
 import { recordingSleep, testRequest } from './helpers/harness';
 import { drain, transcript } from './helpers/transcript';
 
-const request = (overrides: Partial<ProviderRequest> = {}) => testRequest({ model: 'scripted-model', ...overrides });
+const request = (overrides: Partial<ProviderRequest> = {}) =>
+  testRequest({ model: 'scripted-model', ...overrides });
 
 describe('ScriptedProvider', () => {
   it('streams text, thinking, fragmented tool calls, usage and a stop', async () => {
@@ -26,7 +27,10 @@ describe('ScriptedProvider', () => {
     expect(events.filter((e) => e.type === 'tool_call_delta' && e.index === 0)).toHaveLength(4);
     expect(transcript(events)).toEqual([
       { type: 'thinking', text: 'Need the page first.' },
-      { type: 'thinking_block', part: { text: 'Need the page first.', signature: 'sig', providerKind: 'anthropic' } },
+      {
+        type: 'thinking_block',
+        part: { text: 'Need the page first.', signature: 'sig', providerKind: 'anthropic' },
+      },
       { type: 'text', text: 'Reading the page.' },
       { type: 'tool_call_start', index: 0, id: 'call_1', name: 'read_page' },
       { type: 'args', index: 0, args: '{"tabId":1}' },
@@ -42,11 +46,11 @@ describe('ScriptedProvider', () => {
   it('streams text token by token', async () => {
     const provider = new ScriptedProvider([{ text: 'one two three' }]);
     const events = await drain(provider.stream(request()));
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e.type === 'text_delta' ? e.text : ''))).toEqual([
-      'one ',
-      'two ',
-      'three',
-    ]);
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e.type === 'text_delta' ? e.text : '')),
+    ).toEqual(['one ', 'two ', 'three']);
   });
 
   it('replies from a function of the request (e.g. the last tool result)', async () => {
@@ -54,7 +58,8 @@ describe('ScriptedProvider', () => {
       { toolCalls: [{ name: 'read_page', args: {} }] },
       (req) => {
         const last = req.messages[req.messages.length - 1];
-        const result = last.role === 'tool' && last.content[0].type === 'text' ? last.content[0].text : '?';
+        const result =
+          last.role === 'tool' && last.content[0].type === 'text' ? last.content[0].text : '?';
         return { text: `The page says: ${result}` };
       },
     ]);
@@ -64,8 +69,18 @@ describe('ScriptedProvider', () => {
         request({
           messages: [
             { role: 'user', content: [{ type: 'text', text: 'read it' }] },
-            { role: 'assistant', text: '', toolCalls: [{ id: 'call_1', name: 'read_page', args: {} }] },
-            { role: 'tool', toolCallId: 'call_1', toolName: 'read_page', content: [{ type: 'text', text: 'Hello world' }], isError: false },
+            {
+              role: 'assistant',
+              text: '',
+              toolCalls: [{ id: 'call_1', name: 'read_page', args: {} }],
+            },
+            {
+              role: 'tool',
+              toolCallId: 'call_1',
+              toolName: 'read_page',
+              content: [{ type: 'text', text: 'Hello world' }],
+              isError: false,
+            },
           ],
         }),
       ),
@@ -76,13 +91,19 @@ describe('ScriptedProvider', () => {
 
   it('records every request, deep-cloned and without the signal', async () => {
     const provider = new ScriptedProvider([{ text: 'a' }, { text: 'b' }]);
-    const messages: ProviderRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'first' }] }];
+    const messages: ProviderRequest['messages'] = [
+      { role: 'user', content: [{ type: 'text', text: 'first' }] },
+    ];
     await drain(provider.stream(request({ messages })));
     const first = messages[0];
-    if (first.role === 'user' && first.content[0].type === 'text') first.content[0].text = 'mutated later';
+    if (first.role === 'user' && first.content[0].type === 'text')
+      first.content[0].text = 'mutated later';
     await drain(provider.stream(request({ system: 'second' })));
     expect(provider.requests).toHaveLength(2);
-    expect(provider.requests[0].messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'first' }] });
+    expect(provider.requests[0].messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'first' }],
+    });
     expect(provider.requests[1].system).toBe('second');
     expect('signal' in provider.requests[0]).toBe(false);
   });
@@ -103,20 +124,36 @@ describe('ScriptedProvider', () => {
 
   it('can retry like a real provider, each attempt consuming an entry', async () => {
     const sleep = recordingSleep();
-    const provider = new ScriptedProvider([{ error: { code: 'rate_limit', retryAfterMs: 2000 } }, { text: 'ok' }], {
-      retry: { maxAttempts: 3 },
-      sleep,
-    });
+    const provider = new ScriptedProvider(
+      [{ error: { code: 'rate_limit', retryAfterMs: 2000 } }, { text: 'ok' }],
+      {
+        retry: { maxAttempts: 3 },
+        sleep,
+      },
+    );
     const events = await drain(provider.stream(request()));
-    expect(transcript(events)).toEqual([{ type: 'text', text: 'ok' }, { type: 'stop', reason: 'end' }]);
+    expect(transcript(events)).toEqual([
+      { type: 'text', text: 'ok' },
+      { type: 'stop', reason: 'end' },
+    ]);
     expect(sleep.delays).toEqual([2000]);
   });
 
   it('plays raw events and stop reasons as given', async () => {
-    const events: StreamEvent[] = [{ type: 'text_delta', text: 'x' }, { type: 'stop', reason: 'max_tokens', providerReason: 'length' }];
-    const provider = new ScriptedProvider([{ events }, { text: 'cut', stop: 'max_tokens', providerReason: 'max_tokens' }]);
+    const events: StreamEvent[] = [
+      { type: 'text_delta', text: 'x' },
+      { type: 'stop', reason: 'max_tokens', providerReason: 'length' },
+    ];
+    const provider = new ScriptedProvider([
+      { events },
+      { text: 'cut', stop: 'max_tokens', providerReason: 'max_tokens' },
+    ]);
     expect(await drain(provider.stream(request()))).toEqual(events);
-    expect((await drain(provider.stream(request()))).at(-1)).toEqual({ type: 'stop', reason: 'max_tokens', providerReason: 'max_tokens' });
+    expect((await drain(provider.stream(request()))).at(-1)).toEqual({
+      type: 'stop',
+      reason: 'max_tokens',
+      providerReason: 'max_tokens',
+    });
   });
 
   it('yields a clear error when the script is exhausted, and accepts more entries', async () => {
@@ -143,13 +180,18 @@ describe('ScriptedProvider', () => {
     expect(events).toEqual([
       { type: 'text_delta', text: 'a ' },
       { type: 'text_delta', text: 'b ' },
-      { type: 'error', error: { code: 'aborted', message: 'The request was aborted.', retryable: false } },
+      {
+        type: 'error',
+        error: { code: 'aborted', message: 'The request was aborted.', retryable: false },
+      },
     ]);
   });
 
   it('waits for real with the default sleep and stops as soon as it is aborted', async () => {
     const controller = new AbortController();
-    const provider = new ScriptedProvider([{ text: 'slow stream of many words' }], { tokenDelayMs: 10_000 });
+    const provider = new ScriptedProvider([{ text: 'slow stream of many words' }], {
+      tokenDelayMs: 10_000,
+    });
     const started = Date.now();
     setTimeout(() => controller.abort(), 20);
     const events = await drain(provider.stream(request({ signal: controller.signal })));

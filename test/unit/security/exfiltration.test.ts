@@ -13,17 +13,28 @@ const FROM = 'https://mail.example/inbox/42';
 
 // Secrets are random-looking bytes (tokens, ciphertext): drawn from a seeded xorshift stream,
 // so shrinking cannot walk towards runs of zeros that carry no information at all.
-const secret = fc.tuple(fc.integer({ min: 1 }), fc.integer({ min: 18, max: 60 })).map(([seed, n]) => {
-  let x = seed | 0 || 1;
-  return Uint8Array.from({ length: n }, () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x & 0xff;
+const secret = fc
+  .tuple(fc.integer({ min: 1 }), fc.integer({ min: 18, max: 60 }))
+  .map(([seed, n]) => {
+    let x = seed | 0 || 1;
+    return Uint8Array.from({ length: n }, () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x & 0xff;
+    });
   });
-});
-const textSecret = fc.constantFrom('my password is hunter2', 'alice@example.com 4242 4242 4242 4242', 'session=9f8a7b6c5d4e3f2a1b0c', 'Dear Bob, the merger closes Friday');
-const toB64 = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const textSecret = fc.constantFrom(
+  'my password is hunter2',
+  'alice@example.com 4242 4242 4242 4242',
+  'session=9f8a7b6c5d4e3f2a1b0c',
+  'Dear Bob, the merger closes Friday',
+);
+const toB64 = (b: Uint8Array) =>
+  btoa(String.fromCharCode(...b))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const toHex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
 const split = (s: string, size: number) => s.match(new RegExp(`.{1,${size}}`, 'g'))!.join('/');
 
@@ -51,14 +62,24 @@ describe('data in the URL', () => {
   });
 
   it('does not ask for readable paths on another site', () => {
-    for (const path of ['docs/getting-started/installation', 'wiki/United_States_Declaration_of_Independence', 'products/laptops/thinkpad-x1-carbon-gen-11', '2024/05/how-to-make-bread-at-home', 'questions/12345678/how-do-i-centre-a-div']) {
+    for (const path of [
+      'docs/getting-started/installation',
+      'wiki/United_States_Declaration_of_Independence',
+      'products/laptops/thinkpad-x1-carbon-gen-11',
+      '2024/05/how-to-make-bread-at-home',
+      'questions/12345678/how-do-i-centre-a-div',
+    ]) {
       expect(exfiltrationRisk(FROM, `https://other.example/${path}`), path).toBeUndefined();
     }
   });
 
   it('asks for too many segments or a long path, however short each segment is', () => {
-    expect(exfiltrationRisk(FROM, `https://evil.example/${'a/b/c/d/e/f/g/h/i/j'}`)).toMatch(/many path segments/);
-    expect(exfiltrationRisk(FROM, `https://evil.example/${Array(20).fill('words-here').join('/')}`)).toMatch(/another site/);
+    expect(exfiltrationRisk(FROM, `https://evil.example/${'a/b/c/d/e/f/g/h/i/j'}`)).toMatch(
+      /many path segments/,
+    );
+    expect(
+      exfiltrationRisk(FROM, `https://evil.example/${Array(20).fill('words-here').join('/')}`),
+    ).toMatch(/another site/);
   });
 
   it('asks for userinfo in the address, on any site', () => {
@@ -73,14 +94,28 @@ describe('data in the URL', () => {
       'https://mail.example/out#//evil.example/x',
       'https://mail.example/go/https:%2F%2Fevil.example',
     ]) {
-      expect(exfiltrationRisk(FROM, url), url).toMatch(/another site's address \(https:\/\/evil\.example\)/);
+      expect(exfiltrationRisk(FROM, url), url).toMatch(
+        /another site's address \(https:\/\/evil\.example\)/,
+      );
     }
-    expect(exfiltrationRisk(FROM, 'https://mail.example/login?next=https://mail.example/inbox')).toBeUndefined();
+    expect(
+      exfiltrationRisk(FROM, 'https://mail.example/login?next=https://mail.example/inbox'),
+    ).toBeUndefined();
   });
 
   it('a same-site link that is an open redirect asks when clicked', () => {
-    const el = { ref: 'e1', tag: 'a', role: 'link', name: 'x', line: '- link', box: { x: 0, y: 0, width: 1, height: 1 }, href: 'https://mail.example/r?to=https://evil.example/?d=1' };
-    const target = applyElementRisk({ origin: 'https://mail.example', url: FROM }, el, { activates: true });
+    const el = {
+      ref: 'e1',
+      tag: 'a',
+      role: 'link',
+      name: 'x',
+      line: '- link',
+      box: { x: 0, y: 0, width: 1, height: 1 },
+      href: 'https://mail.example/r?to=https://evil.example/?d=1',
+    };
+    const target = applyElementRisk({ origin: 'https://mail.example', url: FROM }, el, {
+      activates: true,
+    });
     expect(target.alwaysAsk).toMatch(/another site's address/);
   });
 });

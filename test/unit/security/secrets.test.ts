@@ -3,11 +3,23 @@ import { makeRig } from '../engine/harness';
 
 describe('secrets never leave the credentials store', () => {
   it('thread exports are scanned: stored keys and key-shaped strings are redacted', async () => {
-    const rig = await makeRig({ script: [{ text: 'I saw your key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA in the page.' }] });
-    await rig.client.ack({ type: 'settings.update', patch: { providers: [{ id: 'p1', kind: 'openai', apiKey: 'my-own-proxy-secret-123456' }] } });
-    const { threadId, runId } = await rig.submit('my key is my-own-proxy-secret-123456, remember it');
+    const rig = await makeRig({
+      script: [
+        { text: 'I saw your key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA in the page.' },
+      ],
+    });
+    await rig.client.ack({
+      type: 'settings.update',
+      patch: { providers: [{ id: 'p1', kind: 'openai', apiKey: 'my-own-proxy-secret-123456' }] },
+    });
+    const { threadId, runId } = await rig.submit(
+      'my key is my-own-proxy-secret-123456, remember it',
+    );
     await rig.client.turnComplete(runId);
-    const exported = await rig.client.ack<{ redactedSecrets: number; nodes: unknown[] }>({ type: 'thread.export', threadId });
+    const exported = await rig.client.ack<{ redactedSecrets: number; nodes: unknown[] }>({
+      type: 'thread.export',
+      threadId,
+    });
     const text = JSON.stringify(exported);
     expect(text).not.toContain('my-own-proxy-secret-123456');
     expect(text).not.toContain('sk-ant-api03-AAAA');
@@ -19,13 +31,34 @@ describe('secrets never leave the credentials store', () => {
 
   it('no event, settings record or receipt ever holds an API key', async () => {
     const rig = await makeRig({ script: [{ text: 'x' }] });
-    await rig.client.ack({ type: 'settings.update', patch: { providers: [{ id: 'a', kind: 'anthropic', apiKey: 'sk-ant-secret-value-000000000000' }], mcpServers: [{ id: 'srv', url: 'http://127.0.0.1:9/mcp', enabled: false, token: 'mcp-token-secret-999' }] } });
+    await rig.client.ack({
+      type: 'settings.update',
+      patch: {
+        providers: [{ id: 'a', kind: 'anthropic', apiKey: 'sk-ant-secret-value-000000000000' }],
+        mcpServers: [
+          {
+            id: 'srv',
+            url: 'http://127.0.0.1:9/mcp',
+            enabled: false,
+            token: 'mcp-token-secret-999',
+          },
+        ],
+      },
+    });
     await rig.client.ack({ type: 'initialize' });
-    const all = JSON.stringify(rig.client.events) + JSON.stringify(await rig.store.db.settings.toArray()) + JSON.stringify(await rig.store.db.receipts.toArray());
+    const all =
+      JSON.stringify(rig.client.events) +
+      JSON.stringify(await rig.store.db.settings.toArray()) +
+      JSON.stringify(await rig.store.db.receipts.toArray());
     expect(all).not.toContain('sk-ant-secret-value');
     expect(all).not.toContain('mcp-token-secret');
     const raw = await rig.store.db.credentials.toArray();
-    expect(JSON.stringify(raw.map((c) => new TextDecoder().decode(new Uint8Array(c.ciphertext))))).not.toContain('sk-ant-secret-value');
-    expect(rig.client.of('settings.updated').at(-1)!.settings.mcpServers[0]).toMatchObject({ id: 'srv', hasToken: true });
+    expect(
+      JSON.stringify(raw.map((c) => new TextDecoder().decode(new Uint8Array(c.ciphertext)))),
+    ).not.toContain('sk-ant-secret-value');
+    expect(rig.client.of('settings.updated').at(-1)!.settings.mcpServers[0]).toMatchObject({
+      id: 'srv',
+      hasToken: true,
+    });
   });
 });

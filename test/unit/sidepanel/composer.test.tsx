@@ -8,18 +8,30 @@ import { byText, click, mountPanel, press, q, typeInto, type Mounted } from './h
 const input = (m: Mounted) => q<HTMLTextAreaElement>(m.container, '#composer-input');
 
 async function idleThread(): Promise<Mounted> {
-  return mountPanel({ snapshots: [snapshot('t1', [user('u1', 'hi'), assistant('a1', 'hello')])], open: 't1' });
+  return mountPanel({
+    snapshots: [snapshot('t1', [user('u1', 'hi'), assistant('a1', 'hello')])],
+    open: 't1',
+  });
 }
 
 async function activeThread(): Promise<Mounted> {
   return mountPanel({
-    snapshots: [snapshot('t1', [user('u1', 'hi')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'streaming_model' } })],
+    snapshots: [
+      snapshot('t1', [user('u1', 'hi')], {
+        run: { runId: 'run-1', turnId: 'turn-1', state: 'streaming_model' },
+      }),
+    ],
     open: 't1',
   });
 }
 
 describe('composer keymap', () => {
-  const key = (k: string, mods: Partial<Record<'shiftKey' | 'altKey' | 'ctrlKey' | 'metaKey' | 'isComposing', boolean>> = {}) => ({
+  const key = (
+    k: string,
+    mods: Partial<
+      Record<'shiftKey' | 'altKey' | 'ctrlKey' | 'metaKey' | 'isComposing', boolean>
+    > = {},
+  ) => ({
     key: k,
     shiftKey: false,
     altKey: false,
@@ -68,27 +80,39 @@ describe('composer', () => {
     m = await activeThread();
     await typeInto(input(m), 'use the blue one');
     await press(input(m), 'Enter');
-    expect(m.port().last('turn.steer')).toMatchObject({ threadId: 't1', expectedTurnId: 'turn-1', input: { text: 'use the blue one' } });
+    expect(m.port().last('turn.steer')).toMatchObject({
+      threadId: 't1',
+      expectedTurnId: 'turn-1',
+      input: { text: 'use the blue one' },
+    });
     expect(m.port().ops('turn.submit')).toHaveLength(0);
   });
 
-  it.each(['not_steerable', 'no_active_turn'] as const)('a steer rejected with %s falls back to the queue with a hint', async (code) => {
-    m = await activeThread();
-    await typeInto(input(m), 'then do this');
-    await press(input(m), 'Enter');
-    m.port().reject(m.port().last('turn.steer'), code);
-    await m.flush();
-    expect(m.port().last('turn.enqueue')).toMatchObject({ threadId: 't1', input: { text: 'then do this' } });
-    m.port().ack(m.port().last('turn.enqueue'), { queueItemId: 'q1' });
-    await m.flush();
-    expect(q(m.container, '.hint').textContent).toContain('queued');
-  });
+  it.each(['not_steerable', 'no_active_turn'] as const)(
+    'a steer rejected with %s falls back to the queue with a hint',
+    async (code) => {
+      m = await activeThread();
+      await typeInto(input(m), 'then do this');
+      await press(input(m), 'Enter');
+      m.port().reject(m.port().last('turn.steer'), code);
+      await m.flush();
+      expect(m.port().last('turn.enqueue')).toMatchObject({
+        threadId: 't1',
+        input: { text: 'then do this' },
+      });
+      m.port().ack(m.port().last('turn.enqueue'), { queueItemId: 'q1' });
+      await m.flush();
+      expect(q(m.container, '.hint').textContent).toContain('queued');
+    },
+  );
 
   it('Shift+Alt+Enter queues during a run', async () => {
     m = await activeThread();
     await typeInto(input(m), 'afterwards, summarize');
     await press(input(m), 'Enter', { shiftKey: true, altKey: true });
-    expect(m.port().last('turn.enqueue')).toMatchObject({ input: { text: 'afterwards, summarize' } });
+    expect(m.port().last('turn.enqueue')).toMatchObject({
+      input: { text: 'afterwards, summarize' },
+    });
     expect(m.port().ops('turn.steer')).toHaveLength(0);
   });
 
@@ -127,7 +151,10 @@ describe('composer', () => {
     const create = m.port().last('thread.create');
     m.port().ack(create, { threadId: 'new-1' });
     await m.flush();
-    expect(m.port().last('turn.submit')).toMatchObject({ threadId: 'new-1', input: { text: 'hello there' } });
+    expect(m.port().last('turn.submit')).toMatchObject({
+      threadId: 'new-1',
+      input: { text: 'hello there' },
+    });
     expect(m.panel.ui.get().selectedThreadId).toBe('new-1');
   });
 
@@ -139,7 +166,12 @@ describe('composer', () => {
     expect(q(m.container, '.connection-banner').textContent).toBe('Reconnecting…');
     expect(input(m).value).toBe('half-written thought');
     m.timers.runAll();
-    await m.emit({ type: 'initialized', threads: [], snapshots: [snapshot('t1', [user('u1', 'hi')])], settings: settings() });
+    await m.emit({
+      type: 'initialized',
+      threads: [],
+      snapshots: [snapshot('t1', [user('u1', 'hi')])],
+      settings: settings(),
+    });
     expect(m.container.querySelector('.connection-banner')).toBeNull();
     expect(input(m).value).toBe('half-written thought');
   });
@@ -165,21 +197,34 @@ describe('composer', () => {
     Object.defineProperty(paste, 'clipboardData', { value: { files: [file] } });
     input(m).dispatchEvent(paste);
     // Reading the file is asynchronous: wait for the thumbnail (bounded), not a fixed delay.
-    for (let i = 0; i < 100 && m.container.querySelectorAll('.composer-images img').length === 0; i++) {
+    for (
+      let i = 0;
+      i < 100 && m.container.querySelectorAll('.composer-images img').length === 0;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 20));
       await m.flush();
     }
     expect(m.container.querySelectorAll('.composer-images img')).toHaveLength(1);
     await click(q(m.container, '.send-btn'));
     const op = m.port().last('turn.submit');
-    expect((op.input as { images: Array<{ mimeType: string; dataBase64: string }> }).images).toEqual([
-      { mimeType: 'image/png', dataBase64: 'iVBORw==' },
-    ]);
+    expect(
+      (op.input as { images: Array<{ mimeType: string; dataBase64: string }> }).images,
+    ).toEqual([{ mimeType: 'image/png', dataBase64: 'iVBORw==' }]);
   });
 
   it('refuses images when the selected model has no vision', async () => {
     m = await mountPanel({
-      settings: settings({ providers: [{ id: 'anthropic', kind: 'anthropic', hasApiKey: true, models: [{ id: 'claude-x', vision: false }] }] }),
+      settings: settings({
+        providers: [
+          {
+            id: 'anthropic',
+            kind: 'anthropic',
+            hasApiKey: true,
+            models: [{ id: 'claude-x', vision: false }],
+          },
+        ],
+      }),
       snapshots: [snapshot('t1', [])],
       open: 't1',
     });
@@ -213,7 +258,10 @@ describe('queue', () => {
   it('lists queued messages above the input', async () => {
     const queue = await withQueue();
     expect(queue.textContent).toContain('Queued (2)');
-    expect([...queue.querySelectorAll('.queue-text')].map((e) => e.textContent)).toEqual(['first queued', 'second queued']);
+    expect([...queue.querySelectorAll('.queue-text')].map((e) => e.textContent)).toEqual([
+      'first queued',
+      'second queued',
+    ]);
   });
 
   it('edits an item with queue.update', async () => {
@@ -224,7 +272,11 @@ describe('queue', () => {
     await typeInto(area, 'second, edited');
     await click(byText(queue, 'button', 'Save'));
     const op = m.port().last('queue.update');
-    expect(op).toMatchObject({ threadId: 't1', queueItemId: 'q2', input: { text: 'second, edited' } });
+    expect(op).toMatchObject({
+      threadId: 't1',
+      queueItemId: 'q2',
+      input: { text: 'second, edited' },
+    });
     m.port().ack(op);
     await m.emit({
       type: 'queue.updated',
@@ -235,7 +287,9 @@ describe('queue', () => {
       ],
     });
     expect(m.container.querySelector('.queue textarea')).toBeNull();
-    expect(m.container.querySelector('[data-queue-id="q2"] .queue-text')?.textContent).toBe('second, edited');
+    expect(m.container.querySelector('[data-queue-id="q2"] .queue-text')?.textContent).toBe(
+      'second, edited',
+    );
   });
 
   it('removes an item with queue.remove', async () => {

@@ -20,7 +20,8 @@ function setup() {
   const statuses: ConnectionStatus[] = [];
   client.onStatus((s) => statuses.push(s));
   client.start();
-  const initialize = () => engine.current.emit({ type: 'initialized', threads: [], snapshots: [], settings: settings() });
+  const initialize = () =>
+    engine.current.emit({ type: 'initialized', threads: [], snapshots: [], settings: settings() });
   return { engine, timers, client, statuses, initialize };
 }
 
@@ -39,7 +40,10 @@ describe('EngineClient', () => {
     initialize();
     const a = client.send({ type: 'thread.create' });
     const b = client.send({ type: 'thread.delete', threadId: 't1' });
-    const [opA, opB] = [engine.current.ops('thread.create')[0], engine.current.ops('thread.delete')[0]];
+    const [opA, opB] = [
+      engine.current.ops('thread.create')[0],
+      engine.current.ops('thread.delete')[0],
+    ];
     expect(opA.clientId).toBe('client-A');
     expect(opA.submissionId).not.toBe(opB.submissionId);
     engine.current.reject(opB, 'busy', 'running');

@@ -19,15 +19,34 @@ async function auditedThread() {
   const w = testTool('click', { effects: 'write' });
   const r = testTool('look', { effects: 'read' });
   const rig = await makeRig({
-    script: [{ toolCalls: [{ name: 'look', args: {} }] }, { toolCalls: [{ name: 'click', args: { value: 'buy' } }] }, { toolCalls: [{ name: 'click', args: { value: 'again' } }] }, { text: 'Done.' }],
+    script: [
+      { toolCalls: [{ name: 'look', args: {} }] },
+      { toolCalls: [{ name: 'click', args: { value: 'buy' } }] },
+      { toolCalls: [{ name: 'click', args: { value: 'again' } }] },
+      { text: 'Done.' },
+    ],
     tools: [w, r],
   });
-  await rig.client.ack({ type: 'settings.update', patch: { providers: [{ id: 'p1', kind: 'openai', apiKey: 'my-own-proxy-secret-123456' }] } });
+  await rig.client.ack({
+    type: 'settings.update',
+    patch: { providers: [{ id: 'p1', kind: 'openai', apiKey: 'my-own-proxy-secret-123456' }] },
+  });
   const { threadId, runId } = await rig.submit('buy it; my key is my-own-proxy-secret-123456');
   const first = (await rig.client.waitFor((e) => e.type === 'approval.request')) as ApprovalReq;
-  await rig.client.ack({ type: 'approval.response', approvalId: first.approvalId, decision: 'allow_once' });
-  const second = (await rig.client.waitFor((e) => e.type === 'approval.request' && e.approvalId !== first.approvalId)) as ApprovalReq;
-  await rig.client.ack({ type: 'approval.response', approvalId: second.approvalId, decision: 'deny', reason: 'not twice' });
+  await rig.client.ack({
+    type: 'approval.response',
+    approvalId: first.approvalId,
+    decision: 'allow_once',
+  });
+  const second = (await rig.client.waitFor(
+    (e) => e.type === 'approval.request' && e.approvalId !== first.approvalId,
+  )) as ApprovalReq;
+  await rig.client.ack({
+    type: 'approval.response',
+    approvalId: second.approvalId,
+    decision: 'deny',
+    reason: 'not twice',
+  });
   await rig.client.turnComplete(runId);
   const exported = await rig.client.ack<Exported>({ type: 'thread.export', threadId });
   return { exported, first, second };
@@ -37,8 +56,20 @@ describe('thread export for an audit', () => {
   it('lists each approval with its decision, scope and who decided, and each step with a duration', async () => {
     const { exported, first, second } = await auditedThread();
     expect(exported.approvals).toEqual([
-      expect.objectContaining({ approvalId: first.approvalId, tool: 'click', decision: 'allow_once', scope: 'once', decidedBy: 'user', status: 'resolved' }),
-      expect.objectContaining({ approvalId: second.approvalId, decision: 'deny', decidedBy: 'user', decisionReason: 'not twice' }),
+      expect.objectContaining({
+        approvalId: first.approvalId,
+        tool: 'click',
+        decision: 'allow_once',
+        scope: 'once',
+        decidedBy: 'user',
+        status: 'resolved',
+      }),
+      expect.objectContaining({
+        approvalId: second.approvalId,
+        decision: 'deny',
+        decidedBy: 'user',
+        decisionReason: 'not twice',
+      }),
     ]);
     for (const a of exported.approvals) expect(a.waitedMs).toBeGreaterThanOrEqual(0);
     const tools = exported.steps.filter((s) => s.kind === 'tool_call');
@@ -79,8 +110,18 @@ describe('thread export for an audit', () => {
   it('survives odd input and names files safely', () => {
     i18nStore.set({ locale: 'en', active: en, english: en });
     expect(() => threadMarkdown(null)).not.toThrow();
-    expect(threadMarkdown({ thread: { title: 'x', leafId: 'n2' }, nodes: [{ id: 'n1', parentId: 'n2', item: { kind: 'notice', text: 'loop' } }, { id: 'n2', parentId: 'n1', item: { kind: 'notice', text: 'a|b' } }] })).toContain('a\\|b');
-    expect(exportFileName({ thread: { title: '../Shop: 买 milk?' } }, 'md')).toBe('keel-Shop-买-milk.md');
+    expect(
+      threadMarkdown({
+        thread: { title: 'x', leafId: 'n2' },
+        nodes: [
+          { id: 'n1', parentId: 'n2', item: { kind: 'notice', text: 'loop' } },
+          { id: 'n2', parentId: 'n1', item: { kind: 'notice', text: 'a|b' } },
+        ],
+      }),
+    ).toContain('a\\|b');
+    expect(exportFileName({ thread: { title: '../Shop: 买 milk?' } }, 'md')).toBe(
+      'keel-Shop-买-milk.md',
+    );
     expect(exportFileName({ thread: { threadId: 't1' } }, 'json')).toBe('keel-t1.json');
   });
 });

@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import './helpers/dom-shims';
 import en from '../../../_locales/en/messages.json';
 import zh from '../../../_locales/zh_CN/messages.json';
-import { i18nStore, installBundles, loadLocale, substitute, t, type Bundle } from '../../../sidepanel/i18n';
+import {
+  i18nStore,
+  installBundles,
+  loadLocale,
+  substitute,
+  t,
+  type Bundle,
+} from '../../../sidepanel/i18n';
 import { settings, snapshot, user } from './helpers/fixtures';
 import { mountPanel } from './helpers/mount';
 
@@ -18,7 +25,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const placeholders = (s: string) => [...s.matchAll(/\$([1-9])/g)].map((m) => m[1]).sort().join(',');
+const placeholders = (s: string) =>
+  [...s.matchAll(/\$([1-9])/g)]
+    .map((m) => m[1])
+    .sort()
+    .join(',');
 
 describe('locales', () => {
   it('English and Chinese have identical key sets', () => {
@@ -45,7 +56,8 @@ describe('locales', () => {
   it('every key the panel uses exists', () => {
     const used = new Set<string>();
     for (const file of sourceFiles(join(ROOT, 'sidepanel'))) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/\bt\(\s*'([A-Za-z0-9_]+)'/g)) used.add(m[1]);
+      for (const m of readFileSync(file, 'utf8').matchAll(/\bt\(\s*'([A-Za-z0-9_]+)'/g))
+        used.add(m[1]);
     }
     expect(used.size).toBeGreaterThan(100);
     const missing = [...used].filter((k) => !(k in en));
@@ -89,7 +101,11 @@ describe('t()', () => {
   });
 
   it('re-renders the panel in the new language', async () => {
-    const m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')])], open: 't1', settings: settings() });
+    const m = await mountPanel({
+      snapshots: [snapshot('t1', [user('u1', 'x')])],
+      open: 't1',
+      settings: settings(),
+    });
     expect(m.container.querySelector('.send-btn')?.getAttribute('aria-label')).toBe('Send');
     installBundles('zh-CN', zh as Bundle, en as Bundle);
     await m.flush();

@@ -1,13 +1,23 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import './helpers/dom-shims';
-import { approvalRequest, assistant, settings, snapshot, toolCall, toolResult, user } from './helpers/fixtures';
+import {
+  approvalRequest,
+  assistant,
+  settings,
+  snapshot,
+  toolCall,
+  toolResult,
+  user,
+} from './helpers/fixtures';
 import { mountPanel, q, type Mounted } from './helpers/mount';
 import { messageParts } from '../../../sidepanel/i18n';
 
 const input = (el: HTMLInputElement | HTMLSelectElement, value: string) => {
   el.value = value;
-  el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+  el.dispatchEvent(
+    new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }),
+  );
 };
 
 describe('issue 19 in the panel (scripted engine)', () => {
@@ -30,31 +40,57 @@ describe('issue 19 in the panel (scripted engine)', () => {
     const msgs = [...m.container.querySelectorAll<HTMLElement>('.msg.assistant')];
     expect(msgs.map((el) => el.dataset.stop ?? null)).toEqual(['interrupted', 'interrupted', null]);
     expect(msgs[0].textContent).toContain('Once upon a time there was');
-    expect(msgs[0].querySelector('.stop-interrupted')?.textContent).toBe('Interrupted: the answer stops here.');
+    expect(msgs[0].querySelector('.stop-interrupted')?.textContent).toBe(
+      'Interrupted: the answer stops here.',
+    );
     expect(msgs[2].querySelector('.stop-interrupted')).toBeNull();
   });
 
   it('a finished tool card reads as its summary; the approval card asks in a sentence with the raw JSON folded', async () => {
     m = await mountPanel({
       snapshots: [
-        snapshot('t1', [user('u1', 'buy milk'), toolCall('c1', 'result', { name: 'browser_click', params: { ref: 'e5' } }), toolResult('r1', 'tc-c1', { details: { target: { role: 'button', name: 'Add to cart' } } })], {
-          run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' },
-        }),
+        snapshot(
+          't1',
+          [
+            user('u1', 'buy milk'),
+            toolCall('c1', 'result', { name: 'browser_click', params: { ref: 'e5' } }),
+            toolResult('r1', 'tc-c1', {
+              details: { target: { role: 'button', name: 'Add to cart' } },
+            }),
+          ],
+          {
+            run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' },
+          },
+        ),
       ],
       open: 't1',
     });
-    expect(m.container.querySelector('.tool-card .tool-line')?.textContent).toBe('Clicked Add to cart');
+    expect(m.container.querySelector('.tool-card .tool-line')?.textContent).toBe(
+      'Clicked Add to cart',
+    );
     await m.emit(
       approvalRequest('t1', {
         tool: { name: 'browser_type', label: 'Type', level: 'L1', effects: 'write' },
         params: { ref: 'e2', text: 'buy milk', submit: true },
-        target: { url: 'https://widgets.example/form', origin: 'https://widgets.example', topOrigin: 'https://todo.example', element: { role: 'textbox', name: 'New todo' } },
+        target: {
+          url: 'https://widgets.example/form',
+          origin: 'https://widgets.example',
+          topOrigin: 'https://todo.example',
+          element: { role: 'textbox', name: 'New todo' },
+        },
       }),
     );
     const card = q(m.container, '.approval-card');
-    expect(q(card, '.approval-sentence').textContent).toBe('Type “buy milk” into New todo, then press Enter');
-    expect([...card.querySelectorAll('.approval-sentence em')].map((e) => e.textContent)).toEqual(['buy milk', 'New todo']);
-    expect(q(card, '.approval-origin').textContent).toBe('in a frame of https://todo.example, from https://widgets.example');
+    expect(q(card, '.approval-sentence').textContent).toBe(
+      'Type “buy milk” into New todo, then press Enter',
+    );
+    expect([...card.querySelectorAll('.approval-sentence em')].map((e) => e.textContent)).toEqual([
+      'buy milk',
+      'New todo',
+    ]);
+    expect(q(card, '.approval-origin').textContent).toBe(
+      'in a frame of https://todo.example, from https://widgets.example',
+    );
     const raw = q<HTMLDetailsElement>(card, 'details.approval-params');
     expect(raw.open).toBe(false);
     expect(raw.querySelector('pre')?.textContent).toContain('"submit": true');
@@ -65,21 +101,48 @@ describe('issue 19 in the panel (scripted engine)', () => {
       toolCall(`c${n}`, 'result', { name: 'browser_snapshot', effects: 'read', params: {} }),
       toolResult(`r${n}`, `tc-c${n}`, { details: { title: 'Shop' } }),
     ];
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'look'), ...read(1), ...read(2), ...read(3), assistant('a1', 'Seen.')])], open: 't1' });
-    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual(['Read the page 3 times']);
+    m = await mountPanel({
+      snapshots: [
+        snapshot('t1', [
+          user('u1', 'look'),
+          ...read(1),
+          ...read(2),
+          ...read(3),
+          assistant('a1', 'Seen.'),
+        ]),
+      ],
+      open: 't1',
+    });
+    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual([
+      'Read the page 3 times',
+    ]);
     m.panel.setCompactReads(false);
     await m.flush();
     expect(m.container.querySelector('.reads-fold')).toBeNull();
-    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual(['Read the page “Shop”', 'Read the page “Shop”', 'Read the page “Shop”']);
+    expect([...m.container.querySelectorAll('.tool-line')].map((e) => e.textContent)).toEqual([
+      'Read the page “Shop”',
+      'Read the page “Shop”',
+      'Read the page “Shop”',
+    ]);
   });
 
   it('page text in a target name stays text: no markup reaches the card', async () => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' } })], open: 't1' });
+    m = await mountPanel({
+      snapshots: [
+        snapshot('t1', [user('u1', 'x')], {
+          run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' },
+        }),
+      ],
+      open: 't1',
+    });
     await m.emit(
       approvalRequest('t1', {
         tool: { name: 'browser_click', label: 'Click', level: 'L1', effects: 'write' },
         params: { ref: 'e1' },
-        target: { origin: 'https://evil.example', element: { role: 'button', name: '<img src=x onerror=alert(1)>' } } as never,
+        target: {
+          origin: 'https://evil.example',
+          element: { role: 'button', name: '<img src=x onerror=alert(1)>' },
+        } as never,
       }),
     );
     const sentence = q(m.container, '.approval-sentence');
@@ -88,12 +151,22 @@ describe('issue 19 in the panel (scripted engine)', () => {
   });
 
   it('italics mark the substitutions themselves, even when a name also occurs in the wording', async () => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' } })], open: 't1' });
+    m = await mountPanel({
+      snapshots: [
+        snapshot('t1', [user('u1', 'x')], {
+          run: { runId: 'run-1', turnId: 'turn-1', state: 'waiting_approval' },
+        }),
+      ],
+      open: 't1',
+    });
     await m.emit(
       approvalRequest('t1', {
         tool: { name: 'browser_type', label: 'Type', level: 'L1', effects: 'write' },
         params: { ref: 'e1', text: 'e' },
-        target: { origin: 'https://a.example', element: { role: 'textbox', name: 'Type' } } as never,
+        target: {
+          origin: 'https://a.example',
+          element: { role: 'textbox', name: 'Type' },
+        } as never,
       }),
     );
     const sentence = q(m.container, '.approval-sentence');
@@ -102,7 +175,9 @@ describe('issue 19 in the panel (scripted engine)', () => {
   });
 
   it('first run: the guide saves the provider and default model in one settings.update, then sends a test message', async () => {
-    m = await mountPanel({ settings: settings({ providers: [], defaultModel: undefined as never }) });
+    m = await mountPanel({
+      settings: settings({ providers: [], defaultModel: undefined as never }),
+    });
     const guide = q(m.container, '.onboarding');
     q<HTMLInputElement>(guide, 'input[value="local"]').click();
     await m.flush();
@@ -120,13 +195,28 @@ describe('issue 19 in the panel (scripted engine)', () => {
     await m.flush();
     const op = m.port().last('settings.update');
     expect(op.patch).toEqual({
-      providers: [{ id: 'lmstudio', kind: 'openai', label: 'LM Studio', baseURL: 'http://localhost:1234/v1', models: [{ id: 'qwen2.5-7b-instruct' }] }],
+      providers: [
+        {
+          id: 'lmstudio',
+          kind: 'openai',
+          label: 'LM Studio',
+          baseURL: 'http://localhost:1234/v1',
+          models: [{ id: 'qwen2.5-7b-instruct' }],
+        },
+      ],
       defaultModel: { providerId: 'lmstudio', model: 'qwen2.5-7b-instruct' },
     });
-    m.port().ack(op, { settings: settings({ providers: [{ id: 'lmstudio', kind: 'openai', hasApiKey: false }], defaultModel: { providerId: 'lmstudio', model: 'qwen2.5-7b-instruct' } }) });
+    m.port().ack(op, {
+      settings: settings({
+        providers: [{ id: 'lmstudio', kind: 'openai', hasApiKey: false }],
+        defaultModel: { providerId: 'lmstudio', model: 'qwen2.5-7b-instruct' },
+      }),
+    });
     await m.flush();
     q<HTMLButtonElement>(m.container, '[data-action="onboard-test"]').click();
     await m.flush();
-    expect(m.port().ops('thread.create').length + m.port().ops('turn.submit').length).toBeGreaterThan(0);
+    expect(
+      m.port().ops('thread.create').length + m.port().ops('turn.submit').length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -10,7 +10,10 @@ describe('a long thread', () => {
   afterEach(() => m.unmount());
 
   it('opens with its newest rows, loads earlier ones on demand, and keeps new rows', async () => {
-    const items = Array.from({ length: 200 }, (_, i) => [user(`u${i}`, `question ${i}`), assistant(`a${i}`, `answer ${i}`)]).flat();
+    const items = Array.from({ length: 200 }, (_, i) => [
+      user(`u${i}`, `question ${i}`),
+      assistant(`a${i}`, `answer ${i}`),
+    ]).flat();
     m = await mountPanel({ snapshots: [snapshot('t1', items)], open: 't1' });
     const rendered = () => m.container.querySelectorAll('.messages [data-item-id]').length;
     expect(rendered()).toBe(INITIAL_ROWS);

@@ -59,16 +59,24 @@ const MARKDOWN_CORPUS = [
 function assertInert(html: string): void {
   const host = document.createElement('div');
   host.innerHTML = html;
-  expect(host.querySelector('script, style, iframe, form, input, textarea, select, svg, math, object, embed, base, meta, template')).toBeNull();
+  expect(
+    host.querySelector(
+      'script, style, iframe, form, input, textarea, select, svg, math, object, embed, base, meta, template',
+    ),
+  ).toBeNull();
   // Only our own copy buttons may be buttons.
-  for (const b of Array.from(host.querySelectorAll('button'))) expect(b.className).toBe('copy-code');
+  for (const b of Array.from(host.querySelectorAll('button')))
+    expect(b.className).toBe('copy-code');
   for (const el of Array.from(host.querySelectorAll('*'))) {
     for (const attr of Array.from(el.attributes)) {
       expect(attr.name.startsWith('on'), `${attr.name} on <${el.tagName}>`).toBe(false);
       expect(attr.name).not.toBe('style');
     }
     const cls = el.getAttribute('class');
-    if (cls) expect(['code-block', 'copy-code', 'remote-image'].includes(cls) || /^language-/.test(cls)).toBe(true);
+    if (cls)
+      expect(
+        ['code-block', 'copy-code', 'remote-image'].includes(cls) || /^language-/.test(cls),
+      ).toBe(true);
   }
   for (const a of Array.from(host.querySelectorAll('a'))) {
     const href = a.getAttribute('href');
@@ -108,7 +116,10 @@ describe('sanitizer', () => {
   });
 
   it('keeps ordinary markdown and hardens links', () => {
-    const html = renderMarkdownUncached('**hi** [site](https://example.com/a?b=1) `x`\n\n- one\n- two', 'Copy');
+    const html = renderMarkdownUncached(
+      '**hi** [site](https://example.com/a?b=1) `x`\n\n- one\n- two',
+      'Copy',
+    );
     const host = document.createElement('div');
     host.innerHTML = html;
     expect(host.querySelector('strong')?.textContent).toBe('hi');
@@ -130,7 +141,9 @@ describe('sanitizer', () => {
 
   it('allows https and raster data images only', () => {
     expect(safeImageSrc('https://x.example/a.png')).toBe('https://x.example/a.png');
-    expect(safeImageSrc('data:image/png;base64,iVBORw0KGgo=')).toBe('data:image/png;base64,iVBORw0KGgo=');
+    expect(safeImageSrc('data:image/png;base64,iVBORw0KGgo=')).toBe(
+      'data:image/png;base64,iVBORw0KGgo=',
+    );
     expect(safeImageSrc('data:image/svg+xml;base64,PHN2Zz4=')).toBeNull();
     expect(safeImageSrc('http://x.example/a.png')).toBeNull();
     expect(safeImageSrc('/relative.png')).toBeNull();

@@ -32,7 +32,11 @@ describe('settings', () => {
     await typeInto(field, 'sk-ant-secret');
     await click(byText(row, 'button', 'Save'));
     const op = m.port().last('settings.update');
-    expect(op.patch).toEqual({ providers: [{ id: 'anthropic', kind: 'anthropic', label: 'Anthropic', apiKey: 'sk-ant-secret' }] });
+    expect(op.patch).toEqual({
+      providers: [
+        { id: 'anthropic', kind: 'anthropic', label: 'Anthropic', apiKey: 'sk-ant-secret' },
+      ],
+    });
     m.port().ack(op, { settings: settings() });
     await m.flush();
     expect(m.container.innerHTML).not.toContain('sk-ant-secret');
@@ -49,7 +53,9 @@ describe('settings', () => {
     expect(q<HTMLInputElement>(m.container, '#provider-url').value).toBe(url);
     if (preset === 'openrouter') await typeInto(q(m.container, '#provider-key'), 'or-key');
     await click(byText(m.container, '.add-form button', 'Add'));
-    const patch = m.port().last('settings.update').patch as { providers: Array<Record<string, unknown>> };
+    const patch = m.port().last('settings.update').patch as {
+      providers: Array<Record<string, unknown>>;
+    };
     expect(patch.providers[0]).toMatchObject({ id: preset, kind: 'openai', baseURL: url });
   });
 
@@ -78,7 +84,9 @@ describe('settings', () => {
 
   it('suggests catalog models for the official APIs', async () => {
     m = await openSettings();
-    const options = [...m.container.querySelectorAll('#default-model-models option')].map((o) => o.getAttribute('value'));
+    const options = [...m.container.querySelectorAll('#default-model-models option')].map((o) =>
+      o.getAttribute('value'),
+    );
     expect(options).toContain('claude-sonnet-4-5');
   });
 
@@ -88,7 +96,9 @@ describe('settings', () => {
     await select(q(m.container, '#provider-preset'), 'openai-responses', m);
     await typeInto(q(m.container, '#provider-key'), 'sk-x');
     await click(byText(m.container, '.add-form button', 'Add'));
-    expect((m.port().last('settings.update').patch as { providers: unknown[] }).providers[0]).toMatchObject({ kind: 'openai-responses' });
+    expect(
+      (m.port().last('settings.update').patch as { providers: unknown[] }).providers[0],
+    ).toMatchObject({ kind: 'openai-responses' });
   });
 
   it('saves the model and the token budget', async () => {
@@ -110,25 +120,38 @@ describe('settings', () => {
   });
 
   it('lists, changes and revokes site permissions', async () => {
-    m = await openSettings({ siteRules: [{ origin: 'https://shop.example', rule: 'allow', updatedAt: 1 }] });
+    m = await openSettings({
+      siteRules: [{ origin: 'https://shop.example', rule: 'allow', updatedAt: 1 }],
+    });
     const row = q(m.container, '[data-origin="https://shop.example"]');
     await select(q(row, 'select'), 'block', m);
-    expect(m.port().last('siteRules.set')).toMatchObject({ origin: 'https://shop.example', rule: 'block' });
+    expect(m.port().last('siteRules.set')).toMatchObject({
+      origin: 'https://shop.example',
+      rule: 'block',
+    });
     await click(byText(row, 'button', 'Revoke'));
     const revoke = m.port().last('siteRules.set');
     expect(revoke).toMatchObject({ origin: 'https://shop.example', rule: 'ask' });
     m.port().ack(revoke);
     await m.flush();
-    expect(q(m.container, '[data-origin="https://shop.example"] select').getAttribute('aria-label')).toContain('shop.example');
-    expect((q(m.container, '[data-origin="https://shop.example"] select') as HTMLSelectElement).value).toBe('ask');
+    expect(
+      q(m.container, '[data-origin="https://shop.example"] select').getAttribute('aria-label'),
+    ).toContain('shop.example');
+    expect(
+      (q(m.container, '[data-origin="https://shop.example"] select') as HTMLSelectElement).value,
+    ).toBe('ask');
   });
 
   it('adds and toggles MCP servers with a write-only token', async () => {
-    m = await openSettings({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: true, hasToken: true }] });
+    m = await openSettings({
+      mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: true, hasToken: true }],
+    });
     const row = q(m.container, '[data-server-id="docs"]');
     expect(row.textContent).toContain('Token saved');
     await click(q(row, 'input[type="checkbox"]'));
-    expect(m.port().last('settings.update').patch).toEqual({ mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: false }] });
+    expect(m.port().last('settings.update').patch).toEqual({
+      mcpServers: [{ id: 'docs', url: 'https://mcp.example/mcp', enabled: false }],
+    });
 
     await click(byText(m.container, 'button', 'Add MCP server'));
     await typeInto(q(m.container, '#mcp-id'), 'everything');
@@ -136,13 +159,22 @@ describe('settings', () => {
     await typeInto(q(m.container, '#mcp-token'), 'tok');
     await click(byText(m.container, '.add-form button', 'Add'));
     expect(m.port().last('settings.update').patch).toEqual({
-      mcpServers: [{ id: 'everything', url: 'http://127.0.0.1:3001/mcp', token: 'tok', enabled: true }],
+      mcpServers: [
+        { id: 'everything', url: 'http://127.0.0.1:3001/mcp', token: 'tok', enabled: true },
+      ],
     });
   });
 
   it('an OAuth server: "Sign-in needed" with Connect (mcp.signIn); signed in with expiry and Sign out (mcp.signOut)', async () => {
-    const server = { id: 'linear', url: 'https://mcp.linear.example/mcp', enabled: true, hasToken: false };
-    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'needs_sign_in', auth: { signedIn: false } } }] });
+    const server = {
+      id: 'linear',
+      url: 'https://mcp.linear.example/mcp',
+      enabled: true,
+      hasToken: false,
+    };
+    m = await openSettings({
+      mcpServers: [{ ...server, status: { state: 'needs_sign_in', auth: { signedIn: false } } }],
+    });
     let row = q(m.container, '[data-server-id="linear"]');
     expect(q(row, '[data-mcp-state]').textContent).toBe('Sign-in needed');
     await click(q(row, '[data-action="mcp-sign-in"]'));
@@ -150,10 +182,29 @@ describe('settings', () => {
     m.unmount();
 
     const expiresAt = Date.now() + 3_600_000;
-    m = await openSettings({ mcpServers: [{ ...server, status: { state: 'connected', toolCount: 3, auth: { signedIn: true, account: 'ada@example.com', renewable: true, expiresAt, scope: 'read write' } } }] });
+    m = await openSettings({
+      mcpServers: [
+        {
+          ...server,
+          status: {
+            state: 'connected',
+            toolCount: 3,
+            auth: {
+              signedIn: true,
+              account: 'ada@example.com',
+              renewable: true,
+              expiresAt,
+              scope: 'read write',
+            },
+          },
+        },
+      ],
+    });
     row = q(m.container, '[data-server-id="linear"]');
     expect(q(row, '[data-mcp-auth]').getAttribute('data-mcp-auth')).toBe('signed_in');
-    expect(row.textContent).toMatch(/Signed in as ada@example.com · token expires .+ \(renewed automatically\) · read write/);
+    expect(row.textContent).toMatch(
+      /Signed in as ada@example.com · token expires .+ \(renewed automatically\) · read write/,
+    );
     await click(q(row, '[data-action="mcp-sign-out"]'));
     expect(m.port().last('mcp.signOut')).toMatchObject({ type: 'mcp.signOut', serverId: 'linear' });
   });
@@ -167,7 +218,15 @@ describe('settings', () => {
     await typeInto(q(m.container, '#mcp-client-secret'), 'shh');
     await click(byText(m.container, '.add-form button', 'Add'));
     expect(m.port().last('settings.update').patch).toEqual({
-      mcpServers: [{ id: 'gh', url: 'https://mcp.gh.example/mcp', enabled: true, oauthClientId: 'Iv1.abc', oauthClientSecret: 'shh' }],
+      mcpServers: [
+        {
+          id: 'gh',
+          url: 'https://mcp.gh.example/mcp',
+          enabled: true,
+          oauthClientId: 'Iv1.abc',
+          oauthClientSecret: 'shh',
+        },
+      ],
     });
   });
 

@@ -10,15 +10,27 @@ import { ThreadOptions } from '../../../sidepanel/components/ThreadOptions';
 function fakePanel(state: Record<string, unknown>) {
   const calls: unknown[][] = [];
   const listeners = new Set<() => void>();
-  const engine = { get: () => state, subscribe: (l: () => void) => (listeners.add(l), () => listeners.delete(l)), update: () => undefined };
-  const ui = { get: () => ({ compactReads: true }), subscribe: () => () => undefined, update: () => undefined };
+  const engine = {
+    get: () => state,
+    subscribe: (l: () => void) => (listeners.add(l), () => listeners.delete(l)),
+    update: () => undefined,
+  };
+  const ui = {
+    get: () => ({ compactReads: true }),
+    subscribe: () => () => undefined,
+    update: () => undefined,
+  };
   const panel = {
     engine,
     ui,
     setCompactReads: (on: boolean) => calls.push(['setCompactReads', on]),
-    importSkill: async (c: string) => (calls.push(['importSkill', c]), { ok: true, result: { name: 'x' } }),
+    importSkill: async (c: string) => (
+      calls.push(['importSkill', c]), { ok: true, result: { name: 'x' } }
+    ),
     removeSkill: async (n: string) => (calls.push(['removeSkill', n]), { ok: true }),
-    setThreadOptions: async (id: string, o: unknown) => (calls.push(['setThreadOptions', id, o]), { ok: true }),
+    setThreadOptions: async (id: string, o: unknown) => (
+      calls.push(['setThreadOptions', id, o]), { ok: true }
+    ),
   };
   return { panel, calls };
 }
@@ -28,7 +40,16 @@ describe('skills and per-thread options in the panel', () => {
     const { panel, calls } = fakePanel({});
     const root = document.createElement('div');
     document.body.append(root);
-    await act(() => render(<PanelContext.Provider value={panel as never}><SkillsSection skills={[{ name: 'price-compare', description: 'Compare prices', updatedAt: 1 }]} /></PanelContext.Provider>, root));
+    await act(() =>
+      render(
+        <PanelContext.Provider value={panel as never}>
+          <SkillsSection
+            skills={[{ name: 'price-compare', description: 'Compare prices', updatedAt: 1 }]}
+          />
+        </PanelContext.Provider>,
+        root,
+      ),
+    );
     expect(root.textContent).toContain('price-compare');
     expect(root.textContent).toContain('Compare prices');
     await act(async () => (root.querySelector('[data-skill] button') as HTMLButtonElement).click());
@@ -36,11 +57,21 @@ describe('skills and per-thread options in the panel', () => {
   });
 
   it('toggles Plan first and enables a skill for the thread', async () => {
-    const state = { byId: { t1: { meta: { planFirst: false, enabledSkills: [] } } }, settings: { skills: [{ name: 'a', description: 'A', updatedAt: 1 }] } };
+    const state = {
+      byId: { t1: { meta: { planFirst: false, enabledSkills: [] } } },
+      settings: { skills: [{ name: 'a', description: 'A', updatedAt: 1 }] },
+    };
     const { panel, calls } = fakePanel(state);
     const root = document.createElement('div');
     document.body.append(root);
-    await act(() => render(<PanelContext.Provider value={panel as never}><ThreadOptions threadId="t1" /></PanelContext.Provider>, root));
+    await act(() =>
+      render(
+        <PanelContext.Provider value={panel as never}>
+          <ThreadOptions threadId="t1" />
+        </PanelContext.Provider>,
+        root,
+      ),
+    );
     const boxes = root.querySelectorAll('input[type=checkbox]');
     // Plan first, compact reads (a panel preference), then the thread's skills.
     expect(boxes).toHaveLength(3);

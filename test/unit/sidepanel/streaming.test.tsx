@@ -14,7 +14,14 @@ function countRenders() {
   const prev = options.diffed;
   options.diffed = (vnode: VNode) => {
     const type = vnode.type as unknown;
-    const name = type === AssistantMessage ? 'assistant' : type === UserMessage ? 'user' : type === MessageList ? 'list' : null;
+    const name =
+      type === AssistantMessage
+        ? 'assistant'
+        : type === UserMessage
+          ? 'user'
+          : type === MessageList
+            ? 'list'
+            : null;
     if (name) {
       const id = (vnode.props as { item?: { id: string } }).item?.id ?? '';
       const key = `${name}:${id}`;
@@ -35,27 +42,54 @@ describe('streaming', () => {
   let m: Mounted;
   beforeEach(async () => {
     m = await mountPanel({
-      snapshots: [snapshot('t1', [user('u1', 'question one'), assistant('a1', 'answer **one**'), user('u2', 'question two')])],
+      snapshots: [
+        snapshot('t1', [
+          user('u1', 'question one'),
+          assistant('a1', 'answer **one**'),
+          user('u2', 'question two'),
+        ]),
+      ],
       open: 't1',
     });
     await m.emit(
       { type: 'turn.start', threadId: 't1', turnId: 'turn-2', runId: 'run-2' },
       { type: 'run.updated', threadId: 't1', runId: 'run-2', state: 'streaming_model' },
-      { type: 'item.start', threadId: 't1', turnId: 'turn-2', item: assistant('a2', '', { streaming: true }) },
+      {
+        type: 'item.start',
+        threadId: 't1',
+        turnId: 'turn-2',
+        item: assistant('a2', '', { streaming: true }),
+      },
     );
   });
   afterEach(() => m.unmount());
 
   it('a delta re-renders only the streaming message', async () => {
     const spy = countRenders();
-    const others = [...m.container.querySelectorAll('[data-item-id="u1"], [data-item-id="a1"], [data-item-id="u2"]')];
+    const others = [
+      ...m.container.querySelectorAll(
+        '[data-item-id="u1"], [data-item-id="a1"], [data-item-id="u2"]',
+      ),
+    ];
     const before = others.map((el) => el.innerHTML);
     const mutated = new Set<Node>();
-    const observer = new MutationObserver((records) => records.forEach((r) => mutated.add(r.target)));
-    observer.observe(m.container, { subtree: true, childList: true, characterData: true, attributes: true });
+    const observer = new MutationObserver((records) => {
+      for (const r of records) mutated.add(r.target);
+    });
+    observer.observe(m.container, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
     try {
       await m.emit({ type: 'item.delta', threadId: 't1', itemId: 'a2', delta: { text: 'Hello ' } });
-      await m.emit({ type: 'item.delta', threadId: 't1', itemId: 'a2', delta: { text: '**world**' } });
+      await m.emit({
+        type: 'item.delta',
+        threadId: 't1',
+        itemId: 'a2',
+        delta: { text: '**world**' },
+      });
     } finally {
       spy.restore();
     }
@@ -81,8 +115,15 @@ describe('streaming', () => {
   });
 
   it('collapses thinking in a details element', async () => {
-    await m.emit({ type: 'item.delta', threadId: 't1', itemId: 'a2', delta: { thinking: 'Let me look at the page.' } });
-    const details = m.container.querySelector('[data-item-id="a2"] details.thinking') as HTMLDetailsElement;
+    await m.emit({
+      type: 'item.delta',
+      threadId: 't1',
+      itemId: 'a2',
+      delta: { thinking: 'Let me look at the page.' },
+    });
+    const details = m.container.querySelector(
+      '[data-item-id="a2"] details.thinking',
+    ) as HTMLDetailsElement;
     expect(details).not.toBeNull();
     expect(details.open).toBe(false);
     expect(details.querySelector('summary')?.textContent).toBe('Thinking…');
@@ -96,41 +137,59 @@ describe('streaming', () => {
   });
 
   it('adopts a stream it never saw start (subscribed mid-stream)', async () => {
-    await m.emit({ type: 'item.delta', threadId: 't1', itemId: 'a9', delta: { text: 'mid-stream' } });
+    await m.emit({
+      type: 'item.delta',
+      threadId: 't1',
+      itemId: 'a9',
+      delta: { text: 'mid-stream' },
+    });
     expect(m.container.querySelector('[data-item-id="a9"]')?.textContent).toContain('mid-stream');
   });
 
   it('shows stop-reason warnings for cut-off replies', async () => {
-    await m.emit({ type: 'item.complete', threadId: 't1', item: assistant('a2', 'long…', { providerStopReason: 'max_tokens' }) });
+    await m.emit({
+      type: 'item.complete',
+      threadId: 't1',
+      item: assistant('a2', 'long…', { providerStopReason: 'max_tokens' }),
+    });
     const warn = m.container.querySelector('[data-item-id="a2"] .stop-warning');
     expect(warn?.textContent).toContain('may be incomplete');
-    await m.emit({ type: 'item.complete', threadId: 't1', item: assistant('a2', 'no', { providerStopReason: 'refusal' }) });
-    expect(m.container.querySelector('[data-item-id="a2"] .stop-warning')?.textContent).toContain('declined');
+    await m.emit({
+      type: 'item.complete',
+      threadId: 't1',
+      item: assistant('a2', 'no', { providerStopReason: 'refusal' }),
+    });
+    expect(m.container.querySelector('[data-item-id="a2"] .stop-warning')?.textContent).toContain(
+      'declined',
+    );
   });
 
   it('shows per-turn and per-thread usage with cost', async () => {
-    await m.emit(
-      {
-        type: 'token.usage',
-        threadId: 't1',
-        runId: 'run-2',
-        usage: { inputTokens: 1200, outputTokens: 80 },
-        turnUsage: { inputTokens: 1200, outputTokens: 80 },
-        turnCostUsd: 0.0042,
-        threadUsage: { inputTokens: 5000, outputTokens: 900 },
-        threadCostUsd: 0.031,
-      },
-    );
+    await m.emit({
+      type: 'token.usage',
+      threadId: 't1',
+      runId: 'run-2',
+      usage: { inputTokens: 1200, outputTokens: 80 },
+      turnUsage: { inputTokens: 1200, outputTokens: 80 },
+      turnCostUsd: 0.0042,
+      threadUsage: { inputTokens: 5000, outputTokens: 900 },
+      threadCostUsd: 0.031,
+    });
     const turn = [...m.container.querySelectorAll('.turn-usage')].pop()!;
     expect(turn.textContent).toBe('1.2k in · 80 out · $0.0042');
-    expect(m.container.querySelector('.thread-usage')?.textContent).toBe('5.0k in · 900 out · $0.031');
+    expect(m.container.querySelector('.thread-usage')?.textContent).toBe(
+      '5.0k in · 900 out · $0.031',
+    );
   });
 
   it('renders markdown safely with copy buttons on code blocks', async () => {
     await m.emit({
       type: 'item.complete',
       threadId: 't1',
-      item: assistant('a2', 'Run:\n\n```sh\nnpm test\n```\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>'),
+      item: assistant(
+        'a2',
+        'Run:\n\n```sh\nnpm test\n```\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>',
+      ),
     });
     const el = m.container.querySelector('[data-item-id="a2"]')!;
     expect(el.querySelector('.code-block button.copy-code')).not.toBeNull();

@@ -22,7 +22,8 @@ describe('threads', () => {
 
   it('lists threads newest first with their run state, and searches titles', async () => {
     await withThreads();
-    const titles = () => [...m.container.querySelectorAll('.thread-title')].map((e) => e.textContent);
+    const titles = () =>
+      [...m.container.querySelectorAll('.thread-title')].map((e) => e.textContent);
     expect(titles()).toEqual(['Flight search', 'Grocery order', 'Tax forms']);
     expect(q(m.container, '[data-thread-id="t2"]').textContent).toContain('Running');
     await typeInto(q(m.container, '#thread-search'), 'GROC');
@@ -36,7 +37,10 @@ describe('threads', () => {
     await click(q(m.container, '[data-thread-id="t3"] .thread-open'));
     expect(m.port().last('thread.subscribe')).toMatchObject({ threadId: 't3' });
     expect(m.container.querySelector('.loading')?.textContent).toContain('Loading');
-    await m.emit({ type: 'thread.snapshot', snapshot: snapshot('t3', [user('u1', 'file my taxes')]) });
+    await m.emit({
+      type: 'thread.snapshot',
+      snapshot: snapshot('t3', [user('u1', 'file my taxes')]),
+    });
     expect(q(m.container, '[data-item-id="u1"]').textContent).toContain('file my taxes');
     expect(q(m.container, '.app-header h1').textContent).toBe('Thread t3');
   });
@@ -61,8 +65,13 @@ describe('threads', () => {
   });
 
   it('forks from any message and opens the new thread', async () => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'a'), assistant('a1', 'b'), user('u2', 'c')])], open: 't1' });
-    await click(q(m.container, '[data-item-id="a1"]').closest('.row')!.querySelector('[data-action="fork"]'));
+    m = await mountPanel({
+      snapshots: [snapshot('t1', [user('u1', 'a'), assistant('a1', 'b'), user('u2', 'c')])],
+      open: 't1',
+    });
+    await click(
+      q(m.container, '[data-item-id="a1"]').closest('.row')!.querySelector('[data-action="fork"]'),
+    );
     const op = m.port().last('thread.fork');
     expect(op).toMatchObject({ threadId: 't1', nodeId: 'a1' });
     m.port().ack(op, { threadId: 't9' });
@@ -74,9 +83,20 @@ describe('threads', () => {
   it('switches branches where history forks', async () => {
     m = await mountPanel({
       snapshots: [
-        snapshot('t1', [user('u1', 'a'), assistant('a1', 'b'), user('u2b', 'edited'), assistant('a2b', 'reply')], {
-          branches: [{ parentId: 'a1', childIds: ['u2a', 'u2b', 'u2c'], selected: 'u2b', leafIds: ['la', 'a2b', 'lc'] }],
-        }),
+        snapshot(
+          't1',
+          [user('u1', 'a'), assistant('a1', 'b'), user('u2b', 'edited'), assistant('a2b', 'reply')],
+          {
+            branches: [
+              {
+                parentId: 'a1',
+                childIds: ['u2a', 'u2b', 'u2c'],
+                selected: 'u2b',
+                leafIds: ['la', 'a2b', 'lc'],
+              },
+            ],
+          },
+        ),
       ],
       open: 't1',
     });
@@ -90,14 +110,23 @@ describe('threads', () => {
   });
 
   it('edit & resend submits the new text under the same parent', async () => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'a'), assistant('a1', 'b'), user('u2', 'old text')])], open: 't1' });
+    m = await mountPanel({
+      snapshots: [snapshot('t1', [user('u1', 'a'), assistant('a1', 'b'), user('u2', 'old text')])],
+      open: 't1',
+    });
     const row = q(m.container, '[data-item-id="u2"]').closest('.row')!;
     await click(row.querySelector('[data-action="edit"]'));
     await typeInto(q(row, 'textarea'), 'new text');
     await click(byText(row, 'button', 'Resend'));
-    expect(m.port().last('turn.submit')).toMatchObject({ threadId: 't1', parentNodeId: 'a1', input: { text: 'new text' } });
+    expect(m.port().last('turn.submit')).toMatchObject({
+      threadId: 't1',
+      parentNodeId: 'a1',
+      input: { text: 'new text' },
+    });
     // The first message has no parent node: no edit there.
-    expect(q(m.container, '[data-item-id="u1"]').closest('.row')!.querySelector('[data-action="edit"]')).toBeNull();
+    expect(
+      q(m.container, '[data-item-id="u1"]').closest('.row')!.querySelector('[data-action="edit"]'),
+    ).toBeNull();
   });
 });
 
@@ -105,8 +134,15 @@ describe('run banner', () => {
   let m: Mounted;
   afterEach(() => m.unmount());
 
-  const withRun = async (state: 'interrupted' | 'budget_paused' | 'paused_uncertain' | 'completed') => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state } })], open: 't1' });
+  const withRun = async (
+    state: 'interrupted' | 'budget_paused' | 'paused_uncertain' | 'completed',
+  ) => {
+    m = await mountPanel({
+      snapshots: [
+        snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state } }),
+      ],
+      open: 't1',
+    });
     return m.container.querySelector('.run-banner');
   };
 
@@ -139,7 +175,14 @@ describe('run banner', () => {
   });
 
   it('shows the error of a failed turn', async () => {
-    m = await mountPanel({ snapshots: [snapshot('t1', [user('u1', 'x')], { run: { runId: 'run-1', turnId: 'turn-1', state: 'streaming_model' } })], open: 't1' });
+    m = await mountPanel({
+      snapshots: [
+        snapshot('t1', [user('u1', 'x')], {
+          run: { runId: 'run-1', turnId: 'turn-1', state: 'streaming_model' },
+        }),
+      ],
+      open: 't1',
+    });
     await m.emit({
       type: 'turn.complete',
       threadId: 't1',

@@ -9,10 +9,19 @@ const WF: WorkflowMeta = {
   workflowId: 'wf_1',
   name: 'Reorder mugs',
   steps: 4,
-  inputs: [{ name: 'search_products', default: 'blue mug' }, { name: 'quantity', default: '3' }],
+  inputs: [
+    { name: 'search_products', default: 'blue mug' },
+    { name: 'quantity', default: '3' },
+  ],
   schedule: null,
   summary: ['Type searchbox "Search products" with "blue mug"', 'Click link "Blue mug"'],
-  lastRun: { threadId: 't9', runId: 'r9', at: 1, outcome: 'completed', report: { steps: 4, replayed: 4, modelRequests: 0 } },
+  lastRun: {
+    threadId: 't9',
+    runId: 'r9',
+    at: 1,
+    outcome: 'completed',
+    report: { steps: 4, replayed: 4, modelRequests: 0 },
+  },
 };
 
 let m: Mounted | undefined;
@@ -36,7 +45,10 @@ describe('Workflows view', () => {
     await typeInto(inputs[1], '5');
     await click(card.querySelector('[data-action="run-workflow"]'));
     const run = m.port().last('workflow.run');
-    expect(run).toMatchObject({ workflowId: 'wf_1', inputs: { search_products: 'blue mug', quantity: '5' } });
+    expect(run).toMatchObject({
+      workflowId: 'wf_1',
+      inputs: { search_products: 'blue mug', quantity: '5' },
+    });
     m.port().ack(run as never, { threadId: 't2', turnId: 'u2', runId: 'r2' });
     await m.flush();
     expect(m.panel.ui.get()).toMatchObject({ view: 'chat', selectedThreadId: 't2' });
@@ -48,24 +60,41 @@ describe('Workflows view', () => {
     select.dispatchEvent(new Event('change', { bubbles: true }));
     await m.flush();
     await click(card2.querySelector('[data-action="save-schedule"]'));
-    expect(m.port().last('workflow.update')).toMatchObject({ workflowId: 'wf_1', patch: { schedule: { dailyAt: '08:00' } } });
+    expect(m.port().last('workflow.update')).toMatchObject({
+      workflowId: 'wf_1',
+      patch: { schedule: { dailyAt: '08:00' } },
+    });
     await click(card2.querySelector('button[aria-label="Delete"]'));
     await click(card2.querySelector('[data-action="confirm-delete-workflow"]'));
     expect(m.port().last('workflow.delete')).toMatchObject({ workflowId: 'wf_1' });
   });
 
   it('offers "Save as workflow" under a completed turn and shows the engine refusal', async () => {
-    const snap = snapshot('t1', [{ kind: 'user_message', id: 'n1', createdAt: 1, text: 'Buy mugs' }], {
-      run: { runId: 'r1', turnId: 'u1', state: 'completed', stopReason: 'end' },
+    const snap = snapshot(
+      't1',
+      [{ kind: 'user_message', id: 'n1', createdAt: 1, text: 'Buy mugs' }],
+      {
+        run: { runId: 'r1', turnId: 'u1', state: 'completed', stopReason: 'end' },
+      },
+    );
+    m = await mountPanel({
+      snapshots: [snap],
+      threads: [meta('t1', { title: 'Buy mugs' })],
+      open: 't1',
     });
-    m = await mountPanel({ snapshots: [snap], threads: [meta('t1', { title: 'Buy mugs' })], open: 't1' });
     await click(m.container.querySelector('[data-action="save-workflow"]'));
     await click(m.container.querySelector('[data-action="confirm-save-workflow"]'));
     const save = m.port().last('workflow.save');
     expect(save).toMatchObject({ threadId: 't1', turnId: 'u1', name: 'Buy mugs' });
-    m.port().reject(save as never, 'not_replayable', 'The turn did not act on any page with a tool; there is nothing to replay.');
+    m.port().reject(
+      save as never,
+      'not_replayable',
+      'The turn did not act on any page with a tool; there is nothing to replay.',
+    );
     await m.flush();
-    expect(m.container.querySelector('.save-workflow [role="alert"]')?.textContent).toContain('nothing to replay');
+    expect(m.container.querySelector('.save-workflow [role="alert"]')?.textContent).toContain(
+      'nothing to replay',
+    );
     await click(m.container.querySelector('[data-action="save-workflow"]'));
     await click(m.container.querySelector('[data-action="confirm-save-workflow"]'));
     m.port().ack(m.port().last('workflow.save') as never, { workflowId: 'wf_2' });

@@ -11,12 +11,15 @@ describe('golden: persisted records after a turn with a tool call, an approval a
     const runs = await store.runs.byThread(threadId);
     const approvals = await store.db.approvals.where('threadId').equals(threadId).toArray();
     const order = ops.map((o) => `${String(o.clientId)}\u0000${String(o.submissionId)}`);
-    const receipts = (await store.db.receipts.toArray()).filter((r) => order.includes(r.key)).sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+    const receipts = (await store.db.receipts.toArray())
+      .filter((r) => order.includes(r.key))
+      .sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
 
     // Contract checks the fixture alone would not make obvious.
     expect(runs.map((r) => r.runId)).toEqual([runId]);
     expect(receipts).toHaveLength(ops.length);
-    for (const rec of [thread!, ...nodes, ...runs, ...approvals, ...receipts]) expect(rec.v).toBe(1);
+    for (const rec of [thread!, ...nodes, ...runs, ...approvals, ...receipts])
+      expect(rec.v).toBe(1);
     expect(runs[0].env?.v).toBe(1);
     expect(runs[0].env?.toolCatalog.map((t) => t.name)).toEqual(['ask_user', 'click', 'todo']);
     for (const t of runs[0].env!.toolCatalog) expect(t.digest).toMatch(/^[0-9a-f]{64}$/);

@@ -4,7 +4,13 @@ import { MemoryStore } from '../../../src/store/memory-store';
 // What the in-memory store adds to the conformance suite: the IndexedDB behaviours the engine
 // relies on that only show with concurrency or a worker going away.
 describe('memory store: transactions', () => {
-  const notice = (id: string) => ({ kind: 'notice' as const, id, createdAt: 1, code: 'c', text: id });
+  const notice = (id: string) => ({
+    kind: 'notice' as const,
+    id,
+    createdAt: 1,
+    code: 'c',
+    text: id,
+  });
 
   it('a transaction inside another joins it (one rollback for both)', async () => {
     const store = new MemoryStore();

@@ -34,7 +34,13 @@ let storeCounter = 0;
 
 // ---- record builders -------------------------------------------------------------------------
 
-const notice = (id: string, createdAt = 1): Item => ({ kind: 'notice', id, createdAt, code: 'c', text: id });
+const notice = (id: string, createdAt = 1): Item => ({
+  kind: 'notice',
+  id,
+  createdAt,
+  code: 'c',
+  text: id,
+});
 
 function runRecord(fields: Partial<RunRecord> & { runId: string; threadId: string }): RunRecord {
   return {
@@ -45,7 +51,12 @@ function runRecord(fields: Partial<RunRecord> & { runId: string; threadId: strin
     updatedAt: 1,
     revision: 1,
     stepCursor: { modelCalls: 0, toolCalls: [], nextToolIndex: 0 },
-    counters: { consecutiveToolFailures: 0, toolsDisabled: false, modelAttempts: 0, budgetBaseline: 0 },
+    counters: {
+      consecutiveToolFailures: 0,
+      toolsDisabled: false,
+      modelAttempts: 0,
+      budgetBaseline: 0,
+    },
     pendingSteers: [],
     nextSteerSeq: 1,
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -54,7 +65,9 @@ function runRecord(fields: Partial<RunRecord> & { runId: string; threadId: strin
   };
 }
 
-function approvalRecord(fields: Partial<ApprovalRecord> & { approvalId: string; runId: string; threadId: string }): ApprovalRecord {
+function approvalRecord(
+  fields: Partial<ApprovalRecord> & { approvalId: string; runId: string; threadId: string },
+): ApprovalRecord {
   return {
     v: RECORD_VERSION,
     toolCallId: 'call',
@@ -70,7 +83,9 @@ function approvalRecord(fields: Partial<ApprovalRecord> & { approvalId: string; 
   };
 }
 
-function interactionRecord(fields: Partial<InteractionRecord> & { interactionId: string; runId: string; threadId: string }): InteractionRecord {
+function interactionRecord(
+  fields: Partial<InteractionRecord> & { interactionId: string; runId: string; threadId: string },
+): InteractionRecord {
   return {
     v: RECORD_VERSION,
     toolCallId: 'call',
@@ -96,7 +111,9 @@ function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
 export function storeConformance(name: string, open: OpenStore, rawPut: RawPut): void {
   describe(`store conformance: ${name}`, () => {
     const opened: Store[] = [];
-    const fresh = (dbName = `keel-conformance-${++storeCounter}-${Math.random().toString(36).slice(2)}`) => {
+    const fresh = (
+      dbName = `keel-conformance-${++storeCounter}-${Math.random().toString(36).slice(2)}`,
+    ) => {
       const s = open(dbName);
       opened.push(s);
       return s;
@@ -104,16 +121,26 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
     afterEach(() => {
       for (const s of opened.splice(0)) s.close();
     });
-    const rows = async <T,>(store: Store, table: StoreTable): Promise<T[]> => (await store.rows(table)) as T[];
-    const credential = async (store: Store, id: string) => (await rows<CredentialRecord>(store, 'credentials')).find((c) => c.id === id);
+    const rows = async <T>(store: Store, table: StoreTable): Promise<T[]> =>
+      (await store.rows(table)) as T[];
+    const credential = async (store: Store, id: string) =>
+      (await rows<CredentialRecord>(store, 'credentials')).find((c) => c.id === id);
 
-    async function threadWithChain(store: Store, threadId: string, length: number): Promise<NodeRecord[]> {
+    async function threadWithChain(
+      store: Store,
+      threadId: string,
+      length: number,
+    ): Promise<NodeRecord[]> {
       await store.threads.put(store.threads.newThread({ threadId, now: 1 }));
       const out: NodeRecord[] = [];
       await store.transaction(async () => {
         let parent: string | null = null;
         for (let i = 0; i < length; i++) {
-          const n = await store.threads.appendNode({ threadId, parentId: parent, item: notice(`${threadId}-n${i}`, i) });
+          const n = await store.threads.appendNode({
+            threadId,
+            parentId: parent,
+            item: notice(`${threadId}-n${i}`, i),
+          });
           out.push(n);
           parent = n.id;
         }
@@ -126,10 +153,27 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('newThread builds a versioned, empty thread; put/get/list round-trip, newest first', async () => {
         const store = fresh();
         const a = store.threads.newThread({ threadId: 'a', now: 10 });
-        expect(a).toMatchObject({ v: 1, threadId: 'a', title: '', titleSource: 'default', leafId: null, createdAt: 10, updatedAt: 10, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, todos: [], revision: 1 });
-        expect(store.threads.newThread({ threadId: 'b', title: 'Named', now: 20 })).toMatchObject({ title: 'Named', titleSource: 'user' });
+        expect(a).toMatchObject({
+          v: 1,
+          threadId: 'a',
+          title: '',
+          titleSource: 'default',
+          leafId: null,
+          createdAt: 10,
+          updatedAt: 10,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          costUsd: 0,
+          todos: [],
+          revision: 1,
+        });
+        expect(store.threads.newThread({ threadId: 'b', title: 'Named', now: 20 })).toMatchObject({
+          title: 'Named',
+          titleSource: 'user',
+        });
         await store.threads.put(a);
-        await store.threads.put(store.threads.newThread({ threadId: 'b', title: 'Named', now: 20 }));
+        await store.threads.put(
+          store.threads.newThread({ threadId: 'b', title: 'Named', now: 20 }),
+        );
         await store.threads.put(store.threads.newThread({ threadId: 'c', now: 15 }));
         expect(await store.threads.get('a')).toEqual(a);
         expect(await store.threads.get('missing')).toBeUndefined();
@@ -140,7 +184,10 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
         await store.threads.update('t', (t) => void (t.title = 'one'));
-        const after = await store.threads.update('t', (t) => void (t.todos = [{ id: 'x', text: 'do', status: 'pending' }]));
+        const after = await store.threads.update(
+          't',
+          (t) => void (t.todos = [{ id: 'x', text: 'do', status: 'pending' }]),
+        );
         expect(after).toMatchObject({ title: 'one', todos: [{ id: 'x' }], revision: 3 });
         expect(await store.threads.get('t')).toEqual(after);
         await expect(store.threads.update('nope', () => undefined)).rejects.toThrow(/nope/);
@@ -162,11 +209,29 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
         const item = notice('root', 5);
-        const n = await store.threads.appendNode({ threadId: 't', parentId: null, item, runId: 'r', turnId: 'u' });
-        expect(n).toEqual({ v: 1, id: 'root', threadId: 't', parentId: null, seq: 1, runId: 'r', turnId: 'u', createdAt: 5, item });
+        const n = await store.threads.appendNode({
+          threadId: 't',
+          parentId: null,
+          item,
+          runId: 'r',
+          turnId: 'u',
+        });
+        expect(n).toEqual({
+          v: 1,
+          id: 'root',
+          threadId: 't',
+          parentId: null,
+          seq: 1,
+          runId: 'r',
+          turnId: 'u',
+          createdAt: 5,
+          item,
+        });
         expect(await store.threads.getNode('root')).toEqual(n);
         // Ids are the item ids: appending the same id twice is refused, not silently merged.
-        await expect(store.threads.appendNode({ threadId: 't', parentId: null, item })).rejects.toThrow();
+        await expect(
+          store.threads.appendNode({ threadId: 't', parentId: null, item }),
+        ).rejects.toThrow();
       });
 
       it('nextSeq is monotonic per thread, across branches, and independent between threads', async () => {
@@ -175,27 +240,52 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         await store.threads.put(store.threads.newThread({ threadId: 'u', now: 1 }));
         expect(await store.threads.nextSeq('t')).toBe(1);
         const seqs: number[] = [];
-        const root = await store.threads.appendNode({ threadId: 't', parentId: null, item: notice('r') });
+        const root = await store.threads.appendNode({
+          threadId: 't',
+          parentId: null,
+          item: notice('r'),
+        });
         seqs.push(root.seq);
-        for (const id of ['a', 'b', 'c']) seqs.push((await store.threads.appendNode({ threadId: 't', parentId: 'r', item: notice(id) })).seq);
-        seqs.push((await store.threads.appendNode({ threadId: 't', parentId: 'b', item: notice('b1') })).seq);
+        for (const id of ['a', 'b', 'c'])
+          seqs.push(
+            (await store.threads.appendNode({ threadId: 't', parentId: 'r', item: notice(id) }))
+              .seq,
+          );
+        seqs.push(
+          (await store.threads.appendNode({ threadId: 't', parentId: 'b', item: notice('b1') }))
+            .seq,
+        );
         expect(seqs).toEqual([1, 2, 3, 4, 5]);
         expect(await store.threads.nextSeq('t')).toBe(6);
-        expect((await store.threads.appendNode({ threadId: 'u', parentId: null, item: notice('u-root') })).seq).toBe(1);
+        expect(
+          (
+            await store.threads.appendNode({
+              threadId: 'u',
+              parentId: null,
+              item: notice('u-root'),
+            })
+          ).seq,
+        ).toBe(1);
         expect(await store.threads.nextSeq('t')).toBe(6);
       });
 
       it('path walks root → leaf along parent links and ignores other branches', async () => {
         const store = fresh();
         await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
-        const add = (id: string, parentId: string | null) => store.threads.appendNode({ threadId: 't', parentId, item: notice(id) });
+        const add = (id: string, parentId: string | null) =>
+          store.threads.appendNode({ threadId: 't', parentId, item: notice(id) });
         await add('root', null);
         await add('a', 'root');
         await add('b', 'root');
         await add('a1', 'a');
         await add('b1', 'b');
         await add('b2', 'b1');
-        expect((await store.threads.path('t', 'b2')).map((n) => n.id)).toEqual(['root', 'b', 'b1', 'b2']);
+        expect((await store.threads.path('t', 'b2')).map((n) => n.id)).toEqual([
+          'root',
+          'b',
+          'b1',
+          'b2',
+        ]);
         expect((await store.threads.path('t', 'a1')).map((n) => n.id)).toEqual(['root', 'a', 'a1']);
         expect((await store.threads.path('t', 'root')).map((n) => n.id)).toEqual(['root']);
         expect(await store.threads.path('t', null)).toEqual([]);
@@ -218,7 +308,15 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('a cycle in parent links does not hang: the walk stops and visits each node once', async () => {
         const store = fresh();
         await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
-        const node = (id: string, parentId: string, seq: number): NodeRecord => ({ v: RECORD_VERSION, id, threadId: 't', parentId, seq, createdAt: 1, item: notice(id) });
+        const node = (id: string, parentId: string, seq: number): NodeRecord => ({
+          v: RECORD_VERSION,
+          id,
+          threadId: 't',
+          parentId,
+          seq,
+          createdAt: 1,
+          item: notice(id),
+        });
         await store.threads.putNode(node('x', 'z', 1));
         await store.threads.putNode(node('y', 'x', 2));
         await store.threads.putNode(node('z', 'y', 3));
@@ -233,7 +331,11 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         await threadWithChain(store, 'other', 2);
         await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
-        await store.threads.appendNode({ threadId: 't', parentId: 'other-n1', item: notice('stray') });
+        await store.threads.appendNode({
+          threadId: 't',
+          parentId: 'other-n1',
+          item: notice('stray'),
+        });
         expect((await store.threads.path('t', 'stray')).map((n) => n.id)).toEqual(['stray']);
       });
 
@@ -243,7 +345,16 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         await store.threads.appendNode({
           threadId: 't',
           parentId: null,
-          item: { kind: 'tool_call', id: 'c', createdAt: 1, toolCallId: 'call_1', name: 'click', label: 'Click', params: {}, state: 'start' },
+          item: {
+            kind: 'tool_call',
+            id: 'c',
+            createdAt: 1,
+            toolCallId: 'call_1',
+            name: 'click',
+            label: 'Click',
+            params: {},
+            state: 'start',
+          },
         });
         const rec = await store.threads.updateNodeItem('c', (it) => {
           if (it.kind === 'tool_call') it.state = 'executing';
@@ -251,7 +362,9 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         expect(rec.item).toMatchObject({ state: 'executing' });
         expect((await store.threads.getNode('c'))!.item).toMatchObject({ state: 'executing' });
         expect((await store.threads.getNode('c'))!.seq).toBe(1);
-        await expect(store.threads.updateNodeItem('missing', () => undefined)).rejects.toThrow(/missing/);
+        await expect(store.threads.updateNodeItem('missing', () => undefined)).rejects.toThrow(
+          /missing/,
+        );
       });
     });
 
@@ -270,7 +383,12 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const a = await store.runs.update('r1', (r) => void (r.state = 'executing_tool'));
         expect(a).toMatchObject({ state: 'executing_tool', revision: 2, updatedAt: 5 });
         const b = await store.runs.update('r1', (r) => void (r.counters.modelAttempts += 1), 99);
-        expect(b).toMatchObject({ state: 'executing_tool', revision: 3, updatedAt: 99, counters: { modelAttempts: 1 } });
+        expect(b).toMatchObject({
+          state: 'executing_tool',
+          revision: 3,
+          updatedAt: 99,
+          counters: { modelAttempts: 1 },
+        });
         expect(await store.runs.get('r1')).toEqual(b);
         await expect(store.runs.update('nope', () => undefined)).rejects.toThrow(/nope/);
       });
@@ -281,11 +399,19 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const admit = (text: string) =>
           store.transaction(() =>
             store.runs.update('r1', (r) => {
-              r.pendingSteers.push({ steerId: text, seq: r.nextSteerSeq, input: { text }, admittedAt: 1 });
+              r.pendingSteers.push({
+                steerId: text,
+                seq: r.nextSteerSeq,
+                input: { text },
+                admittedAt: 1,
+              });
               r.nextSteerSeq += 1;
             }),
           );
-        const step = () => store.transaction(() => store.runs.update('r1', (r) => void (r.stepCursor.modelCalls += 1)));
+        const step = () =>
+          store.transaction(() =>
+            store.runs.update('r1', (r) => void (r.stepCursor.modelCalls += 1)),
+          );
         await Promise.all([admit('a'), step(), admit('b'), step(), admit('c')]);
         const r = (await store.runs.get('r1'))!;
         expect(r.pendingSteers.map((s) => s.steerId).sort()).toEqual(['a', 'b', 'c']);
@@ -299,42 +425,94 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         expect(await store.runs.current('t')).toBeUndefined();
         expect(await store.runs.latest('t')).toBeUndefined();
-        await store.runs.add(runRecord({ runId: 'done', threadId: 't', state: 'completed', createdAt: 1 }));
-        await store.runs.add(runRecord({ runId: 'q2', threadId: 't', state: 'queued', queueSeq: 2, createdAt: 5 }));
-        await store.runs.add(runRecord({ runId: 'q1', threadId: 't', state: 'queued', queueSeq: 1, createdAt: 6 }));
-        await store.runs.add(runRecord({ runId: 'q3', threadId: 't', state: 'queued', queueSeq: 3, createdAt: 4 }));
-        await store.runs.add(runRecord({ runId: 'other', threadId: 'u', state: 'streaming_model', createdAt: 9 }));
+        await store.runs.add(
+          runRecord({ runId: 'done', threadId: 't', state: 'completed', createdAt: 1 }),
+        );
+        await store.runs.add(
+          runRecord({ runId: 'q2', threadId: 't', state: 'queued', queueSeq: 2, createdAt: 5 }),
+        );
+        await store.runs.add(
+          runRecord({ runId: 'q1', threadId: 't', state: 'queued', queueSeq: 1, createdAt: 6 }),
+        );
+        await store.runs.add(
+          runRecord({ runId: 'q3', threadId: 't', state: 'queued', queueSeq: 3, createdAt: 4 }),
+        );
+        await store.runs.add(
+          runRecord({ runId: 'other', threadId: 'u', state: 'streaming_model', createdAt: 9 }),
+        );
         expect(await store.runs.current('t')).toBeUndefined();
         expect((await store.runs.latest('t'))!.runId).toBe('done');
         expect((await store.runs.queued('t')).map((r) => r.runId)).toEqual(['q1', 'q2', 'q3']);
 
-        await store.runs.add(runRecord({ runId: 'paused', threadId: 't', state: 'budget_paused', createdAt: 2 }));
-        await store.runs.add(runRecord({ runId: 'live', threadId: 't', state: 'waiting_approval', createdAt: 3 }));
+        await store.runs.add(
+          runRecord({ runId: 'paused', threadId: 't', state: 'budget_paused', createdAt: 2 }),
+        );
+        await store.runs.add(
+          runRecord({ runId: 'live', threadId: 't', state: 'waiting_approval', createdAt: 3 }),
+        );
         expect((await store.runs.current('t'))!.runId).toBe('live');
         expect((await store.runs.latest('t'))!.runId).toBe('live');
         expect((await store.runs.current('u'))!.runId).toBe('other');
-        expect((await store.runs.byThread('t')).map((r) => r.runId).sort()).toEqual(['done', 'live', 'paused', 'q1', 'q2', 'q3']);
+        expect((await store.runs.byThread('t')).map((r) => r.runId).sort()).toEqual([
+          'done',
+          'live',
+          'paused',
+          'q1',
+          'q2',
+          'q3',
+        ]);
       });
 
       it('every current state counts as current; queued, completed and failed do not', async () => {
         const store = fresh();
-        const all: RunState[] = ['queued', 'streaming_model', 'executing_tool', 'waiting_approval', 'waiting_interaction', 'paused_uncertain', 'budget_paused', 'interrupted', 'completed', 'failed'];
-        for (const [i, state] of all.entries()) await store.runs.add(runRecord({ runId: `r-${state}`, threadId: `t-${state}`, state, createdAt: i }));
+        const all: RunState[] = [
+          'queued',
+          'streaming_model',
+          'executing_tool',
+          'waiting_approval',
+          'waiting_interaction',
+          'paused_uncertain',
+          'budget_paused',
+          'interrupted',
+          'completed',
+          'failed',
+        ];
+        for (const [i, state] of all.entries())
+          await store.runs.add(
+            runRecord({ runId: `r-${state}`, threadId: `t-${state}`, state, createdAt: i }),
+          );
         for (const state of all) {
           const current = await store.runs.current(`t-${state}`);
-          expect([state, current?.state === state]).toEqual([state, CURRENT_RUN_STATES.includes(state)]);
+          expect([state, current?.state === state]).toEqual([
+            state,
+            CURRENT_RUN_STATES.includes(state),
+          ]);
         }
       });
 
       it('unfinished lists every run that is neither completed nor failed, across threads', async () => {
         const store = fresh();
-        const states: RunState[] = ['queued', 'streaming_model', 'executing_tool', 'waiting_approval', 'waiting_interaction', 'paused_uncertain', 'budget_paused', 'interrupted', 'completed', 'failed'];
-        for (const [i, state] of states.entries()) await store.runs.add(runRecord({ runId: `r${i}`, threadId: `t${i % 3}`, state }));
+        const states: RunState[] = [
+          'queued',
+          'streaming_model',
+          'executing_tool',
+          'waiting_approval',
+          'waiting_interaction',
+          'paused_uncertain',
+          'budget_paused',
+          'interrupted',
+          'completed',
+          'failed',
+        ];
+        for (const [i, state] of states.entries())
+          await store.runs.add(runRecord({ runId: `r${i}`, threadId: `t${i % 3}`, state }));
         const unfinished = (await store.runs.unfinished()).map((r) => r.state).sort();
-        expect(unfinished).toEqual(states.filter((s) => s !== 'completed' && s !== 'failed').sort());
+        expect(unfinished).toEqual(
+          states.filter((s) => s !== 'completed' && s !== 'failed').sort(),
+        );
       });
 
-      it('deleteByThread removes only that thread\'s runs', async () => {
+      it("deleteByThread removes only that thread's runs", async () => {
         const store = fresh();
         await store.runs.add(runRecord({ runId: 'a1', threadId: 'a' }));
         await store.runs.add(runRecord({ runId: 'a2', threadId: 'a', state: 'queued' }));
@@ -349,33 +527,69 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('pendingForRun returns only pending approvals of that run', async () => {
         const store = fresh();
         await store.approvals.put(approvalRecord({ approvalId: 'p1', runId: 'r', threadId: 't' }));
-        await store.approvals.put(approvalRecord({ approvalId: 'done', runId: 'r', threadId: 't', status: 'resolved', decision: 'allow_once', resolvedAt: 2 }));
-        await store.approvals.put(approvalRecord({ approvalId: 'gone', runId: 'r', threadId: 't', status: 'cancelled' }));
-        await store.approvals.put(approvalRecord({ approvalId: 'elsewhere', runId: 'r2', threadId: 't' }));
+        await store.approvals.put(
+          approvalRecord({
+            approvalId: 'done',
+            runId: 'r',
+            threadId: 't',
+            status: 'resolved',
+            decision: 'allow_once',
+            resolvedAt: 2,
+          }),
+        );
+        await store.approvals.put(
+          approvalRecord({ approvalId: 'gone', runId: 'r', threadId: 't', status: 'cancelled' }),
+        );
+        await store.approvals.put(
+          approvalRecord({ approvalId: 'elsewhere', runId: 'r2', threadId: 't' }),
+        );
         expect((await store.approvals.pendingForRun('r')).map((a) => a.approvalId)).toEqual(['p1']);
         // put replaces: resolving the pending one empties the list.
         const p1 = (await store.approvals.get('p1'))!;
         await store.approvals.put({ ...p1, status: 'resolved', decision: 'deny', resolvedAt: 3 });
         expect(await store.approvals.pendingForRun('r')).toEqual([]);
-        expect(await store.approvals.get('p1')).toMatchObject({ status: 'resolved', decision: 'deny' });
+        expect(await store.approvals.get('p1')).toMatchObject({
+          status: 'resolved',
+          decision: 'deny',
+        });
       });
 
       it('interactions: pendingForRun returns only pending ones of that run', async () => {
         const store = fresh();
-        await store.interactions.put(interactionRecord({ interactionId: 'i1', runId: 'r', threadId: 't' }));
-        await store.interactions.put(interactionRecord({ interactionId: 'i2', runId: 'r', threadId: 't', status: 'answered', response: { answer: 'x' } }));
-        await store.interactions.put(interactionRecord({ interactionId: 'i3', runId: 'r', threadId: 't', status: 'claimed' }));
-        await store.interactions.put(interactionRecord({ interactionId: 'i4', runId: 'r2', threadId: 't' }));
-        expect((await store.interactions.pendingForRun('r')).map((i) => i.interactionId)).toEqual(['i1']);
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'i1', runId: 'r', threadId: 't' }),
+        );
+        await store.interactions.put(
+          interactionRecord({
+            interactionId: 'i2',
+            runId: 'r',
+            threadId: 't',
+            status: 'answered',
+            response: { answer: 'x' },
+          }),
+        );
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'i3', runId: 'r', threadId: 't', status: 'claimed' }),
+        );
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'i4', runId: 'r2', threadId: 't' }),
+        );
+        expect((await store.interactions.pendingForRun('r')).map((i) => i.interactionId)).toEqual([
+          'i1',
+        ]);
         expect(await store.interactions.get('i2')).toMatchObject({ response: { answer: 'x' } });
       });
 
-      it('deleteByThread removes a thread\'s approvals and interactions only', async () => {
+      it("deleteByThread removes a thread's approvals and interactions only", async () => {
         const store = fresh();
         await store.approvals.put(approvalRecord({ approvalId: 'a', runId: 'r', threadId: 't' }));
         await store.approvals.put(approvalRecord({ approvalId: 'b', runId: 'r2', threadId: 'u' }));
-        await store.interactions.put(interactionRecord({ interactionId: 'i', runId: 'r', threadId: 't' }));
-        await store.interactions.put(interactionRecord({ interactionId: 'j', runId: 'r2', threadId: 'u' }));
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'i', runId: 'r', threadId: 't' }),
+        );
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'j', runId: 'r2', threadId: 'u' }),
+        );
         await store.approvals.deleteByThread('t');
         await store.interactions.deleteByThread('t');
         expect(await store.approvals.get('a')).toBeUndefined();
@@ -389,8 +603,21 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('put/get round-trip a versioned receipt under (clientId, submissionId)', async () => {
         const store = fresh();
         const key = ReceiptsRepo.key('ui-1', 's1');
-        await store.receipts.put({ key, type: 'thread.create', fingerprint: 'f'.repeat(64), outcome: { kind: 'ack', result: { threadId: 't' } }, now: 7 });
-        expect(await store.receipts.get(key)).toEqual({ v: 1, key, type: 'thread.create', fingerprint: 'f'.repeat(64), outcome: { kind: 'ack', result: { threadId: 't' } }, createdAt: 7 });
+        await store.receipts.put({
+          key,
+          type: 'thread.create',
+          fingerprint: 'f'.repeat(64),
+          outcome: { kind: 'ack', result: { threadId: 't' } },
+          now: 7,
+        });
+        expect(await store.receipts.get(key)).toEqual({
+          v: 1,
+          key,
+          type: 'thread.create',
+          fingerprint: 'f'.repeat(64),
+          outcome: { kind: 'ack', result: { threadId: 't' } },
+          createdAt: 7,
+        });
         expect(await store.receipts.get(ReceiptsRepo.key('ui-2', 's1'))).toBeUndefined();
       });
 
@@ -402,11 +629,19 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('prune deletes receipts strictly older than the cutoff and reports how many', async () => {
         const store = fresh();
         for (const [i, t] of [10, 20, 30, 40].entries()) {
-          await store.receipts.put({ key: ReceiptsRepo.key('c', `s${i}`), type: 'thread.create', fingerprint: 'x', outcome: { kind: 'reject', code: 'busy', message: 'm' }, now: t });
+          await store.receipts.put({
+            key: ReceiptsRepo.key('c', `s${i}`),
+            type: 'thread.create',
+            fingerprint: 'x',
+            outcome: { kind: 'reject', code: 'busy', message: 'm' },
+            now: t,
+          });
         }
         expect(await store.receipts.prune(30)).toBe(2);
         expect(await store.receipts.get(ReceiptsRepo.key('c', 's1'))).toBeUndefined();
-        expect(await store.receipts.get(ReceiptsRepo.key('c', 's2'))).toMatchObject({ createdAt: 30 });
+        expect(await store.receipts.get(ReceiptsRepo.key('c', 's2'))).toMatchObject({
+          createdAt: 30,
+        });
         expect(await store.receipts.prune(0)).toBe(0);
       });
     });
@@ -415,13 +650,31 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('set bumps the version on every change, per origin, and list returns them all', async () => {
         const store = fresh();
         expect(await store.siteRules.get('https://a.example')).toBeUndefined();
-        expect(await store.siteRules.set('https://a.example', 'allow', 1)).toEqual({ v: 1, origin: 'https://a.example', rule: 'allow', version: 1, updatedAt: 1 });
-        expect(await store.siteRules.set('https://a.example', 'block', 2)).toMatchObject({ rule: 'block', version: 2, updatedAt: 2 });
+        expect(await store.siteRules.set('https://a.example', 'allow', 1)).toEqual({
+          v: 1,
+          origin: 'https://a.example',
+          rule: 'allow',
+          version: 1,
+          updatedAt: 1,
+        });
+        expect(await store.siteRules.set('https://a.example', 'block', 2)).toMatchObject({
+          rule: 'block',
+          version: 2,
+          updatedAt: 2,
+        });
         // Setting the same rule again still counts as a change: approvals made under v2 are re-checked.
-        expect(await store.siteRules.set('https://a.example', 'block', 3)).toMatchObject({ version: 3 });
+        expect(await store.siteRules.set('https://a.example', 'block', 3)).toMatchObject({
+          version: 3,
+        });
         expect(await store.siteRules.set('mcp:server', 'allow', 4)).toMatchObject({ version: 1 });
-        expect(await store.siteRules.get('https://a.example')).toMatchObject({ rule: 'block', version: 3 });
-        expect((await store.siteRules.list()).map((r) => r.origin).sort()).toEqual(['https://a.example', 'mcp:server']);
+        expect(await store.siteRules.get('https://a.example')).toMatchObject({
+          rule: 'block',
+          version: 3,
+        });
+        expect((await store.siteRules.list()).map((r) => r.origin).sort()).toEqual([
+          'https://a.example',
+          'mcp:server',
+        ]);
       });
     });
 
@@ -429,12 +682,27 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
       it('get on an empty store returns the defaults', async () => {
         const store = fresh();
         expect(await store.settings.get()).toEqual(defaultSettings());
-        expect(defaultSettings()).toEqual({ v: 1, key: 'main', providers: [], defaultModel: null, taskModel: null, tokenBudget: null, approvalMode: 'ask', locale: null, mcpServers: [], revision: 0 });
+        expect(defaultSettings()).toEqual({
+          v: 1,
+          key: 'main',
+          providers: [],
+          defaultModel: null,
+          taskModel: null,
+          tokenBudget: null,
+          approvalMode: 'ask',
+          locale: null,
+          mcpServers: [],
+          revision: 0,
+        });
       });
 
       it('put stores the record with its revision bumped', async () => {
         const store = fresh();
-        const s = { ...defaultSettings(), approvalMode: 'act' as const, providers: [{ id: 'p', kind: 'openai' as const, credentialId: 'provider:p' }] };
+        const s = {
+          ...defaultSettings(),
+          approvalMode: 'act' as const,
+          providers: [{ id: 'p', kind: 'openai' as const, credentialId: 'provider:p' }],
+        };
         await store.settings.put(s);
         expect(await store.settings.get()).toEqual({ ...s, revision: 1 });
         await store.settings.put(await store.settings.get());
@@ -466,7 +734,13 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         expect(cipher.length).toBeGreaterThanOrEqual(plain.length); // AES-GCM: same length + 16-byte tag
         expect(containsBytes(cipher, plain)).toBe(false);
         expect(containsBytes(cipher, plain.slice(0, 8))).toBe(false);
-        expect(JSON.stringify(rec, (_k, v) => (v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? [...new Uint8Array(v instanceof ArrayBuffer ? v : v.buffer)] : v))).not.toContain(secret);
+        expect(
+          JSON.stringify(rec, (_k, v) =>
+            v instanceof ArrayBuffer || ArrayBuffer.isView(v)
+              ? [...new Uint8Array(v instanceof ArrayBuffer ? v : v.buffer)]
+              : v,
+          ),
+        ).not.toContain(secret);
       });
 
       it('encrypts under a non-extractable AES-GCM CryptoKey kept in the store', async () => {
@@ -495,7 +769,9 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         await store.credentials.setSecret('provider:p', 'old-key', 1);
         await store.credentials.setSecret('provider:p', 'new-key', 9);
         expect(await store.credentials.getSecret('provider:p')).toBe('new-key');
-        expect(await rows(store, 'credentials')).toEqual([expect.objectContaining({ id: 'provider:p', createdAt: 1, updatedAt: 9 })]);
+        expect(await rows(store, 'credentials')).toEqual([
+          expect.objectContaining({ id: 'provider:p', createdAt: 1, updatedAt: 9 }),
+        ]);
       });
 
       it('the key survives a restart: a second Store over the same data decrypts, with the same key', async () => {
@@ -513,7 +789,10 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const name = `keel-conformance-race-${Math.random().toString(36).slice(2)}`;
         const a = fresh(name);
         const b = fresh(name);
-        await Promise.all([a.credentials.setSecret('from-a', 'A', 1), b.credentials.setSecret('from-b', 'B', 1)]);
+        await Promise.all([
+          a.credentials.setSecret('from-a', 'A', 1),
+          b.credentials.setSecret('from-b', 'B', 1),
+        ]);
         expect((await rows(a, 'keys')).length).toBe(1);
         expect(await a.credentials.getSecret('from-b')).toBe('B');
         expect(await b.credentials.getSecret('from-a')).toBe('A');
@@ -545,11 +824,29 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
           store.transaction(async () => {
             await store.threads.put(store.threads.newThread({ threadId: 'ghost', now: 2 }));
             await store.threads.update('keep', (t) => void (t.title = 'changed'));
-            await store.threads.appendNode({ threadId: 'keep', parentId: null, item: notice('ghost-node') });
+            await store.threads.appendNode({
+              threadId: 'keep',
+              parentId: null,
+              item: notice('ghost-node'),
+            });
             await store.runs.add(runRecord({ runId: 'ghost-run', threadId: 'keep' }));
-            await store.approvals.put(approvalRecord({ approvalId: 'ghost-apr', runId: 'ghost-run', threadId: 'keep' }));
-            await store.interactions.put(interactionRecord({ interactionId: 'ghost-int', runId: 'ghost-run', threadId: 'keep' }));
-            await store.receipts.put({ key: 'ghost', type: 't', fingerprint: 'f', outcome: { kind: 'ack' }, now: 1 });
+            await store.approvals.put(
+              approvalRecord({ approvalId: 'ghost-apr', runId: 'ghost-run', threadId: 'keep' }),
+            );
+            await store.interactions.put(
+              interactionRecord({
+                interactionId: 'ghost-int',
+                runId: 'ghost-run',
+                threadId: 'keep',
+              }),
+            );
+            await store.receipts.put({
+              key: 'ghost',
+              type: 't',
+              fingerprint: 'f',
+              outcome: { kind: 'ack' },
+              now: 1,
+            });
             await store.siteRules.set('https://ghost.example', 'allow', 1);
             await store.settings.put({ ...before, approvalMode: 'act' });
             throw new Error('boom');
@@ -582,7 +879,11 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         const out = await store.transaction(async () => {
           await store.threads.put(store.threads.newThread({ threadId: 't', now: 1 }));
-          const n = await store.threads.appendNode({ threadId: 't', parentId: null, item: notice('n') });
+          const n = await store.threads.appendNode({
+            threadId: 't',
+            parentId: null,
+            item: notice('n'),
+          });
           await store.threads.update('t', (t) => void (t.leafId = n.id));
           return n.id;
         });
@@ -595,7 +896,11 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         const store = fresh();
         await threadWithChain(store, 't', 3);
         await store.runs.add(runRecord({ runId: 'r', threadId: 't', state: 'waiting_approval' }));
-        const view = await store.read(async () => ({ thread: await store.threads.get('t'), nodes: await store.threads.allNodes('t'), run: await store.runs.current('t') }));
+        const view = await store.read(async () => ({
+          thread: await store.threads.get('t'),
+          nodes: await store.threads.allNodes('t'),
+          run: await store.runs.current('t'),
+        }));
         expect(view.thread!.leafId).toBe('t-n2');
         expect(view.nodes).toHaveLength(3);
         expect(view.run!.runId).toBe('r');
@@ -610,12 +915,30 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         await store.threads.appendNode({ threadId: 't', parentId: null, item: notice('n') });
         await store.runs.add(runRecord({ runId: 'r', threadId: 't' }));
         await store.approvals.put(approvalRecord({ approvalId: 'a', runId: 'r', threadId: 't' }));
-        await store.interactions.put(interactionRecord({ interactionId: 'i', runId: 'r', threadId: 't' }));
-        await store.receipts.put({ key: 'k', type: 't', fingerprint: 'f', outcome: { kind: 'ack' }, now: 1 });
+        await store.interactions.put(
+          interactionRecord({ interactionId: 'i', runId: 'r', threadId: 't' }),
+        );
+        await store.receipts.put({
+          key: 'k',
+          type: 't',
+          fingerprint: 'f',
+          outcome: { kind: 'ack' },
+          now: 1,
+        });
         await store.siteRules.set('https://a.example', 'allow', 1);
         await store.settings.put(defaultSettings());
         await store.credentials.setSecret('c', 's', 1);
-        const tables: StoreTable[] = ['threads', 'nodes', 'runs', 'approvals', 'interactions', 'receipts', 'siteRules', 'settings', 'credentials'];
+        const tables: StoreTable[] = [
+          'threads',
+          'nodes',
+          'runs',
+          'approvals',
+          'interactions',
+          'receipts',
+          'siteRules',
+          'settings',
+          'credentials',
+        ];
         for (const name of tables) {
           const stored = await rows<{ v?: number }>(store, name);
           expect([name, stored.length]).toEqual([name, 1]);

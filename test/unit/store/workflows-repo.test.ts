@@ -26,7 +26,13 @@ function wf(id: string, updatedAt: number): WorkflowRecord {
     createdAt: 1,
     updatedAt,
     source: { threadId: 't', turnId: 'u' },
-    definition: { v: 1, task: 'x', steps: [{ tool: 'browser_navigate', params: { url: 'https://a.example/' }, summary: 'Go' }], inputs: [], check: { texts: [] } },
+    definition: {
+      v: 1,
+      task: 'x',
+      steps: [{ tool: 'browser_navigate', params: { url: 'https://a.example/' }, summary: 'Go' }],
+      inputs: [],
+      check: { texts: [] },
+    },
     schedule: null,
   };
 }
@@ -37,7 +43,9 @@ describe('workflows table (schema v2)', () => {
     const old = new Dexie(name);
     old.version(1).stores(V1);
     await old.table('threads').put({ v: 1, threadId: 'thr_1', title: 'Old', updatedAt: 5 });
-    await old.table('skills').put({ v: 1, name: 'pdf', description: 'd', body: 'b', createdAt: 1, updatedAt: 1 });
+    await old
+      .table('skills')
+      .put({ v: 1, name: 'pdf', description: 'd', body: 'b', createdAt: 1, updatedAt: 1 });
     old.close();
     const store = Store.open(name);
     expect(await store.threads.get('thr_1')).toMatchObject({ title: 'Old' });
@@ -54,7 +62,9 @@ describe('workflows table (schema v2)', () => {
     await store.workflows.put(wf('b', 3));
     await store.workflows.put(wf('c', 2));
     expect((await store.workflows.list()).map((w) => w.workflowId)).toEqual(['b', 'c', 'a']);
-    expect(await store.workflows.update('a', (w) => ({ ...w, name: 'A', updatedAt: 9 }))).toMatchObject({ name: 'A' });
+    expect(
+      await store.workflows.update('a', (w) => ({ ...w, name: 'A', updatedAt: 9 })),
+    ).toMatchObject({ name: 'A' });
     expect(await store.workflows.update('zz', (w) => w)).toBeUndefined();
     expect((await store.workflows.list())[0].workflowId).toBe('a');
     expect(await store.workflows.remove('a')).toBe(true);

@@ -15,7 +15,11 @@ describe('golden: builtin tools as the model sees them', () => {
     }
     expectGolden(
       'builtin-tools',
-      catalog.map((e, i) => ({ ...specs[i], digest: e.digest, descriptor: { ...e.descriptor, inputSchema: '(above)' } })),
+      catalog.map((e, i) => ({
+        ...specs[i],
+        digest: e.digest,
+        descriptor: { ...e.descriptor, inputSchema: '(above)' },
+      })),
     );
   });
 });

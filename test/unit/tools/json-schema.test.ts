@@ -48,7 +48,10 @@ describe('toolJsonSchema', () => {
     const props = toolJsonSchema(Nested).properties as Record<string, Record<string, unknown>>;
     expect(props.page).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
     expect(props.ratio).toMatchObject({ type: 'number', minimum: -1, maximum: 1 });
-    expect((props.items.items as { properties: Record<string, Record<string, unknown>> }).properties.tags).toMatchObject({ maxItems: 5 });
+    expect(
+      (props.items.items as { properties: Record<string, Record<string, unknown>> }).properties
+        .tags,
+    ).toMatchObject({ maxItems: 5 });
   });
 
   it('describes the input side: fields with defaults or optional are not required; descriptions are kept', () => {
@@ -65,7 +68,10 @@ describe('toolJsonSchema', () => {
 
   it('keeps non-numeric values that happen to sit under a "minimum" key (a property named minimum)', () => {
     const schema = toolJsonSchema(z.object({ minimum: z.number().int(), maximum: z.string() }));
-    expect(schema.properties).toEqual({ minimum: { type: 'integer' }, maximum: { type: 'string' } });
+    expect(schema.properties).toEqual({
+      minimum: { type: 'integer' },
+      maximum: { type: 'string' },
+    });
     expect(schema.required).toEqual(['minimum', 'maximum']);
   });
 });

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolRegistrationError, ToolRegistry, catalogOf, describeTool, toolSpecs, type RegisteredTool } from '../../../src/tools/registry';
+import {
+  ToolRegistrationError,
+  ToolRegistry,
+  catalogOf,
+  describeTool,
+  toolSpecs,
+  type RegisteredTool,
+} from '../../../src/tools/registry';
 import type { AgentTool, ToolDescriptor } from '../../../src/tools/types';
 import { digestOf } from '../../../src/util/canonical-json';
 
-const MCP_BINDING = { kind: 'mcp' as const, serverId: 'docs', endpoint: 'https://mcp.example/mcp', authIdentity: 'token:abc' };
+const MCP_BINDING = {
+  kind: 'mcp' as const,
+  serverId: 'docs',
+  endpoint: 'https://mcp.example/mcp',
+  authIdentity: 'token:abc',
+};
 
 function tool(fields: Partial<AgentTool> = {}): AgentTool {
   return {
@@ -23,48 +35,99 @@ describe('describeTool defaults', () => {
   it('read → retry-safe, write → never-retry; an explicit recovery wins', () => {
     expect(describeTool(tool({ effects: 'read' })).recovery).toBe('retry-safe');
     expect(describeTool(tool({ effects: 'write' })).recovery).toBe('never-retry');
-    expect(describeTool(tool({ effects: 'write', recovery: 'inspect-first' })).recovery).toBe('inspect-first');
-    expect(describeTool(tool({ effects: 'read', recovery: 'never-retry' })).recovery).toBe('never-retry');
+    expect(describeTool(tool({ effects: 'write', recovery: 'inspect-first' })).recovery).toBe(
+      'inspect-first',
+    );
+    expect(describeTool(tool({ effects: 'read', recovery: 'never-retry' })).recovery).toBe(
+      'never-retry',
+    );
   });
 
   it('builtin tools are trusted with provenance "tool"', () => {
-    expect(describeTool(tool({ name: 'todo', level: 'builtin', effects: 'read' }))).toMatchObject({ trusted: true, provenance: 'tool' });
+    expect(describeTool(tool({ name: 'todo', level: 'builtin', effects: 'read' }))).toMatchObject({
+      trusted: true,
+      provenance: 'tool',
+    });
   });
 
   it('L0–L2 tools are untrusted page content', () => {
     for (const level of ['L0', 'L1', 'L2'] as const) {
-      expect([level, describeTool(tool({ level }))]).toEqual([level, expect.objectContaining({ trusted: false, provenance: 'page' })]);
+      expect([level, describeTool(tool({ level }))]).toEqual([
+        level,
+        expect.objectContaining({ trusted: false, provenance: 'page' }),
+      ]);
     }
   });
 
   it('MCP tools are untrusted with provenance "mcp"', () => {
-    expect(describeTool(tool({ name: 'mcp__docs__search', level: 'mcp', binding: MCP_BINDING }))).toMatchObject({ trusted: false, provenance: 'mcp', binding: MCP_BINDING });
+    expect(
+      describeTool(tool({ name: 'mcp__docs__search', level: 'mcp', binding: MCP_BINDING })),
+    ).toMatchObject({ trusted: false, provenance: 'mcp', binding: MCP_BINDING });
   });
 
   it('explicit trusted / provenance / visibility / skipApproval are kept', () => {
-    const d = describeTool(tool({ level: 'L0', effects: 'read', trusted: true, provenance: 'tool', visibility: 'internal', skipApproval: true }));
-    expect(d).toMatchObject({ trusted: true, provenance: 'tool', visibility: 'internal', skipApproval: true });
+    const d = describeTool(
+      tool({
+        level: 'L0',
+        effects: 'read',
+        trusted: true,
+        provenance: 'tool',
+        visibility: 'internal',
+        skipApproval: true,
+      }),
+    );
+    expect(d).toMatchObject({
+      trusted: true,
+      provenance: 'tool',
+      visibility: 'internal',
+      skipApproval: true,
+    });
   });
 
   it('the other defaults: visibility "tool", skipApproval false, local binding, no interactionKind', () => {
     const d = describeTool(tool());
-    expect(d).toMatchObject({ visibility: 'tool', skipApproval: false, binding: { kind: 'local' } });
+    expect(d).toMatchObject({
+      visibility: 'tool',
+      skipApproval: false,
+      binding: { kind: 'local' },
+    });
     expect('interactionKind' in d).toBe(false);
-    const withInteraction = describeTool(tool({ level: 'builtin', interaction: { kind: 'ask_user', prepare: () => ({}), complete: () => ({ content: [] }) } }));
+    const withInteraction = describeTool(
+      tool({
+        level: 'builtin',
+        interaction: { kind: 'ask_user', prepare: () => ({}), complete: () => ({ content: [] }) },
+      }),
+    );
     expect(withInteraction.interactionKind).toBe('ask_user');
   });
 
-  it('generates the input schema from zod, or sends an MCP server\'s schema verbatim', () => {
-    expect(describeTool(tool()).inputSchema).toEqual({ type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] });
-    const schema = { type: 'object', properties: { q: { type: 'string', minLength: 1 } }, $defs: {} };
-    expect(describeTool(tool({ name: 'mcp__docs__q', level: 'mcp', binding: MCP_BINDING, inputSchema: schema })).inputSchema).toEqual(schema);
+  it("generates the input schema from zod, or sends an MCP server's schema verbatim", () => {
+    expect(describeTool(tool()).inputSchema).toEqual({
+      type: 'object',
+      properties: { ref: { type: 'string' } },
+      required: ['ref'],
+    });
+    const schema = {
+      type: 'object',
+      properties: { q: { type: 'string', minLength: 1 } },
+      $defs: {},
+    };
+    expect(
+      describeTool(
+        tool({ name: 'mcp__docs__q', level: 'mcp', binding: MCP_BINDING, inputSchema: schema }),
+      ).inputSchema,
+    ).toEqual(schema);
   });
 });
 
 describe('describeTool validation', () => {
   it('an MCP tool must carry an MCP binding', () => {
-    expect(() => describeTool(tool({ name: 'mcp__x__y', level: 'mcp' }))).toThrow(ToolRegistrationError);
-    expect(() => describeTool(tool({ name: 'mcp__x__y', level: 'mcp', binding: { kind: 'local' } }))).toThrow(/MCP binding/);
+    expect(() => describeTool(tool({ name: 'mcp__x__y', level: 'mcp' }))).toThrow(
+      ToolRegistrationError,
+    );
+    expect(() =>
+      describeTool(tool({ name: 'mcp__x__y', level: 'mcp', binding: { kind: 'local' } })),
+    ).toThrow(/MCP binding/);
   });
 
   it('only MCP tools may use an MCP binding', () => {
@@ -78,7 +141,15 @@ describe('describeTool validation', () => {
     for (const ok of ['a', 'browser_click', 'mcp__docs__search', 'x-y', 'A1', 'n'.repeat(64)]) {
       expect(() => describeTool(tool({ name: ok }))).not.toThrow();
     }
-    for (const bad of ['', 'has space', 'dot.ted', 'slash/ed', 'ünïcode', 'n'.repeat(65), 'semi;colon']) {
+    for (const bad of [
+      '',
+      'has space',
+      'dot.ted',
+      'slash/ed',
+      'ünïcode',
+      'n'.repeat(65),
+      'semi;colon',
+    ]) {
       expect(() => describeTool(tool({ name: bad }))).toThrow(/invalid tool name/);
     }
   });
@@ -91,7 +162,14 @@ describe('describeTool validation', () => {
 
 describe('descriptors are deep-frozen', () => {
   it('no part of a descriptor can be changed', () => {
-    const d = describeTool(tool({ name: 'mcp__docs__q', level: 'mcp', binding: MCP_BINDING, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }));
+    const d = describeTool(
+      tool({
+        name: 'mcp__docs__q',
+        level: 'mcp',
+        binding: MCP_BINDING,
+        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+      }),
+    );
     expect(Object.isFrozen(d)).toBe(true);
     expect(Object.isFrozen(d.binding)).toBe(true);
     expect(Object.isFrozen(d.inputSchema)).toBe(true);
@@ -100,7 +178,7 @@ describe('descriptors are deep-frozen', () => {
       (d as { effects: string }).effects = 'read';
     }).toThrow(TypeError);
     expect(() => {
-      ((d.inputSchema.properties as Record<string, { type: string }>).q).type = 'number';
+      (d.inputSchema.properties as Record<string, { type: string }>).q.type = 'number';
     }).toThrow(TypeError);
     expect(d.effects).toBe('write');
   });
@@ -138,9 +216,15 @@ describe('ToolRegistry', () => {
   it('names the MCP binding in conflict summaries', () => {
     const reg = new ToolRegistry();
     reg.register(tool({ name: 'mcp__docs__q', level: 'mcp', binding: MCP_BINDING }));
-    expect(() => reg.register(tool({ name: 'mcp__docs__q', level: 'mcp', binding: { ...MCP_BINDING, endpoint: 'https://other.example/mcp' } }))).toThrow(
-      /mcp:docs@https:\/\/mcp\.example\/mcp.*mcp:docs@https:\/\/other\.example\/mcp/,
-    );
+    expect(() =>
+      reg.register(
+        tool({
+          name: 'mcp__docs__q',
+          level: 'mcp',
+          binding: { ...MCP_BINDING, endpoint: 'https://other.example/mcp' },
+        }),
+      ),
+    ).toThrow(/mcp:docs@https:\/\/mcp\.example\/mcp.*mcp:docs@https:\/\/other\.example\/mcp/);
   });
 
   it('replace: true swaps the tool', () => {
@@ -188,17 +272,30 @@ describe('catalog digests', () => {
   const entry = (descriptor: ToolDescriptor): RegisteredTool => ({ tool: tool(), descriptor });
 
   it('one SHA-256 per descriptor, sorted by name', async () => {
-    const cat = await catalogOf([entry(describeTool(tool({ name: 'zeta' }))), entry(describeTool(tool({ name: 'alpha' })))]);
+    const cat = await catalogOf([
+      entry(describeTool(tool({ name: 'zeta' }))),
+      entry(describeTool(tool({ name: 'alpha' }))),
+    ]);
     expect(cat.map((e) => e.name)).toEqual(['alpha', 'zeta']);
     for (const e of cat) expect(e.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(cat[0].digest).not.toBe(cat[1].digest);
-    expect(toolSpecs(cat)).toEqual(cat.map((e) => ({ name: e.name, description: e.descriptor.description, inputSchema: e.descriptor.inputSchema })));
+    expect(toolSpecs(cat)).toEqual(
+      cat.map((e) => ({
+        name: e.name,
+        description: e.descriptor.description,
+        inputSchema: e.descriptor.inputSchema,
+      })),
+    );
   });
 
   it('is stable across key order and across registrations of the same tool', async () => {
     const d = describeTool(tool());
-    const reversed = Object.fromEntries(Object.entries(structuredClone(d)).reverse()) as unknown as ToolDescriptor;
-    (reversed as { inputSchema: Record<string, unknown> }).inputSchema = Object.fromEntries(Object.entries(d.inputSchema).reverse());
+    const reversed = Object.fromEntries(
+      Object.entries(structuredClone(d)).reverse(),
+    ) as unknown as ToolDescriptor;
+    (reversed as { inputSchema: Record<string, unknown> }).inputSchema = Object.fromEntries(
+      Object.entries(d.inputSchema).reverse(),
+    );
     expect(JSON.stringify(reversed)).not.toBe(JSON.stringify(d));
     const [a] = await catalogOf([entry(d)]);
     const [b] = await catalogOf([entry(reversed)]);

@@ -56,10 +56,18 @@ export class FakeShop {
     this.refs.clear();
     let n = this.variant * 100;
     const lines: string[] = [];
-    const ctl = (depth: number, role: string, name: string, act: Control['act'], value?: string) => {
+    const ctl = (
+      depth: number,
+      role: string,
+      name: string,
+      act: Control['act'],
+      value?: string,
+    ) => {
       const ref = `e${++n}`;
       this.refs.set(ref, { role, name, act });
-      lines.push(`${'  '.repeat(depth)}- ${role} "${name}" [ref=${ref}]${value !== undefined ? `: ${value}` : ''}`);
+      lines.push(
+        `${'  '.repeat(depth)}- ${role} "${name}" [ref=${ref}]${value !== undefined ? `: ${value}` : ''}`,
+      );
     };
     if (!this.url.startsWith(`${SHOP}/`)) return '# Somewhere else';
     const path = new URL(this.url).pathname;
@@ -72,7 +80,9 @@ export class FakeShop {
     lines.push('- main:');
     if (path === '/' || path === '/search') {
       lines.push('  # Products');
-      for (const p of this.ordered().filter((x) => !this.query || x.name.toLowerCase().includes(this.query.toLowerCase()))) {
+      for (const p of this.ordered().filter(
+        (x) => !this.query || x.name.toLowerCase().includes(this.query.toLowerCase()),
+      )) {
         lines.push(`  ## ${p.name}`, `  $${p.price}.00`);
         ctl(1, 'link', p.name, () => void (this.url = `${SHOP}/product/${this.productId(p.name)}`));
       }
@@ -102,7 +112,12 @@ export class FakeShop {
   }
 
   tools(): AgentTool[] {
-    const target = async () => ({ origin: new URL(this.url).origin, url: this.url, tabId: 1, title: 'Shop' });
+    const target = async () => ({
+      origin: new URL(this.url).origin,
+      url: this.url,
+      tabId: 1,
+      title: 'Shop',
+    });
     const snapshot: AgentTool<{ tabId?: number }> = {
       name: 'browser_snapshot',
       label: 'Read page',
@@ -113,26 +128,53 @@ export class FakeShop {
       resolveTarget: target,
       execute: async () => {
         const body = `Title: Shop\nURL: ${this.url}\n${this.render()}`;
-        return { content: [{ type: 'text', text: `Snapshot of tab 1 (whole page).\n${UNTRUSTED_NOTE}\n${untrustedPageContent(this.url, body)}` }], details: { tabId: 1, urlAfter: this.url } };
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Snapshot of tab 1 (whole page).\n${UNTRUSTED_NOTE}\n${untrustedPageContent(this.url, body)}`,
+            },
+          ],
+          details: { tabId: 1, urlAfter: this.url },
+        };
       },
     };
-    const act = (name: string, label: string): AgentTool<{ ref: string; text?: string; submit?: boolean; tabId?: number }> => ({
+    const act = (
+      name: string,
+      label: string,
+    ): AgentTool<{ ref: string; text?: string; submit?: boolean; tabId?: number }> => ({
       name,
       label,
       description: label,
-      parameters: z.object({ ref: z.string(), text: z.string().optional(), submit: z.boolean().optional(), tabId: z.number().optional() }),
+      parameters: z.object({
+        ref: z.string(),
+        text: z.string().optional(),
+        submit: z.boolean().optional(),
+        tabId: z.number().optional(),
+      }),
       level: 'L1',
       effects: 'write',
       resolveTarget: target,
       execute: async (_id, params) => {
         const c = this.refs.get(params.ref);
-        if (!c) throw new Error(`Element ref ${params.ref} no longer exists (the page changed or navigated). Take a new browser_snapshot and use a ref from it.`);
+        if (!c)
+          throw new Error(
+            `Element ref ${params.ref} no longer exists (the page changed or navigated). Take a new browser_snapshot and use a ref from it.`,
+          );
         const what = `${label.toLowerCase()} ${c.name}${params.text !== undefined ? ` ${params.text}` : ''}`;
         await this.beforeAction(what);
         const before = this.url;
         c.act(params);
         this.actions.push(what);
-        return { content: [{ type: "text", text: `${label === "Click" ? "Clicked" : "Typed into"} ${c.role} "${c.name}".` }], details: { tabId: 1, urlBefore: before, urlAfter: this.url } };
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `${label === 'Click' ? 'Clicked' : 'Typed into'} ${c.role} "${c.name}".`,
+            },
+          ],
+          details: { tabId: 1, urlBefore: before, urlAfter: this.url },
+        };
       },
     });
     const open: AgentTool<{ url: string; active?: boolean }> = {
@@ -142,11 +184,19 @@ export class FakeShop {
       parameters: z.object({ url: z.string(), active: z.boolean().optional() }),
       level: 'L1',
       effects: 'write',
-      resolveTarget: async (p) => ({ origin: new URL(p.url).origin, url: p.url, tabId: 2, title: 'New tab' }),
+      resolveTarget: async (p) => ({
+        origin: new URL(p.url).origin,
+        url: p.url,
+        tabId: 2,
+        title: 'New tab',
+      }),
       execute: async (_id, p) => {
         this.url = p.url;
         this.actions.push(`open ${p.url}`);
-        return { content: [{ type: 'text', text: `Opened tab 2 at ${p.url}.` }], details: { tabId: 2, urlAfter: p.url } };
+        return {
+          content: [{ type: 'text', text: `Opened tab 2 at ${p.url}.` }],
+          details: { tabId: 2, urlAfter: p.url },
+        };
       },
     };
     return [snapshot, act('browser_click', 'Click'), act('browser_type', 'Type'), open];

@@ -16,7 +16,12 @@ function fakeBox(): Box {
 }
 
 function env(): PageEnv {
-  return { win: window, now: () => performance.now(), shadowRootOf: (el) => el.shadowRoot, boxOf: fakeBox };
+  return {
+    win: window,
+    now: () => performance.now(),
+    shadowRootOf: (el) => el.shadowRoot,
+    boxOf: fakeBox,
+  };
 }
 
 /** mulberry32: small, seedable, good enough for shuffles. */
@@ -40,7 +45,16 @@ function shuffle<T>(xs: T[], r: () => number): T[] {
   return a;
 }
 
-const NAMES = ['Blue mug', 'Red mug', 'Green teapot', 'Oak tray', 'Glass jar', 'Steel kettle', 'Linen towel', 'Clay bowl'];
+const NAMES = [
+  'Blue mug',
+  'Red mug',
+  'Green teapot',
+  'Oak tray',
+  'Glass jar',
+  'Steel kettle',
+  'Linen towel',
+  'Clay bowl',
+];
 
 interface Product {
   name: string;
@@ -72,7 +86,15 @@ async function load(html: string): Promise<SnapshotResult> {
   document.body.innerHTML = html;
   agent = createPageAgent(env(), `doc${++docN}`);
   // A fresh agent per page, and a few throwaway snapshots so refs differ from the recording.
-  const res = (await agent.handle({ op: 'snapshot', mode: 'full', incremental: false, maxTokens: 20_000, textLimit: 200, includeUrls: false, refPrefix: '' })) as PageResponse<SnapshotResult>;
+  const res = (await agent.handle({
+    op: 'snapshot',
+    mode: 'full',
+    incremental: false,
+    maxTokens: 20_000,
+    textLimit: 200,
+    includeUrls: false,
+    refPrefix: '',
+  })) as PageResponse<SnapshotResult>;
   if (!res.ok) throw new Error(res.error.message);
   return res.result;
 }
@@ -104,13 +126,22 @@ describe('semantic locators', () => {
     for (let k = 0; k < 10; k++) {
       const seed = seed0 + k;
       const r = rng(seed);
-      const products = shuffle(NAMES, r).slice(0, 3 + Math.floor(r() * 5)).map((name) => ({ name, price: 5 + Math.floor(r() * 40) }));
+      const products = shuffle(NAMES, r)
+        .slice(0, 3 + Math.floor(r() * 5))
+        .map((name) => ({ name, price: 5 + Math.floor(r() * 40) }));
       const target = products[Math.floor(r() * products.length)];
       const a = await load(shopHtml(products, r));
-      const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, target.name), 'https://shop.example/');
+      const locator = locatorFromSnapshot(
+        a.text,
+        refOfProductButton(a.text, target.name),
+        'https://shop.example/',
+      );
       expect(locator, `seed ${seed}`).not.toBeNull();
       // The changed shop: new ids/classes/filler, reordered products, prices moved, new refs.
-      const changed = shuffle(products, r).map((p) => ({ ...p, price: p.price + (r() < 0.5 ? 1 : 0) }));
+      const changed = shuffle(products, r).map((p) => ({
+        ...p,
+        price: p.price + (r() < 0.5 ? 1 : 0),
+      }));
       const b = await load(shopHtml(changed, r));
       const res = resolveInSnapshot(locator!, b.text, 'https://shop.example/');
       expect(res.kind, `seed ${seed}: ${JSON.stringify(res)}\n${b.text}`).toBe('match');
@@ -120,9 +151,25 @@ describe('semantic locators', () => {
   });
 
   it('a product that is gone is a divergence (none), never another product', async () => {
-    const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }, { name: 'Red mug', price: 7 }], rng(1)));
+    const a = await load(
+      shopHtml(
+        [
+          { name: 'Blue mug', price: 9 },
+          { name: 'Red mug', price: 7 },
+        ],
+        rng(1),
+      ),
+    );
     const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
-    const b = await load(shopHtml([{ name: 'Red mug', price: 7 }, { name: 'Oak tray', price: 12 }], rng(2)));
+    const b = await load(
+      shopHtml(
+        [
+          { name: 'Red mug', price: 7 },
+          { name: 'Oak tray', price: 12 },
+        ],
+        rng(2),
+      ),
+    );
     const res = resolveInSnapshot(locator, b.text);
     expect(res).toMatchObject({ kind: 'diverged', reason: 'none' });
   });
@@ -130,29 +177,61 @@ describe('semantic locators', () => {
   it('two elements with the same context are ambiguous', async () => {
     const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(3)));
     const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
-    const b = await load(shopHtml([{ name: 'Blue mug', price: 9 }, { name: 'Blue mug', price: 9 }], rng(4)));
-    expect(resolveInSnapshot(locator, b.text)).toMatchObject({ kind: 'diverged', reason: 'ambiguous', candidates: 2 });
+    const b = await load(
+      shopHtml(
+        [
+          { name: 'Blue mug', price: 9 },
+          { name: 'Blue mug', price: 9 },
+        ],
+        rng(4),
+      ),
+    );
+    expect(resolveInSnapshot(locator, b.text)).toMatchObject({
+      kind: 'diverged',
+      reason: 'ambiguous',
+      candidates: 2,
+    });
   });
 
   it('a page on another path differs', async () => {
     const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(5)));
-    const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'), 'https://shop.example/product/42')!;
+    const locator = locatorFromSnapshot(
+      a.text,
+      refOfProductButton(a.text, 'Blue mug'),
+      'https://shop.example/product/42',
+    )!;
     expect(locator.urlPattern).toBe('https://shop.example/product/*');
-    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/product/77').kind).toBe('match');
-    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/cart')).toMatchObject({ kind: 'diverged', reason: 'page_differs' });
-    expect(resolveInSnapshot(locator, a.text, 'https://evil.example/product/42')).toMatchObject({ kind: 'diverged', reason: 'page_differs' });
+    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/product/77').kind).toBe(
+      'match',
+    );
+    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/cart')).toMatchObject({
+      kind: 'diverged',
+      reason: 'page_differs',
+    });
+    expect(resolveInSnapshot(locator, a.text, 'https://evil.example/product/42')).toMatchObject({
+      kind: 'diverged',
+      reason: 'page_differs',
+    });
   });
 
   it('keeps role, name, landmarks, heading path, input type and frame', async () => {
     const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(6)));
-    const search = /- searchbox "Search products" \[ref=(e\d+)\]|- textbox "Search products" \[ref=(e\d+)\]/.exec(a.text);
+    const search =
+      /- searchbox "Search products" \[ref=(e\d+)\]|- textbox "Search products" \[ref=(e\d+)\]/.exec(
+        a.text,
+      );
     const ref = search?.[1] ?? search?.[2];
     expect(ref, a.text).toBeDefined();
     const l = locatorFromSnapshot(a.text, ref!)!;
     expect(l).toMatchObject({ name: 'Search products', frameId: 0 });
     expect(l.landmarks).toEqual(['banner']);
     const add = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
-    expect(add).toMatchObject({ role: 'button', name: 'Add to cart', landmarks: ['main'], headings: ['Products', 'Blue mug'] });
+    expect(add).toMatchObject({
+      role: 'button',
+      name: 'Add to cart',
+      landmarks: ['main'],
+      headings: ['Products', 'Blue mug'],
+    });
     expect(add.nearText[0]).toMatch(/Quantity|\$9/);
   });
 });

@@ -15,26 +15,58 @@ type Complete = Extract<AgentEvent, { type: 'turn.complete' }>;
 function demoScript(s: FakeShop): ScriptEntry[] {
   return [
     { text: 'Reading the page.', toolCalls: [{ name: 'browser_snapshot', args: {} }] },
-    () => ({ toolCalls: [{ name: 'browser_type', args: { ref: s.refOf('searchbox', 'Search products'), text: 'blue mug', submit: true } }] }),
+    () => ({
+      toolCalls: [
+        {
+          name: 'browser_type',
+          args: { ref: s.refOf('searchbox', 'Search products'), text: 'blue mug', submit: true },
+        },
+      ],
+    }),
     { toolCalls: [{ name: 'browser_snapshot', args: {} }] },
     () => ({ toolCalls: [{ name: 'browser_click', args: { ref: s.refOf('link', 'Blue mug') } }] }),
     { toolCalls: [{ name: 'browser_snapshot', args: {} }] },
-    () => ({ toolCalls: [{ name: 'browser_type', args: { ref: s.refOf('spinbutton', 'Quantity'), text: '3' } }] }),
-    () => ({ toolCalls: [{ name: 'browser_click', args: { ref: s.refOf('button', 'Add to cart') } }] }),
+    () => ({
+      toolCalls: [
+        { name: 'browser_type', args: { ref: s.refOf('spinbutton', 'Quantity'), text: '3' } },
+      ],
+    }),
+    () => ({
+      toolCalls: [{ name: 'browser_click', args: { ref: s.refOf('button', 'Add to cart') } }],
+    }),
     { toolCalls: [{ name: 'browser_snapshot', args: {} }] },
     { text: 'Done: 3 Blue mugs are in the cart.' },
   ];
 }
 
 /** Record the demo task and save it; the shop is reset for the replay. */
-async function recorded(opts: { allow?: boolean; extraScript?: ScriptEntry[]; settings?: Parameters<typeof makeRig>[0] extends infer O ? O extends { settings?: infer S } ? S : never : never } = {}) {
+async function recorded(
+  opts: {
+    allow?: boolean;
+    extraScript?: ScriptEntry[];
+    settings?: Parameters<typeof makeRig>[0] extends infer O
+      ? O extends { settings?: infer S }
+        ? S
+        : never
+      : never;
+  } = {},
+) {
   const shop = new FakeShop();
-  const rig = await makeRig({ script: [...demoScript(shop), ...(opts.extraScript ?? [])], tools: shop.tools() });
-  if (opts.allow !== false) await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'allow' });
+  const rig = await makeRig({
+    script: [...demoScript(shop), ...(opts.extraScript ?? [])],
+    tools: shop.tools(),
+  });
+  if (opts.allow !== false)
+    await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'allow' });
   const { threadId, turnId, runId } = await rig.submit('Buy 3 of the blue mug');
   expect((await rig.client.turnComplete(runId)).stopReason).toBe('end');
   expect(shop.cart.get('Blue mug')).toBe(3);
-  const { workflowId } = await rig.client.ack<{ workflowId: string }>({ type: 'workflow.save', threadId, turnId, name: 'Reorder mugs' });
+  const { workflowId } = await rig.client.ack<{ workflowId: string }>({
+    type: 'workflow.save',
+    threadId,
+    turnId,
+    name: 'Reorder mugs',
+  });
   shop.reset();
   return { shop, rig, workflowId, threadId, requests: () => rig.provider.requests.length };
 }
@@ -50,29 +82,56 @@ async function until(cond: () => boolean): Promise<void> {
   if (!cond()) throw new Error('condition not reached');
 }
 
-async function runWorkflow(rig: Rig, op: Record<string, unknown>): Promise<{ complete: Complete; threadId: string; runId: string }> {
-  const r = await rig.client.ack<{ threadId: string; runId: string }>({ type: 'workflow.run', ...op });
+async function runWorkflow(
+  rig: Rig,
+  op: Record<string, unknown>,
+): Promise<{ complete: Complete; threadId: string; runId: string }> {
+  const r = await rig.client.ack<{ threadId: string; runId: string }>({
+    type: 'workflow.run',
+    ...op,
+  });
   return { complete: await rig.client.turnComplete(r.runId), ...r };
 }
 
 describe('workflow.save', () => {
   it('keeps the acting steps and the task values as inputs, and lists the workflow', async () => {
     const { rig, workflowId } = await recorded();
-    const meta = (await listed(rig, (ws) => ws.some((w) => w.workflowId === workflowId))).find((w) => w.workflowId === workflowId)!;
-    expect(meta).toMatchObject({ name: 'Reorder mugs', steps: 4, schedule: null, inputs: [{ name: 'search_products', default: 'blue mug' }, { name: 'quantity', default: '3' }] });
+    const meta = (await listed(rig, (ws) => ws.some((w) => w.workflowId === workflowId))).find(
+      (w) => w.workflowId === workflowId,
+    )!;
+    expect(meta).toMatchObject({
+      name: 'Reorder mugs',
+      steps: 4,
+      schedule: null,
+      inputs: [
+        { name: 'search_products', default: 'blue mug' },
+        { name: 'quantity', default: '3' },
+      ],
+    });
     // A new UI hears about it in `initialized`.
     const init = await rig.client.send({ type: 'initialize', subscribe: ['*'] });
     expect(init.type).toBe('command.ack');
-    expect(rig.client.of('initialized').at(-1)!.workflows?.map((w) => w.workflowId)).toEqual([workflowId]);
+    expect(
+      rig.client
+        .of('initialized')
+        .at(-1)!
+        .workflows?.map((w) => w.workflowId),
+    ).toEqual([workflowId]);
   });
 
   it('refuses a turn that did not act, a turn still running, and unknown turns', async () => {
     const rig = await makeRig({ script: [{ text: 'hello' }] });
     const { threadId, turnId, runId } = await rig.submit('hi');
     await rig.client.turnComplete(runId);
-    expect(await rig.client.send({ type: 'workflow.save', threadId, turnId, name: 'x' })).toMatchObject({ type: 'command.reject', code: 'not_replayable' });
-    expect(await rig.client.send({ type: 'workflow.save', threadId, turnId: 'nope', name: 'x' })).toMatchObject({ type: 'command.reject', code: 'not_found' });
-    expect(await rig.client.send({ type: 'workflow.save', threadId: 'nope', turnId, name: 'x' })).toMatchObject({ type: 'command.reject', code: 'not_found' });
+    expect(
+      await rig.client.send({ type: 'workflow.save', threadId, turnId, name: 'x' }),
+    ).toMatchObject({ type: 'command.reject', code: 'not_replayable' });
+    expect(
+      await rig.client.send({ type: 'workflow.save', threadId, turnId: 'nope', name: 'x' }),
+    ).toMatchObject({ type: 'command.reject', code: 'not_found' });
+    expect(
+      await rig.client.send({ type: 'workflow.save', threadId: 'nope', turnId, name: 'x' }),
+    ).toMatchObject({ type: 'command.reject', code: 'not_found' });
   });
 });
 
@@ -81,11 +140,19 @@ describe('workflow.run', () => {
     const { shop, rig, workflowId, requests } = await recorded();
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId });
-    expect(complete).toMatchObject({ stopReason: 'end', workflow: { steps: 4, replayed: 4, modelRequests: 0 } });
+    expect(complete).toMatchObject({
+      stopReason: 'end',
+      workflow: { steps: 4, replayed: 4, modelRequests: 0 },
+    });
     expect(complete.workflow?.diverged).toBeUndefined();
     expect(requests()).toBe(before);
     expect(shop.cart.get('Blue mug')).toBe(3);
-    expect(shop.actions).toEqual(['type Search products blue mug', 'click Blue mug', 'type Quantity 3', 'click Add to cart']);
+    expect(shop.actions).toEqual([
+      'type Search products blue mug',
+      'click Blue mug',
+      'type Quantity 3',
+      'click Add to cart',
+    ]);
   });
 
   it('replays after the markup changed (new refs, ids in URLs, product order) with 0 model requests', async () => {
@@ -93,7 +160,10 @@ describe('workflow.run', () => {
     shop.variant = 1;
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId });
-    expect(complete).toMatchObject({ stopReason: 'end', workflow: { steps: 4, replayed: 4, modelRequests: 0 } });
+    expect(complete).toMatchObject({
+      stopReason: 'end',
+      workflow: { steps: 4, replayed: 4, modelRequests: 0 },
+    });
     expect(requests()).toBe(before);
     expect(shop.cart.get('Blue mug')).toBe(3);
   });
@@ -103,13 +173,25 @@ describe('workflow.run', () => {
     shop.url = 'https://elsewhere.example/news';
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId });
-    expect(complete).toMatchObject({ stopReason: 'end', workflow: { steps: 4, replayed: 4, modelRequests: 0 } });
+    expect(complete).toMatchObject({
+      stopReason: 'end',
+      workflow: { steps: 4, replayed: 4, modelRequests: 0 },
+    });
     expect(requests()).toBe(before);
     expect(shop.actions[0]).toBe(`open ${SHOP}/`);
     expect(shop.cart.get('Blue mug')).toBe(3);
     // Every later call names the tab the start page opened in.
-    const calls = rig.client.of('item.complete').map((e) => e.item).filter((i) => i.kind === 'tool_call' && i.state === 'result' && i.name !== 'browser_tab_open');
-    expect(calls.slice(-3).every((c) => c.kind === 'tool_call' && (c.params as { tabId?: number }).tabId === 2)).toBe(true);
+    const calls = rig.client
+      .of('item.complete')
+      .map((e) => e.item)
+      .filter(
+        (i) => i.kind === 'tool_call' && i.state === 'result' && i.name !== 'browser_tab_open',
+      );
+    expect(
+      calls
+        .slice(-3)
+        .every((c) => c.kind === 'tool_call' && (c.params as { tabId?: number }).tabId === 2),
+    ).toBe(true);
   });
 
   it('uses the inputs given for the run', async () => {
@@ -117,8 +199,13 @@ describe('workflow.run', () => {
     const { complete } = await runWorkflow(rig, { workflowId, inputs: { quantity: '2' } });
     expect(complete.workflow).toMatchObject({ replayed: 4, modelRequests: 0 });
     expect(shop.cart.get('Blue mug')).toBe(2);
-    expect(await rig.client.send({ type: 'workflow.run', workflowId, inputs: { nope: '1' } })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
-    expect(await rig.client.send({ type: 'workflow.run', workflowId: 'missing' })).toMatchObject({ type: 'command.reject', code: 'not_found' });
+    expect(
+      await rig.client.send({ type: 'workflow.run', workflowId, inputs: { nope: '1' } }),
+    ).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    expect(await rig.client.send({ type: 'workflow.run', workflowId: 'missing' })).toMatchObject({
+      type: 'command.reject',
+      code: 'not_found',
+    });
   });
 
   it('a product that is gone stops with the step and the reason when no model is configured', async () => {
@@ -127,18 +214,27 @@ describe('workflow.run', () => {
     shop.products = shop.products.filter((p) => p.name !== 'Blue mug');
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId });
-    expect(complete).toMatchObject({ stopReason: 'error', error: { code: 'workflow_diverged' }, workflow: { replayed: 1, modelRequests: 0, diverged: { step: 2 } } });
+    expect(complete).toMatchObject({
+      stopReason: 'error',
+      error: { code: 'workflow_diverged' },
+      workflow: { replayed: 1, modelRequests: 0, diverged: { step: 2 } },
+    });
     expect(complete.workflow!.diverged!.reason).toContain('No link "Blue mug"');
     expect(requests()).toBe(before);
     expect(shop.cart.size).toBe(0);
   });
 
   it('a divergence hands the rest to the model with the workflow as its plan', async () => {
-    const { shop, rig, workflowId, requests } = await recorded({ extraScript: [{ text: 'The blue mug is no longer sold; I stopped.' }] });
+    const { shop, rig, workflowId, requests } = await recorded({
+      extraScript: [{ text: 'The blue mug is no longer sold; I stopped.' }],
+    });
     shop.products = shop.products.filter((p) => p.name !== 'Blue mug');
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId });
-    expect(complete).toMatchObject({ stopReason: 'end', workflow: { replayed: 1, modelRequests: 1, diverged: { step: 2 } } });
+    expect(complete).toMatchObject({
+      stopReason: 'end',
+      workflow: { replayed: 1, modelRequests: 1, diverged: { step: 2 } },
+    });
     expect(requests()).toBe(before + 1);
     const prompt = JSON.stringify(rig.provider.requests.at(-1)!.messages);
     expect(prompt).toContain('could not continue on its own');
@@ -150,7 +246,10 @@ describe('workflow.run', () => {
     shop.products = [];
     const before = requests();
     const { complete } = await runWorkflow(rig, { workflowId, onDivergence: 'stop' });
-    expect(complete).toMatchObject({ stopReason: 'error', workflow: { modelRequests: 0, diverged: { step: 2 } } });
+    expect(complete).toMatchObject({
+      stopReason: 'error',
+      workflow: { modelRequests: 0, diverged: { step: 2 } },
+    });
     expect(requests()).toBe(before);
   });
 
@@ -160,14 +259,25 @@ describe('workflow.run', () => {
     const r = await rig.client.ack<{ runId: string }>({ type: 'workflow.run', workflowId });
     const seen = new Set<string>();
     for (;;) {
-      const ev = await rig.client.waitFor((e) => (e.type === 'approval.request' && !seen.has(e.approvalId)) || (e.type === 'turn.complete' && e.runId === r.runId));
+      const ev = await rig.client.waitFor(
+        (e) =>
+          (e.type === 'approval.request' && !seen.has(e.approvalId)) ||
+          (e.type === 'turn.complete' && e.runId === r.runId),
+      );
       if (ev.type === 'turn.complete') {
-        expect(ev).toMatchObject({ stopReason: 'end', workflow: { replayed: 4, modelRequests: 0 } });
+        expect(ev).toMatchObject({
+          stopReason: 'end',
+          workflow: { replayed: 4, modelRequests: 0 },
+        });
         break;
       }
       if (ev.type !== 'approval.request') throw new Error('unexpected');
       seen.add(ev.approvalId);
-      await rig.client.ack({ type: 'approval.response', approvalId: ev.approvalId, decision: 'allow_once' });
+      await rig.client.ack({
+        type: 'approval.response',
+        approvalId: ev.approvalId,
+        decision: 'allow_once',
+      });
     }
     expect(seen.size).toBe(4);
     expect(shop.cart.get('Blue mug')).toBe(3);
@@ -176,7 +286,10 @@ describe('workflow.run', () => {
   it('an interrupted replay resumes where it stopped (the call it waited on never ran)', async () => {
     const { shop, rig, workflowId, requests } = await recorded();
     await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'ask' });
-    const r = await rig.client.ack<{ threadId: string; runId: string }>({ type: 'workflow.run', workflowId });
+    const r = await rig.client.ack<{ threadId: string; runId: string }>({
+      type: 'workflow.run',
+      workflowId,
+    });
     await rig.client.waitFor((e) => e.type === 'approval.request', 10_000, false);
     await rig.client.ack({ type: 'turn.interrupt', threadId: r.threadId });
     expect((await rig.client.turnComplete(r.runId)).stopReason).toBe('interrupted');
@@ -184,7 +297,9 @@ describe('workflow.run', () => {
     await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'allow' });
     const before = requests();
     await rig.client.ack({ type: 'run.resume', runId: r.runId });
-    const done = (await rig.client.waitFor((e) => e.type === 'turn.complete' && e.runId === r.runId && e.stopReason !== 'interrupted')) as Complete;
+    const done = (await rig.client.waitFor(
+      (e) => e.type === 'turn.complete' && e.runId === r.runId && e.stopReason !== 'interrupted',
+    )) as Complete;
     expect(done).toMatchObject({ stopReason: 'end', workflow: { replayed: 4, modelRequests: 0 } });
     expect(requests()).toBe(before);
     expect(shop.cart.get('Blue mug')).toBe(3);
@@ -201,14 +316,23 @@ describe('workflow.run', () => {
       clicking = true;
       return gate;
     };
-    const r = await rig.client.ack<{ threadId: string; runId: string }>({ type: 'workflow.run', workflowId });
+    const r = await rig.client.ack<{ threadId: string; runId: string }>({
+      type: 'workflow.run',
+      workflowId,
+    });
     await until(() => clicking);
     await rig.client.ack({ type: 'turn.interrupt', threadId: r.threadId });
     release();
     expect((await rig.client.turnComplete(r.runId)).stopReason).toBe('interrupted');
     await rig.client.ack({ type: 'run.resume', runId: r.runId });
-    const done = (await rig.client.waitFor((e) => e.type === 'turn.complete' && e.runId === r.runId && e.stopReason !== 'interrupted')) as Complete;
-    expect(done).toMatchObject({ stopReason: 'error', error: { code: 'workflow_diverged' }, workflow: { replayed: 3, diverged: { step: 4 } } });
+    const done = (await rig.client.waitFor(
+      (e) => e.type === 'turn.complete' && e.runId === r.runId && e.stopReason !== 'interrupted',
+    )) as Complete;
+    expect(done).toMatchObject({
+      stopReason: 'error',
+      error: { code: 'workflow_diverged' },
+      workflow: { replayed: 3, diverged: { step: 4 } },
+    });
     expect(done.workflow!.diverged!.reason).toContain('Step 4 failed');
   });
 
@@ -217,15 +341,30 @@ describe('workflow.run', () => {
     const before = requests();
     let commits = 0;
     // The worker dies before the 4th replay commit (after the first steps ran).
-    const b0 = await rig.reopen({ faults: { at: (name) => (name === 'tx:replay_step:before' && ++commits === 4 ? new Promise<void>(() => undefined) : undefined) } });
+    const b0 = await rig.reopen({
+      faults: {
+        at: (name) =>
+          name === 'tx:replay_step:before' && ++commits === 4
+            ? new Promise<void>(() => undefined)
+            : undefined,
+      },
+    });
     const r = await b0.client.ack<{ runId: string }>({ type: 'workflow.run', workflowId });
     await until(() => commits >= 4);
     expect(shop.actions.length).toBeGreaterThan(0);
     expect(shop.actions.length).toBeLessThan(4);
     const b1 = await b0.reopen({ faults: { at: () => undefined } });
     const complete = await b1.client.turnComplete(r.runId);
-    expect(complete).toMatchObject({ stopReason: 'end', workflow: { steps: 4, replayed: 4, modelRequests: 0 } });
-    expect(shop.actions).toEqual(['type Search products blue mug', 'click Blue mug', 'type Quantity 3', 'click Add to cart']);
+    expect(complete).toMatchObject({
+      stopReason: 'end',
+      workflow: { steps: 4, replayed: 4, modelRequests: 0 },
+    });
+    expect(shop.actions).toEqual([
+      'type Search products blue mug',
+      'click Blue mug',
+      'type Quantity 3',
+      'click Add to cart',
+    ]);
     expect(requests()).toBe(before);
   });
 });
@@ -233,15 +372,55 @@ describe('workflow.run', () => {
 describe('workflow.update / delete', () => {
   it('renames, changes input defaults and schedules; refuses bad schedules and unknown inputs', async () => {
     const { rig, workflowId } = await recorded();
-    await rig.client.ack({ type: 'workflow.update', workflowId, patch: { name: 'Mugs', inputs: [{ name: 'quantity', default: '5' }], schedule: { everyMinutes: 60 } } });
+    await rig.client.ack({
+      type: 'workflow.update',
+      workflowId,
+      patch: {
+        name: 'Mugs',
+        inputs: [{ name: 'quantity', default: '5' }],
+        schedule: { everyMinutes: 60 },
+      },
+    });
     const meta = (await listed(rig, (ws) => ws[0]?.name === 'Mugs'))[0];
-    expect(meta).toMatchObject({ name: 'Mugs', schedule: { everyMinutes: 60 }, inputs: [{ name: 'search_products', default: 'blue mug' }, { name: 'quantity', default: '5' }] });
-    expect(await rig.client.send({ type: 'workflow.update', workflowId, patch: { schedule: { everyMinutes: 5 } } })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
-    expect(await rig.client.send({ type: 'workflow.update', workflowId, patch: { schedule: { dailyAt: '25:00' } } })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
-    expect(await rig.client.send({ type: 'workflow.update', workflowId, patch: { inputs: [{ name: 'zz' }] } })).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
-    await rig.client.ack({ type: 'workflow.update', workflowId, patch: { schedule: { dailyAt: '07:30' } } });
+    expect(meta).toMatchObject({
+      name: 'Mugs',
+      schedule: { everyMinutes: 60 },
+      inputs: [
+        { name: 'search_products', default: 'blue mug' },
+        { name: 'quantity', default: '5' },
+      ],
+    });
+    expect(
+      await rig.client.send({
+        type: 'workflow.update',
+        workflowId,
+        patch: { schedule: { everyMinutes: 5 } },
+      }),
+    ).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    expect(
+      await rig.client.send({
+        type: 'workflow.update',
+        workflowId,
+        patch: { schedule: { dailyAt: '25:00' } },
+      }),
+    ).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    expect(
+      await rig.client.send({
+        type: 'workflow.update',
+        workflowId,
+        patch: { inputs: [{ name: 'zz' }] },
+      }),
+    ).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
+    await rig.client.ack({
+      type: 'workflow.update',
+      workflowId,
+      patch: { schedule: { dailyAt: '07:30' } },
+    });
     await rig.client.ack({ type: 'workflow.delete', workflowId });
     await listed(rig, (ws) => ws.length === 0);
-    expect(await rig.client.send({ type: 'workflow.delete', workflowId })).toMatchObject({ type: 'command.reject', code: 'not_found' });
+    expect(await rig.client.send({ type: 'workflow.delete', workflowId })).toMatchObject({
+      type: 'command.reject',
+      code: 'not_found',
+    });
   });
 });

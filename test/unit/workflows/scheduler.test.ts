@@ -7,17 +7,30 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/protocol';
 import { WorkflowScheduler, type AlarmsLike } from '../../../src/background/workflow-scheduler';
-import { alarmMatches, alarmName, alarmPlan, nextFireAt, workflowOfAlarm } from '../../../src/workflows/schedule';
+import {
+  alarmMatches,
+  alarmName,
+  alarmPlan,
+  nextFireAt,
+  workflowOfAlarm,
+} from '../../../src/workflows/schedule';
 import { makeRig } from '../engine/harness';
 import { FakeShop, SHOP } from './fake-shop';
 
 class FakeAlarms implements AlarmsLike {
-  readonly alarms = new Map<string, { name: string; scheduledTime: number; periodInMinutes?: number }>();
+  readonly alarms = new Map<
+    string,
+    { name: string; scheduledTime: number; periodInMinutes?: number }
+  >();
   async getAll() {
     return [...this.alarms.values()];
   }
   create(name: string, info: { when: number; periodInMinutes: number }) {
-    this.alarms.set(name, { name, scheduledTime: info.when, periodInMinutes: info.periodInMinutes });
+    this.alarms.set(name, {
+      name,
+      scheduledTime: info.when,
+      periodInMinutes: info.periodInMinutes,
+    });
   }
   async clear(name: string) {
     return this.alarms.delete(name);
@@ -39,13 +52,26 @@ async function setup() {
   await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'allow' });
   const { threadId, turnId, runId } = await rig.submit('Open the cart');
   await rig.client.turnComplete(runId);
-  const { workflowId } = await rig.client.ack<{ workflowId: string }>({ type: 'workflow.save', threadId, turnId, name: 'Check cart' });
+  const { workflowId } = await rig.client.ack<{ workflowId: string }>({
+    type: 'workflow.save',
+    threadId,
+    turnId,
+    name: 'Check cart',
+  });
   shop.reset();
   const alarms = new FakeAlarms();
   const notes: { id: string; message: string }[] = [];
   const events: AgentEvent[] = [];
-  const engine = { connect: (conn: Parameters<typeof rig.engine.connect>[0]) => rig.engine.connect({ ...conn, deliver: (ev) => (events.push(ev), conn.deliver(ev)) }) };
-  const scheduler = new WorkflowScheduler({ engine, alarms, notifier: { notify: (id, _t, message) => notes.push({ id, message }) }, now: () => Date.now() });
+  const engine = {
+    connect: (conn: Parameters<typeof rig.engine.connect>[0]) =>
+      rig.engine.connect({ ...conn, deliver: (ev) => (events.push(ev), conn.deliver(ev)) }),
+  };
+  const scheduler = new WorkflowScheduler({
+    engine,
+    alarms,
+    notifier: { notify: (id, _t, message) => notes.push({ id, message }) },
+    now: () => Date.now(),
+  });
   scheduler.start();
   return { shop, rig, workflowId, alarms, notes, scheduler, events };
 }
@@ -63,22 +89,46 @@ describe('schedules (pure)', () => {
     expect(nextFireAt({ everyMinutes: 15 }, now)).toBe(now + 15 * 60_000);
     expect(new Date(nextFireAt({ dailyAt: '09:30' }, now)).getDate()).toBe(2);
     expect(new Date(nextFireAt({ dailyAt: '10:30' }, now)).getHours()).toBe(10);
-    expect(alarmPlan({ dailyAt: '10:30' }, now)).toEqual({ when: now + 30 * 60_000, periodInMinutes: 1440 });
-    expect(alarmMatches({ everyMinutes: 15 }, { scheduledTime: now + 5 * 60_000, periodInMinutes: 15 }, now)).toBe(true);
-    expect(alarmMatches({ everyMinutes: 30 }, { scheduledTime: now + 5 * 60_000, periodInMinutes: 15 }, now)).toBe(false);
+    expect(alarmPlan({ dailyAt: '10:30' }, now)).toEqual({
+      when: now + 30 * 60_000,
+      periodInMinutes: 1440,
+    });
+    expect(
+      alarmMatches(
+        { everyMinutes: 15 },
+        { scheduledTime: now + 5 * 60_000, periodInMinutes: 15 },
+        now,
+      ),
+    ).toBe(true);
+    expect(
+      alarmMatches(
+        { everyMinutes: 30 },
+        { scheduledTime: now + 5 * 60_000, periodInMinutes: 15 },
+        now,
+      ),
+    ).toBe(false);
   });
 });
 
 describe('WorkflowScheduler', () => {
   it('keeps one alarm per scheduled workflow, restores a lost one at start, clears removed ones', async () => {
     const { rig, workflowId, alarms, scheduler } = await setup();
-    await rig.client.ack({ type: 'workflow.update', workflowId, patch: { schedule: { everyMinutes: 15 } } });
+    await rig.client.ack({
+      type: 'workflow.update',
+      workflowId,
+      patch: { schedule: { everyMinutes: 15 } },
+    });
     await until(() => alarms.alarms.has(alarmName(workflowId)));
     expect(alarms.alarms.get(alarmName(workflowId))!.periodInMinutes).toBe(15);
     // A browser restart that dropped the alarm: a new worker's scheduler puts it back.
     alarms.alarms.clear();
     alarms.create(alarmName('wf_gone'), { when: 1, periodInMinutes: 15 });
-    const again = new WorkflowScheduler({ engine: rig.engine, alarms, notifier: { notify: () => undefined }, now: () => Date.now() });
+    const again = new WorkflowScheduler({
+      engine: rig.engine,
+      alarms,
+      notifier: { notify: () => undefined },
+      now: () => Date.now(),
+    });
     again.start();
     await until(() => alarms.alarms.has(alarmName(workflowId)));
     await again.settled();
@@ -95,7 +145,10 @@ describe('WorkflowScheduler', () => {
     scheduler.onAlarm(fire);
     scheduler.onAlarm(fire);
     await until(() => notes.some((n) => n.message.includes('finished')));
-    const completes = events.filter((e): e is Extract<AgentEvent, { type: 'turn.complete' }> => e.type === 'turn.complete' && e.workflow !== undefined);
+    const completes = events.filter(
+      (e): e is Extract<AgentEvent, { type: 'turn.complete' }> =>
+        e.type === 'turn.complete' && e.workflow !== undefined,
+    );
     expect(completes).toHaveLength(1);
     expect(completes[0].workflow).toMatchObject({ replayed: 1, modelRequests: 0 });
     expect(rig.provider.requests.length).toBe(requests);
@@ -106,7 +159,9 @@ describe('WorkflowScheduler', () => {
     shop.reset();
     scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 2_000 });
     await until(() => notes.filter((n) => n.message.includes('finished')).length === 2);
-    const second = events.filter((e) => e.type === 'turn.complete' && 'workflow' in e && e.workflow).at(-1) as Extract<AgentEvent, { type: 'turn.complete' }>;
+    const second = events
+      .filter((e) => e.type === 'turn.complete' && 'workflow' in e && e.workflow)
+      .at(-1) as Extract<AgentEvent, { type: 'turn.complete' }>;
     expect(second.threadId).toBe(rec?.threadId);
   });
 
@@ -114,13 +169,21 @@ describe('WorkflowScheduler', () => {
     const { rig, workflowId, notes, scheduler, shop } = await setup();
     await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'ask' });
     scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 3_000 });
-    const req = (await rig.client.waitFor((e) => e.type === 'approval.request', 10_000, false)) as Extract<AgentEvent, { type: 'approval.request' }>;
+    const req = (await rig.client.waitFor(
+      (e) => e.type === 'approval.request',
+      10_000,
+      false,
+    )) as Extract<AgentEvent, { type: 'approval.request' }>;
     await until(() => notes.some((n) => n.message.includes('waiting for your approval')));
     await new Promise((r) => setTimeout(r, 100));
     expect(shop.actions).toEqual([]);
     expect((await rig.store.runs.get(req.runId))?.state).toBe('waiting_approval');
     expect(rig.client.of('approval.resolved')).toHaveLength(0);
-    await rig.client.ack({ type: 'approval.response', approvalId: req.approvalId, decision: 'allow_once' });
+    await rig.client.ack({
+      type: 'approval.response',
+      approvalId: req.approvalId,
+      decision: 'allow_once',
+    });
     await until(() => notes.some((n) => n.message.includes('finished')));
     expect(shop.actions).toEqual(['click Cart']);
   });

@@ -12,7 +12,10 @@ const Params = z.object({
   button: z.enum(['left', 'right', 'middle']).default('left'),
   doubleClick: z.boolean().default(false),
   modifiers: ModifiersParam,
-  force: z.boolean().default(false).describe('Click even if another element (an overlay) covers it.'),
+  force: z
+    .boolean()
+    .default(false)
+    .describe('Click even if another element (an overlay) covers it.'),
   tabId: TabIdParam,
 });
 type Params = z.infer<typeof Params>;
@@ -28,7 +31,8 @@ export function clickTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
     level: 'L1',
     effects: 'write',
     recovery: 'never-retry',
-    resolveTarget: async (params, ctx) => elementTarget(deps, await refContext(deps, params, ctx), { activates: true }),
+    resolveTarget: async (params, ctx) =>
+      elementTarget(deps, await refContext(deps, params, ctx), { activates: true }),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const r = await refContext(deps, params, ctx);
       return runPageAction(
@@ -37,7 +41,11 @@ export function clickTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
           ...r,
           localRef: r.local,
           guardDialogs: true,
-          verb: params.doubleClick ? 'Double-clicked' : params.button === 'left' ? 'Clicked' : `${params.button === 'right' ? 'Right' : 'Middle'}-clicked`,
+          verb: params.doubleClick
+            ? 'Double-clicked'
+            : params.button === 'left'
+              ? 'Clicked'
+              : `${params.button === 'right' ? 'Right' : 'Middle'}-clicked`,
           perform: () =>
             deps.client.call<ActionAck>(
               r.tabId,

@@ -9,7 +9,11 @@ import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
   action: z.enum(['accept', 'dismiss']).describe('accept = OK / Leave; dismiss = Cancel / Stay.'),
-  promptText: z.string().max(10_000).optional().describe('Answer typed into a prompt() dialog before accepting.'),
+  promptText: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe('Answer typed into a prompt() dialog before accepting.'),
   tabId: TabIdParam,
 });
 type Params = z.infer<typeof Params>;
@@ -34,7 +38,8 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       const tab = await getTabOrThrow(deps.host, tabId);
       await deps.debuggers.acquire(tabId, ctx.runId);
       // The dialog event may still be on its way from the input that opened it.
-      for (let i = 0; i < 10 && !deps.debuggers.dialogOf(tabId); i++) await deps.host.sleep(50, signal);
+      for (let i = 0; i < 10 && !deps.debuggers.dialogOf(tabId); i++)
+        await deps.host.sleep(50, signal);
       const dialog = deps.debuggers.dialogOf(tabId);
       try {
         await deps.debuggers.send(tabId, 'Page.handleJavaScriptDialog', {
@@ -53,8 +58,17 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       deps.debuggers.clearDialog(tabId);
       const kind = dialog ? `${dialog.type} dialog` : 'dialog';
       const answered = `${params.action === 'accept' ? 'Accepted' : 'Dismissed'} the ${kind} in tab ${tabId}${params.promptText !== undefined ? ' with the given answer' : ''}.`;
-      const text = dialog?.message ? `${answered}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(dialog.url || tab.url, `message: ${clipPageString(dialog.message)}`)}` : answered;
-      return { content: [{ type: 'text', text }], details: { tabId, urlAfter: tab.url, info: dialog ? { type: dialog.type, message: dialog.message } : {} } };
+      const text = dialog?.message
+        ? `${answered}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(dialog.url || tab.url, `message: ${clipPageString(dialog.message)}`)}`
+        : answered;
+      return {
+        content: [{ type: 'text', text }],
+        details: {
+          tabId,
+          urlAfter: tab.url,
+          info: dialog ? { type: dialog.type, message: dialog.message } : {},
+        },
+      };
     },
   };
 }

@@ -8,12 +8,22 @@ import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
-  query: z.string().min(1).max(500).describe('Words to look for (all must match, case-insensitive).'),
+  query: z
+    .string()
+    .min(1)
+    .max(500)
+    .describe('Words to look for (all must match, case-insensitive).'),
   kind: z
     .enum(['any', 'element', 'text'])
     .default('any')
-    .describe('element: controls by accessible name, placeholder or value; text: visible text; any: both.'),
-  role: z.string().max(40).optional().describe('Only elements with this role (button, link, textbox, checkbox…).'),
+    .describe(
+      'element: controls by accessible name, placeholder or value; text: visible text; any: both.',
+    ),
+  role: z
+    .string()
+    .max(40)
+    .optional()
+    .describe('Only elements with this role (button, link, textbox, checkbox…).'),
   limit: z.number().int().min(1).max(100).default(20),
   tabId: TabIdParam,
   frameId: FrameIdParam,
@@ -37,13 +47,26 @@ export function findTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     level: 'L0',
     effects: 'read',
     recovery: 'retry-safe',
-    resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
+    resolveTarget: (params, ctx) =>
+      pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const frameId = params.frameId ?? 0;
       const tab = await readablePage(deps.host, tabId);
       const ask = (kind: 'element' | 'text', limit: number) =>
-        deps.client.call<FindReply>(tabId, frameId, { op: 'find', query: params.query, kind, role: params.role, limit, refPrefix: refPrefix(frameId) }, { signal });
+        deps.client.call<FindReply>(
+          tabId,
+          frameId,
+          {
+            op: 'find',
+            query: params.query,
+            kind,
+            role: params.role,
+            limit,
+            refPrefix: refPrefix(frameId),
+          },
+          { signal },
+        );
       const lines: string[] = [];
       let total = 0;
       let docId = '';
@@ -62,13 +85,23 @@ export function findTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
       if (docId) await deps.client.rememberDoc(tabId, frameId, docId);
       if (!lines.length) {
         return {
-          content: [{ type: 'text', text: `Nothing visible matches "${params.query}" in tab ${tabId}. Try other words, scroll, or take a browser_snapshot.` }],
+          content: [
+            {
+              type: 'text',
+              text: `Nothing visible matches "${params.query}" in tab ${tabId}. Try other words, scroll, or take a browser_snapshot.`,
+            },
+          ],
           details: { tabId, urlAfter: tab.url, info: { total: 0 } },
         };
       }
       const shown = total > lines.length ? ` (showing ${lines.length} of ${total})` : '';
       return {
-        content: [{ type: 'text', text: `Matches for "${params.query}" in tab ${tabId}${shown}:\n${UNTRUSTED_NOTE}\n${untrustedPageContent(tab.url, lines.join('\n'))}` }],
+        content: [
+          {
+            type: 'text',
+            text: `Matches for "${params.query}" in tab ${tabId}${shown}:\n${UNTRUSTED_NOTE}\n${untrustedPageContent(tab.url, lines.join('\n'))}`,
+          },
+        ],
         details: { tabId, urlAfter: tab.url, info: { total } },
       };
     },

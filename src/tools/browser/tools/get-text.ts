@@ -10,8 +10,19 @@ import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 const Params = z.object({
   tabId: TabIdParam,
   frameId: FrameIdParam,
-  maxChars: z.number().int().min(500).max(100_000).default(12_000).describe('Characters to return.'),
-  offset: z.number().int().min(0).default(0).describe('Start here (from a previous call’s next offset).'),
+  maxChars: z
+    .number()
+    .int()
+    .min(500)
+    .max(100_000)
+    .default(12_000)
+    .describe('Characters to return.'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Start here (from a previous call’s next offset).'),
 });
 type Params = z.infer<typeof Params>;
 
@@ -36,10 +47,11 @@ export function getTextTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     level: 'L0',
     effects: 'read',
     recovery: 'retry-safe',
-    resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
+    resolveTarget: (params, ctx) =>
+      pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
-      const tab = await readablePage(deps.host, tabId);
+      await readablePage(deps.host, tabId);
       const r = await deps.client.call<ReadableReply>(
         tabId,
         params.frameId ?? 0,
@@ -47,11 +59,22 @@ export function getTextTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         { signal, timeoutMs: 15_000 },
       );
       const range = `characters ${r.offset}–${r.offset + r.text.length} of ${r.totalChars}`;
-      const more = r.nextOffset !== undefined ? ` More text: call again with offset ${r.nextOffset}.` : '';
+      const more =
+        r.nextOffset !== undefined ? ` More text: call again with offset ${r.nextOffset}.` : '';
       const body = `Title: ${clipPageString(r.title)}${r.byline ? `\nBy: ${clipPageString(r.byline)}` : ''}\n\n${r.text}`;
       return {
-        content: [{ type: 'text', text: `Main text of tab ${tabId} (${range}).${more}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(r.url, body)}` }],
-        details: { tabId, urlAfter: r.url, title: r.title, info: { totalChars: r.totalChars, offset: r.offset } },
+        content: [
+          {
+            type: 'text',
+            text: `Main text of tab ${tabId} (${range}).${more}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(r.url, body)}`,
+          },
+        ],
+        details: {
+          tabId,
+          urlAfter: r.url,
+          title: r.title,
+          info: { totalChars: r.totalChars, offset: r.offset },
+        },
       };
     },
   };

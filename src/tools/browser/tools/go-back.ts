@@ -32,10 +32,12 @@ export function goBackTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       const committed = waitForUrlChange(deps.host, tabId, before.url, 3000, signal);
       // history.back() in the page goes to the previous entry even when the browser's Back would
       // skip it (Chrome skips entries created without a user gesture: every synthetic click).
-      const viaPage = await deps.client.call(tabId, 0, { op: 'history_back' }, { signal, timeoutMs: 3000 }).then(
-        () => true,
-        () => false,
-      );
+      const viaPage = await deps.client
+        .call(tabId, 0, { op: 'history_back' }, { signal, timeoutMs: 3000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (!viaPage) {
         try {
           await deps.host.goBack(tabId);
@@ -46,9 +48,24 @@ export function goBackTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       const changed = await committed;
       const loaded = await waitForTabLoad(deps.host, tabId, LOAD_TIMEOUT_MS, signal);
       if (changed.timedOut && loaded.tab?.url === before.url) {
-        return { content: [{ type: 'text', text: `Went back in tab ${tabId}, but the URL did not change (${before.url}). The page may handle history itself; take a browser_snapshot.` }], details: { tabId, urlBefore: before.url, urlAfter: before.url } };
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Went back in tab ${tabId}, but the URL did not change (${before.url}). The page may handle history itself; take a browser_snapshot.`,
+            },
+          ],
+          details: { tabId, urlBefore: before.url, urlAfter: before.url },
+        };
       }
-      return loadedResult(tabId, before.url, loaded.tab?.url ?? '', loaded.tab?.title ?? '', loaded.timedOut, 'Went back to');
+      return loadedResult(
+        tabId,
+        before.url,
+        loaded.tab?.url ?? '',
+        loaded.tab?.title ?? '',
+        loaded.timedOut,
+        'Went back to',
+      );
     },
   };
 }

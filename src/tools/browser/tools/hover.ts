@@ -35,7 +35,13 @@ export function hoverTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
           localRef: r.local,
           guardDialogs: true,
           verb: 'Hovered over',
-          perform: () => deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'hover', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef }),
+          perform: () =>
+            deps.client.call<ActionAck>(
+              r.tabId,
+              r.frameId,
+              { op: 'hover', ref: r.local, docId: r.docId },
+              { signal, modelRef: r.modelRef },
+            ),
         },
         signal,
       );

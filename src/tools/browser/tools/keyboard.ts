@@ -13,7 +13,11 @@ import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../targe
 
 const Params = z.object({
   text: z.string().max(20_000).optional().describe('Text to type with real key presses.'),
-  keys: z.array(z.string().min(1).max(60)).max(50).optional().describe('Keys or shortcuts to press, in order: ["Control+a", "Backspace"], ["Enter"].'),
+  keys: z
+    .array(z.string().min(1).max(60))
+    .max(50)
+    .optional()
+    .describe('Keys or shortcuts to press, in order: ["Control+a", "Backspace"], ["Enter"].'),
   keysFirst: z.boolean().default(false).describe('Press keys before typing text (default: after).'),
   ref: RefParam.optional().describe('Focus this element first. Default: the focused element.'),
   tabId: TabIdParam,
@@ -34,7 +38,9 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     async resolveTarget(params, ctx) {
       // Enter (any spelling, "\r" in text) submits a form, follows a link, presses a button, and
       // Space presses one: judged on the element the keys start on; Tab then Enter always asks.
-      const plan = planKeys(keySequence((params.keys ?? []).map(parseKeyCombo), params.text, params.keysFirst));
+      const plan = planKeys(
+        keySequence((params.keys ?? []).map(parseKeyCombo), params.text, params.keysFirst),
+      );
       const checks = plan.kind === 'element' ? plan.checks : {};
       const tabId = tabIdFor(params, ctx);
       const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
@@ -47,12 +53,16 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
       return target;
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
-      if (!params.text && !params.keys?.length) throw new Error('Give text to type or keys to press.');
+      if (!params.text && !params.keys?.length)
+        throw new Error('Give text to type or keys to press.');
       const combos = (params.keys ?? []).map(parseKeyCombo);
       const tabId = tabIdFor(params, ctx);
       await assertPageAllowed(deps.host, await getTabOrThrow(deps.host, tabId));
       const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
-      const what = [params.text ? `typed ${params.text.length} characters` : '', params.keys?.length ? `pressed ${params.keys.join(', ')}` : '']
+      const what = [
+        params.text ? `typed ${params.text.length} characters` : '',
+        params.keys?.length ? `pressed ${params.keys.join(', ')}` : '',
+      ]
         .filter(Boolean)
         .join(' and ');
       return runPageAction(
@@ -68,7 +78,12 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           perform: async (): Promise<PerformedAction> => {
             const performed: PerformedAction = {};
             if (r) {
-              const ack = await deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'focus', ref: r.local, docId: r.docId }, { signal, modelRef: r.modelRef });
+              const ack = await deps.client.call<ActionAck>(
+                r.tabId,
+                r.frameId,
+                { op: 'focus', ref: r.local, docId: r.docId },
+                { signal, modelRef: r.modelRef },
+              );
               performed.element = ack.element;
               await deps.host.sleep(30, signal);
             }
@@ -81,7 +96,13 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
               if (params.text) await typeText(deps.debuggers, tabId, params.text);
               if (!params.keysFirst) await keys();
             };
-            await settleInput(input(), () => deps.debuggers.dialogOf(tabId) !== undefined, deps.host.sleep, Math.max(3000, (params.text?.length ?? 0) * 20), signal);
+            await settleInput(
+              input(),
+              () => deps.debuggers.dialogOf(tabId) !== undefined,
+              deps.host.sleep,
+              Math.max(3000, (params.text?.length ?? 0) * 20),
+              signal,
+            );
             return performed;
           },
         },

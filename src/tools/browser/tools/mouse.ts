@@ -20,7 +20,9 @@ const Params = z.object({
   dropAt: z
     .enum(['center', 'top', 'bottom'])
     .default('center')
-    .describe('drag with toRef: release at its centre, or near its top / bottom edge (sortable lists insert before / after it).'),
+    .describe(
+      'drag with toRef: release at its centre, or near its top / bottom edge (sortable lists insert before / after it).',
+    ),
   toX: Coord.optional(),
   toY: Coord.optional(),
   modifiers: ModifiersParam,
@@ -55,12 +57,23 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
       const tabId = tabIdFor(params, ctx);
       await assertPageAllowed(deps.host, await getTabOrThrow(deps.host, tabId));
       const r = params.ref ? await refContext(deps, { ref: params.ref, tabId }, ctx) : undefined;
-      if (!r && (params.x === undefined || params.y === undefined)) throw new Error('Give a ref, or both x and y.');
-      if (params.action === 'drag' && !params.toRef && (params.toX === undefined || params.toY === undefined)) {
+      if (!r && (params.x === undefined || params.y === undefined))
+        throw new Error('Give a ref, or both x and y.');
+      if (
+        params.action === 'drag' &&
+        !params.toRef &&
+        (params.toX === undefined || params.toY === undefined)
+      ) {
         throw new Error('drag needs toRef, or both toX and toY.');
       }
       const mods = params.modifiers ?? [];
-      const verb = { click: 'Clicked (trusted)', double_click: 'Double-clicked (trusted)', right_click: 'Right-clicked (trusted)', move: 'Moved the mouse to', drag: 'Dragged' }[params.action];
+      const verb = {
+        click: 'Clicked (trusted)',
+        double_click: 'Double-clicked (trusted)',
+        right_click: 'Right-clicked (trusted)',
+        move: 'Moved the mouse to',
+        drag: 'Dragged',
+      }[params.action];
       return runPageAction(
         deps,
         {
@@ -85,18 +98,40 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
               else if (params.action === 'drag') {
                 let to: Point = { x: params.toX ?? 0, y: params.toY ?? 0 };
                 if (params.toRef) {
-                  const target = await locateRef(deps, await refContext(deps, { ref: params.toRef, tabId }, ctx), signal);
+                  const target = await locateRef(
+                    deps,
+                    await refContext(deps, { ref: params.toRef, tabId }, ctx),
+                    signal,
+                  );
                   const { box } = target;
-                  const y = params.dropAt === 'top' ? box.y + box.height * 0.2 : params.dropAt === 'bottom' ? box.y + box.height * 0.8 : target.y;
+                  const y =
+                    params.dropAt === 'top'
+                      ? box.y + box.height * 0.2
+                      : params.dropAt === 'bottom'
+                        ? box.y + box.height * 0.8
+                        : target.y;
                   to = { x: target.x, y };
                 }
                 await mouseDrag(deps.debuggers, tabId, point, to, mods);
               } else {
                 const button = params.action === 'right_click' ? 'right' : 'left';
-                await mouseClick(deps.debuggers, tabId, point, button, params.action === 'double_click' ? 2 : 1, mods);
+                await mouseClick(
+                  deps.debuggers,
+                  tabId,
+                  point,
+                  button,
+                  params.action === 'double_click' ? 2 : 1,
+                  mods,
+                );
               }
             };
-            await settleInput(input(), () => deps.debuggers.dialogOf(tabId) !== undefined, deps.host.sleep, 3000, signal);
+            await settleInput(
+              input(),
+              () => deps.debuggers.dialogOf(tabId) !== undefined,
+              deps.host.sleep,
+              3000,
+              signal,
+            );
             return performed;
           },
         },

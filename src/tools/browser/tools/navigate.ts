@@ -26,10 +26,18 @@ export function normalizeUrl(url: string): string {
 }
 
 /** Target of a navigation: the destination decides, and data-carrying cross-site URLs always ask. */
-export async function navigationTarget(deps: BrowserToolDeps, tabId: number | undefined, url: string, fromUrl: string | undefined): Promise<ToolTarget> {
+export async function navigationTarget(
+  deps: BrowserToolDeps,
+  tabId: number | undefined,
+  url: string,
+  fromUrl: string | undefined,
+): Promise<ToolTarget> {
   const target: ToolTarget = { url, origin: originOf(url) };
   if (tabId !== undefined) target.tabId = tabId;
-  const why = navigationRestriction(url, { fileSchemeAccess: await deps.host.fileSchemeAccess(), extensionOrigin: deps.host.extensionOrigin });
+  const why = navigationRestriction(url, {
+    fileSchemeAccess: await deps.host.fileSchemeAccess(),
+    extensionOrigin: deps.host.extensionOrigin,
+  });
   if (why) target.forbidden = why;
   const risk = exfiltrationRisk(fromUrl, url);
   if (risk) target.alwaysAsk = risk;
@@ -41,7 +49,8 @@ export function navigateTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
   return {
     name: 'browser_navigate',
     label: 'Open URL',
-    description: 'Load a URL in the tab and wait until it has loaded (up to 10 s). Refs from earlier snapshots become invalid: take a new browser_snapshot afterwards.',
+    description:
+      'Load a URL in the tab and wait until it has loaded (up to 10 s). Refs from earlier snapshots become invalid: take a new browser_snapshot afterwards.',
     parameters: Params,
     level: 'L1',
     effects: 'write',
@@ -54,14 +63,24 @@ export function navigateTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const url = normalizeUrl(params.url);
-      const why = navigationRestriction(url, { fileSchemeAccess: await deps.host.fileSchemeAccess(), extensionOrigin: deps.host.extensionOrigin });
+      const why = navigationRestriction(url, {
+        fileSchemeAccess: await deps.host.fileSchemeAccess(),
+        extensionOrigin: deps.host.extensionOrigin,
+      });
       if (why) throw new Error(`Cannot open ${url}: ${why}.`);
       const before = await getTabOrThrow(deps.host, tabId);
       const committed = waitForUrlChange(deps.host, tabId, before.url, 2000, signal);
       await deps.host.navigate(tabId, url);
       await committed;
       const loaded = await waitForTabLoad(deps.host, tabId, LOAD_TIMEOUT_MS, signal);
-      return loadedResult(tabId, before.url, loaded.tab?.url ?? url, loaded.tab?.title ?? '', loaded.timedOut, 'Opened');
+      return loadedResult(
+        tabId,
+        before.url,
+        loaded.tab?.url ?? url,
+        loaded.tab?.title ?? '',
+        loaded.timedOut,
+        'Opened',
+      );
     },
   };
 }
@@ -74,7 +93,9 @@ export function loadedResult(
   timedOut: boolean,
   verb: string,
 ): { content: [{ type: 'text'; text: string }]; details: BrowserToolDetails } {
-  const state = timedOut ? 'It is still loading; the snapshot may be incomplete.' : 'It has loaded.';
+  const state = timedOut
+    ? 'It is still loading; the snapshot may be incomplete.'
+    : 'It has loaded.';
   const text = `${verb} ${clipPageString(urlAfter)} in tab ${tabId}. ${state} Take a browser_snapshot to see it.\n${untrustedPageContent(urlAfter, `title: ${clipPageString(title)}`)}`;
   return { content: [{ type: 'text', text }], details: { tabId, urlBefore, urlAfter, title } };
 }

@@ -11,7 +11,13 @@ import { RefParam, TabIdParam } from '../params';
 import { pageTarget, tabIdFor } from '../target';
 
 const Params = z.object({
-  key: z.string().min(1).max(60).describe('A key or combination: Enter, Escape, Tab, ArrowDown, PageDown, Backspace, a, Control+a, Shift+Tab.'),
+  key: z
+    .string()
+    .min(1)
+    .max(60)
+    .describe(
+      'A key or combination: Enter, Escape, Tab, ArrowDown, PageDown, Backspace, a, Control+a, Shift+Tab.',
+    ),
   ref: RefParam.optional().describe('Focus this element first. Default: the focused element.'),
   tabId: TabIdParam,
 });
@@ -35,7 +41,9 @@ export function pressKeyTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
       if (!params.ref) {
         // Enter or Space on whatever has focus: judged on that element (a payment field, a link).
         const tabId = tabIdFor(params, ctx);
-        return plan.kind === 'element' ? unnamedElementTarget(deps, tabId, { focused: true }, checks) : pageTarget(deps.host, tabId);
+        return plan.kind === 'element'
+          ? unnamedElementTarget(deps, tabId, { focused: true }, checks)
+          : pageTarget(deps.host, tabId);
       }
       const r = await refContext(deps, { ref: params.ref, tabId: params.tabId }, ctx);
       return elementTarget(deps, r, checks);
@@ -56,7 +64,18 @@ export function pressKeyTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           verb: `Pressed ${params.key}${r ? ' on' : ''}`,
           guardDialogs: true,
           perform: () =>
-            deps.client.call<ActionAck>(tabId, frameId, { op: 'press_key', key: combo.key, modifiers: combo.modifiers, ref: r?.local, docId: r?.docId }, { signal, modelRef: r?.modelRef }),
+            deps.client.call<ActionAck>(
+              tabId,
+              frameId,
+              {
+                op: 'press_key',
+                key: combo.key,
+                modifiers: combo.modifiers,
+                ref: r?.local,
+                docId: r?.docId,
+              },
+              { signal, modelRef: r?.modelRef },
+            ),
         },
         signal,
       );

@@ -9,10 +9,25 @@ import { pageTarget, readablePage, tabIdFor } from '../target';
 import { untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
-  direction: z.enum(['down', 'up', 'left', 'right', 'top', 'bottom']).optional().describe('Scroll the page (or the ref’s scroll area) this way.'),
-  amount: z.number().positive().max(20).default(1).describe('How far, in screens (0.5 = half a screen).'),
-  ref: RefParam.optional().describe('Without direction: scroll this element into view. With direction: scroll inside it.'),
-  text: z.string().min(1).max(500).optional().describe('Scroll to the first visible occurrence of this text.'),
+  direction: z
+    .enum(['down', 'up', 'left', 'right', 'top', 'bottom'])
+    .optional()
+    .describe('Scroll the page (or the ref’s scroll area) this way.'),
+  amount: z
+    .number()
+    .positive()
+    .max(20)
+    .default(1)
+    .describe('How far, in screens (0.5 = half a screen).'),
+  ref: RefParam.optional().describe(
+    'Without direction: scroll this element into view. With direction: scroll inside it.',
+  ),
+  text: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('Scroll to the first visible occurrence of this text.'),
   tabId: TabIdParam,
   frameId: FrameIdParam,
 });
@@ -29,7 +44,12 @@ export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     level: 'L1',
     effects: 'read',
     recovery: 'retry-safe',
-    resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.ref ? parseRef(params.ref).frameId : (params.frameId ?? 0)),
+    resolveTarget: (params, ctx) =>
+      pageTarget(
+        deps.host,
+        tabIdFor(params, ctx),
+        params.ref ? parseRef(params.ref).frameId : (params.frameId ?? 0),
+      ),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const tab = await readablePage(deps.host, tabId);
@@ -55,7 +75,10 @@ export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       const edge = r.atBottom && r.maxY > 0 ? ' (at the bottom)' : r.atTop ? ' (at the top)' : '';
       const base = `Scrolled tab ${tabId}: now at ${r.y} of ${r.maxY} px${edge}. Use browser_snapshot with mode viewport to see what is on screen.`;
       const text = params.text ? `${base}\n${untrustedPageContent(tab.url, r.note)}` : base;
-      return { content: [{ type: 'text', text }], details: { tabId, frameId, urlAfter: tab.url, info: { y: r.y, maxY: r.maxY } } };
+      return {
+        content: [{ type: 'text', text }],
+        details: { tabId, frameId, urlAfter: tab.url, info: { y: r.y, maxY: r.maxY } },
+      };
     },
   };
 }

@@ -9,7 +9,11 @@ import { RefParam, TabIdParam } from '../params';
 
 const Params = z.object({
   ref: RefParam,
-  values: z.array(z.string().max(1000)).min(1).max(100).describe('Option labels or values to select (several only for multi-selects).'),
+  values: z
+    .array(z.string().max(1000))
+    .min(1)
+    .max(100)
+    .describe('Option labels or values to select (several only for multi-selects).'),
   tabId: TabIdParam,
 });
 type Params = z.infer<typeof Params>;
@@ -25,7 +29,8 @@ export function selectTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     level: 'L1',
     effects: 'write',
     recovery: 'inspect-first',
-    resolveTarget: async (params, ctx) => elementTarget(deps, await refContext(deps, params, ctx), {}),
+    resolveTarget: async (params, ctx) =>
+      elementTarget(deps, await refContext(deps, params, ctx), {}),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const r = await refContext(deps, params, ctx);
       return runPageAction(
@@ -36,7 +41,12 @@ export function selectTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
           guardDialogs: true,
           verb: 'Selected in',
           perform: () =>
-            deps.client.call<ActionAck>(r.tabId, r.frameId, { op: 'select', ref: r.local, docId: r.docId, values: params.values }, { signal, modelRef: r.modelRef }),
+            deps.client.call<ActionAck>(
+              r.tabId,
+              r.frameId,
+              { op: 'select', ref: r.local, docId: r.docId, values: params.values },
+              { signal, modelRef: r.modelRef },
+            ),
         },
         signal,
       );

@@ -21,15 +21,33 @@ const Params = z.object({
   incremental: z
     .boolean()
     .default(false)
-    .describe('Return only what changed since your previous snapshot of this page (lines prefixed + / -).'),
-  maxTokens: z.number().int().min(500).max(40_000).default(8000).describe('Token budget of the snapshot.'),
+    .describe(
+      'Return only what changed since your previous snapshot of this page (lines prefixed + / -).',
+    ),
+  maxTokens: z
+    .number()
+    .int()
+    .min(500)
+    .max(40_000)
+    .default(8000)
+    .describe('Token budget of the snapshot.'),
   includeUrls: z.boolean().default(false).describe('Append link targets (costs tokens).'),
-  page: z.number().int().min(1).max(10_000).optional().describe('A page larger than the budget is read in pages: 2, 3… continue where the previous one ended.'),
+  page: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe(
+      'A page larger than the budget is read in pages: 2, 3… continue where the previous one ended.',
+    ),
   afterRef: z
     .string()
     .regex(/^(f\d{1,9})?e\d{1,9}$/)
     .optional()
-    .describe('Continue the outline just after the line with this ref (e.g. the last ref of the previous page).'),
+    .describe(
+      'Continue the outline just after the line with this ref (e.g. the last ref of the previous page).',
+    ),
 });
 type Params = z.infer<typeof Params>;
 
@@ -45,13 +63,15 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     level: 'L0',
     effects: 'read',
     recovery: 'retry-safe',
-    resolveTarget: (params, ctx) => pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
+    resolveTarget: (params, ctx) =>
+      pageTarget(deps.host, tabIdFor(params, ctx), params.frameId ?? 0),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
       const frameId = params.frameId ?? 0;
       const tab = await readablePage(deps.host, tabId);
       // Title and URL are shown beside the outline: their (clipped) size comes out of the budget.
-      const reserve = estimateTokens(clipPageString(tab.title)) + estimateTokens(clipPageString(tab.url)) + 20;
+      const reserve =
+        estimateTokens(clipPageString(tab.title)) + estimateTokens(clipPageString(tab.url)) + 20;
       const snap = await deps.client.call<SnapshotResult>(
         tabId,
         frameId,
@@ -76,19 +96,46 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
         s.maxY > 0
           ? ` Scrolled to ${s.y} of ${s.maxY} px${params.mode === 'viewport' && s.y < s.maxY ? ' (more below: browser_scroll)' : ''}.`
           : '';
-      const kind = snap.kind === 'diff' ? 'changes since your previous snapshot' : snap.kind === 'unchanged' ? 'unchanged' : params.mode === 'viewport' ? 'viewport' : 'whole page';
-      const paged = snap.kind === 'full' && snap.pages !== undefined && (snap.pages > 1 || (snap.page ?? 1) > 1 || params.afterRef !== undefined);
-      const pageNote = paged ? `; page ${snap.page} of ${snap.pages}${snap.truncated && snap.page === snap.pages ? '+' : ''}` : '';
+      const kind =
+        snap.kind === 'diff'
+          ? 'changes since your previous snapshot'
+          : snap.kind === 'unchanged'
+            ? 'unchanged'
+            : params.mode === 'viewport'
+              ? 'viewport'
+              : 'whole page';
+      const paged =
+        snap.kind === 'full' &&
+        snap.pages !== undefined &&
+        (snap.pages > 1 || (snap.page ?? 1) > 1 || params.afterRef !== undefined);
+      const pageNote = paged
+        ? `; page ${snap.page} of ${snap.pages}${snap.truncated && snap.page === snap.pages ? '+' : ''}`
+        : '';
       const header = `Snapshot of tab ${tabId}${frameId ? ` frame ${frameId}` : ''} (${kind}${pageNote}; ${snap.refs} refs).${where}`;
       const body = `Title: ${clipPageString(snap.title)}\nURL: ${clipPageString(snap.url)}\n${outline}`;
       return {
-        content: [{ type: 'text', text: `${header}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(snap.url, body)}` }],
+        content: [
+          {
+            type: 'text',
+            text: `${header}\n${UNTRUSTED_NOTE}\n${untrustedPageContent(snap.url, body)}`,
+          },
+        ],
         details: {
           tabId,
           frameId,
           urlAfter: snap.url,
           title: snap.title,
-          snapshot: { lines: snap.lines, refs: snap.refs, estTokens: snap.estTokens + estimateTokens(clipPageString(snap.title)) + estimateTokens(clipPageString(snap.url)), ms: snap.ms, kind: snap.kind, truncated: snap.truncated },
+          snapshot: {
+            lines: snap.lines,
+            refs: snap.refs,
+            estTokens:
+              snap.estTokens +
+              estimateTokens(clipPageString(snap.title)) +
+              estimateTokens(clipPageString(snap.url)),
+            ms: snap.ms,
+            kind: snap.kind,
+            truncated: snap.truncated,
+          },
         },
       };
     },

@@ -21,8 +21,14 @@ export function tabCloseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     async execute(_id, params, _signal, _onUpdate, ctx) {
       const tab = await getTabOrThrow(deps.host, params.tabId);
       await deps.host.closeTab(params.tabId);
-      const own = params.tabId === ctx.tabId ? " That was this conversation's tab: pass a tabId to keep browsing." : '';
-      return { content: [{ type: 'text', text: `Closed tab ${params.tabId} (${tab.url}).${own}` }], details: { tabId: params.tabId, urlBefore: tab.url } };
+      const own =
+        params.tabId === ctx.tabId
+          ? " That was this conversation's tab: pass a tabId to keep browsing."
+          : '';
+      return {
+        content: [{ type: 'text', text: `Closed tab ${params.tabId} (${tab.url}).${own}` }],
+        details: { tabId: params.tabId, urlBefore: tab.url },
+      };
     },
   };
 }

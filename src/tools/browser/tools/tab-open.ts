@@ -10,7 +10,10 @@ import { untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
   url: z.string().min(1).max(8000).describe('Absolute URL to open (https://…).'),
-  active: z.boolean().default(false).describe('Show the new tab to the user (default: open in the background).'),
+  active: z
+    .boolean()
+    .default(false)
+    .describe('Show the new tab to the user (default: open in the background).'),
 });
 type Params = z.infer<typeof Params>;
 
@@ -19,28 +22,46 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
   return {
     name: 'browser_tab_open',
     label: 'Open tab',
-    description: 'Open a URL in a new tab and wait for it to load. Returns the new tabId: pass it to other browser tools to work in that tab (the conversation keeps its own tab).',
+    description:
+      'Open a URL in a new tab and wait for it to load. Returns the new tabId: pass it to other browser tools to work in that tab (the conversation keeps its own tab).',
     parameters: Params,
     level: 'L1',
     effects: 'write',
     recovery: 'inspect-first',
     async resolveTarget(params, ctx) {
-      const from = ctx.tabId !== undefined ? await deps.host.getTab(ctx.tabId).catch(() => undefined) : undefined;
+      const from =
+        ctx.tabId !== undefined
+          ? await deps.host.getTab(ctx.tabId).catch(() => undefined)
+          : undefined;
       const target = await navigationTarget(deps, undefined, normalizeUrl(params.url), from?.url);
       return target;
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       const url = normalizeUrl(params.url);
-      const why = navigationRestriction(url, { fileSchemeAccess: await deps.host.fileSchemeAccess(), extensionOrigin: deps.host.extensionOrigin });
+      const why = navigationRestriction(url, {
+        fileSchemeAccess: await deps.host.fileSchemeAccess(),
+        extensionOrigin: deps.host.extensionOrigin,
+      });
       if (why) throw new Error(`Cannot open ${url}: ${why}.`);
-      const opener = ctx.tabId !== undefined ? await deps.host.getTab(ctx.tabId).catch(() => undefined) : undefined;
-      const tab = await deps.host.createTab({ url, active: params.active, openerTabId: opener?.tabId, windowId: opener?.windowId });
+      const opener =
+        ctx.tabId !== undefined
+          ? await deps.host.getTab(ctx.tabId).catch(() => undefined)
+          : undefined;
+      const tab = await deps.host.createTab({
+        url,
+        active: params.active,
+        openerTabId: opener?.tabId,
+        windowId: opener?.windowId,
+      });
       const loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
       const now = loaded.tab ?? tab;
       const text =
         `Opened tab ${tab.tabId} at ${clipPageString(now.url || url)}${loaded.timedOut ? ' (still loading)' : ''}${params.active ? '' : ' in the background'}. ` +
         `Pass tabId ${tab.tabId} to browser tools to work in it.\n${untrustedPageContent(now.url || url, `title: ${clipPageString(now.title)}`)}`;
-      return { content: [{ type: 'text', text }], details: { tabId: tab.tabId, urlAfter: now.url, title: now.title } };
+      return {
+        content: [{ type: 'text', text }],
+        details: { tabId: tab.tabId, urlAfter: now.url, title: now.title },
+      };
     },
   };
 }

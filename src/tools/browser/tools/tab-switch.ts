@@ -13,7 +13,8 @@ export function tabSwitchTool(deps: BrowserToolDeps): AgentTool<Params, BrowserT
   return {
     name: 'browser_tab_switch',
     label: 'Switch tab',
-    description: 'Make a tab the visible tab of its window (see browser_tabs). Other tools can already work in background tabs with tabId; switch when the user should see it or for browser_screenshot.',
+    description:
+      'Make a tab the visible tab of its window (see browser_tabs). Other tools can already work in background tabs with tabId; switch when the user should see it or for browser_screenshot.',
     parameters: Params,
     level: 'L1',
     effects: 'write',
@@ -22,7 +23,15 @@ export function tabSwitchTool(deps: BrowserToolDeps): AgentTool<Params, BrowserT
     async execute(_id, params) {
       const tab = await getTabOrThrow(deps.host, params.tabId);
       await deps.host.activateTab(params.tabId);
-      return { content: [{ type: 'text', text: `Tab ${params.tabId} (${clipPageString(tab.url)}) is now visible.` }], details: { tabId: params.tabId, urlAfter: tab.url, title: tab.title } };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Tab ${params.tabId} (${clipPageString(tab.url)}) is now visible.`,
+          },
+        ],
+        details: { tabId: params.tabId, urlAfter: tab.url, title: tab.title },
+      };
     },
   };
 }

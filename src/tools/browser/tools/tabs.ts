@@ -27,7 +27,11 @@ export function tabsTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     async execute(_id, _params, _signal, _onUpdate, ctx) {
       const tabs = await deps.host.listTabs();
       const lines = tabs.map((t) => {
-        const marks = [t.tabId === ctx.tabId ? 'this conversation' : '', t.active ? 'active' : '', t.status === 'loading' ? 'loading' : '']
+        const marks = [
+          t.tabId === ctx.tabId ? 'this conversation' : '',
+          t.active ? 'active' : '',
+          t.status === 'loading' ? 'loading' : '',
+        ]
           .filter(Boolean)
           .join(', ');
         return `- tab ${t.tabId}${marks ? ` (${marks})` : ''}: "${clipPageString(t.title).replace(/"/g, "'")}" ${clipPageString(t.url)}`;
@@ -35,7 +39,16 @@ export function tabsTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
       const text = `${tabs.length} open tab${tabs.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}\n${untrustedPageContent('browser tabs', lines.join('\n'))}`;
       return {
         content: [{ type: 'text', text }],
-        details: { info: { tabs: tabs.map((t) => ({ tabId: t.tabId, title: t.title, url: t.url, active: t.active })) } },
+        details: {
+          info: {
+            tabs: tabs.map((t) => ({
+              tabId: t.tabId,
+              title: t.title,
+              url: t.url,
+              active: t.active,
+            })),
+          },
+        },
       };
     },
   };

@@ -10,8 +10,14 @@ import { RefParam, TabIdParam } from '../params';
 
 const Params = z.object({
   ref: RefParam,
-  text: z.string().max(100_000).describe('Text to type. Dates as 2024-05-31, times as 14:30, colours as #ff8800.'),
-  clear: z.boolean().default(true).describe('Replace the current content (default) instead of appending.'),
+  text: z
+    .string()
+    .max(100_000)
+    .describe('Text to type. Dates as 2024-05-31, times as 14:30, colours as #ff8800.'),
+  clear: z
+    .boolean()
+    .default(true)
+    .describe('Replace the current content (default) instead of appending.'),
   submit: z.boolean().default(false).describe('Press Enter afterwards (submits a search or form).'),
   tabId: TabIdParam,
 });
@@ -30,7 +36,9 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     recovery: 'inspect-first',
     // A "\n" or "\r" in the text is typed as an Enter key press: judged as submitting, like submit.
     resolveTarget: async (params, ctx) =>
-      elementTarget(deps, await refContext(deps, params, ctx), { submits: params.submit || keysOfText(params.text).includes('Enter') }),
+      elementTarget(deps, await refContext(deps, params, ctx), {
+        submits: params.submit || keysOfText(params.text).includes('Enter'),
+      }),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const r = await refContext(deps, params, ctx);
       return runPageAction(
@@ -44,7 +52,14 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
             deps.client.call<ActionAck>(
               r.tabId,
               r.frameId,
-              { op: 'type', ref: r.local, docId: r.docId, text: params.text, clear: params.clear, submit: params.submit },
+              {
+                op: 'type',
+                ref: r.local,
+                docId: r.docId,
+                text: params.text,
+                clear: params.clear,
+                submit: params.submit,
+              },
               { signal, modelRef: r.modelRef },
             ),
         },

@@ -1,5 +1,8 @@
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 
 /**
  * What Keel keeps per server to stay signed in: the registered client, the tokens, the PKCE
@@ -82,8 +85,13 @@ export function accountOf(idToken: string | undefined): string | undefined {
   const payload = idToken?.split('.')[1];
   if (!payload) return undefined;
   try {
-    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
-    const name = [claims.email, claims.preferred_username, claims.name].find((v): v is string => typeof v === 'string' && v.length > 0);
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<
+      string,
+      unknown
+    >;
+    const name = [claims.email, claims.preferred_username, claims.name].find(
+      (v): v is string => typeof v === 'string' && v.length > 0,
+    );
     return name ? name.slice(0, 200) : undefined;
   } catch {
     return undefined;

@@ -26,13 +26,17 @@ export function decideChallenge(c: Challenge, heldScope: string | undefined): Ch
   const meta = c.resourceMetadataUrl ? { resourceMetadataUrl: c.resourceMetadataUrl } : {};
   if (c.status === 401) return { kind: 'renew', ...(c.scope ? { scope: c.scope } : {}), ...meta };
   if (c.status !== 403) return { kind: 'none' };
-  if (c.error !== 'insufficient_scope') return { kind: 'refused', reason: 'the server refused access (HTTP 403)' };
+  if (c.error !== 'insufficient_scope')
+    return { kind: 'refused', reason: 'the server refused access (HTTP 403)' };
   const wanted = scopeSet(c.scope);
   const held = scopeSet(heldScope);
   const missing = [...wanted].filter((s) => !held.has(s));
   if (wanted.size === 0 || missing.length === 0) {
     const shown = c.scope && c.scope.length > 200 ? `${c.scope.slice(0, 200)}…` : c.scope;
-    return { kind: 'refused', reason: `the server still reports insufficient scope${shown ? ` (${shown})` : ''} after it was granted` };
+    return {
+      kind: 'refused',
+      reason: `the server still reports insufficient scope${shown ? ` (${shown})` : ''} after it was granted`,
+    };
   }
   return { kind: 'step_up', scope: unionScopes(heldScope, c.scope), ...meta };
 }

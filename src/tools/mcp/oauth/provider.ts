@@ -1,5 +1,13 @@
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpSignInRequiredError } from '../errors';
 import type { McpOAuthConfig } from '../types';
 import { bindRecord, type McpAuthRecord, type McpAuthStore } from './auth-record';
@@ -28,7 +36,11 @@ export interface KeelOAuthProviderOptions {
   /** The pre-registered client's secret (or private key, with private_key_jwt). */
   clientSecret: string | null;
   /** Signs private_key_jwt client assertions; absent where no JWT library may be loaded. */
-  privateKeyJwt?: (o: { clientId: string; privateKey: string; alg: string }) => AddClientAuthentication;
+  privateKeyJwt?: (o: {
+    clientId: string;
+    privateKey: string;
+    alg: string;
+  }) => AddClientAuthentication;
   now(): number;
 }
 
@@ -45,9 +57,15 @@ export class KeelOAuthProvider implements OAuthClientProvider {
   ) {
     const { config } = o;
     if (config.clientAuth === 'private_key_jwt') {
-      if (!o.privateKeyJwt) throw new Error('private_key_jwt client authentication is not available here');
-      if (!config.clientId || !o.clientSecret) throw new Error('private_key_jwt needs a client id and a private key');
-      this.addClientAuthentication = o.privateKeyJwt({ clientId: config.clientId, privateKey: o.clientSecret, alg: config.jwtAlgorithm ?? 'ES256' });
+      if (!o.privateKeyJwt)
+        throw new Error('private_key_jwt client authentication is not available here');
+      if (!config.clientId || !o.clientSecret)
+        throw new Error('private_key_jwt needs a client id and a private key');
+      this.addClientAuthentication = o.privateKeyJwt({
+        clientId: config.clientId,
+        privateKey: o.clientSecret,
+        alg: config.jwtAlgorithm ?? 'ES256',
+      });
     }
   }
 
@@ -75,7 +93,12 @@ export class KeelOAuthProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     const scope = this.o.config.scope;
     if (this.o.config.grant === 'client_credentials') {
-      return { client_name: this.o.clientName, redirect_uris: [], grant_types: ['client_credentials'], ...(scope ? { scope } : {}) };
+      return {
+        client_name: this.o.clientName,
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        ...(scope ? { scope } : {}),
+      };
     }
     return {
       client_name: this.o.clientName,
@@ -98,11 +121,14 @@ export class KeelOAuthProvider implements OAuthClientProvider {
     if (!clientId) return this.rec.client;
     // Pre-registered: what the SDK stamped for this very client id, else the configured one.
     if (this.rec.client?.client_id === clientId) return this.rec.client;
-    const secret = clientAuth === 'private_key_jwt' ? undefined : (this.o.clientSecret ?? undefined);
+    const secret =
+      clientAuth === 'private_key_jwt' ? undefined : (this.o.clientSecret ?? undefined);
     return {
       client_id: clientId,
       ...(secret ? { client_secret: secret } : {}),
-      ...(clientAuth && clientAuth !== 'private_key_jwt' ? { token_endpoint_auth_method: clientAuth } : {}),
+      ...(clientAuth && clientAuth !== 'private_key_jwt'
+        ? { token_endpoint_auth_method: clientAuth }
+        : {}),
     };
   }
 
@@ -133,12 +159,18 @@ export class KeelOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    if (!this.authorize) throw new McpSignInRequiredError(this.o.serverId, `MCP server "${this.o.serverId}" needs you to sign in`);
+    if (!this.authorize)
+      throw new McpSignInRequiredError(
+        this.o.serverId,
+        `MCP server "${this.o.serverId}" needs you to sign in`,
+      );
     const back = new URL(await this.authorize(authorizationUrl.toString()));
     const error = back.searchParams.get('error');
     if (error) {
       const desc = back.searchParams.get('error_description');
-      throw new Error(`the authorization server refused the sign-in: ${clip(error)}${desc ? ` (${clip(desc)})` : ''}`);
+      throw new Error(
+        `the authorization server refused the sign-in: ${clip(error)}${desc ? ` (${clip(desc)})` : ''}`,
+      );
     }
     if (this.expectedState !== null && back.searchParams.get('state') !== this.expectedState) {
       throw new Error('the sign-in answer did not match the request (state mismatch); try again');
@@ -153,11 +185,14 @@ export class KeelOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (!this.rec.codeVerifier) throw new Error('no sign-in is in progress (the PKCE verifier is missing)');
+    if (!this.rec.codeVerifier)
+      throw new Error('no sign-in is in progress (the PKCE verifier is missing)');
     return this.rec.codeVerifier;
   }
 
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+  invalidateCredentials(
+    scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery',
+  ): Promise<void> {
     return this.update((r) => {
       if (scope === 'all' || scope === 'client') delete r.client;
       if (scope === 'all' || scope === 'tokens') {
@@ -187,7 +222,8 @@ export class KeelOAuthProvider implements OAuthClientProvider {
 
   /** Remember the last challenge (resource metadata URL, scope) for the next sign-in. */
   noteChallenge(resourceMetadataUrl: string | undefined, scope: string | undefined): Promise<void> {
-    if (resourceMetadataUrl === this.rec.resourceMetadataUrl && scope === this.rec.challengeScope) return this.writes;
+    if (resourceMetadataUrl === this.rec.resourceMetadataUrl && scope === this.rec.challengeScope)
+      return this.writes;
     return this.update((r) => {
       if (resourceMetadataUrl) r.resourceMetadataUrl = resourceMetadataUrl;
       if (scope) r.challengeScope = scope;
@@ -235,7 +271,9 @@ export class KeelOAuthProvider implements OAuthClientProvider {
   private update(change: (r: McpAuthRecord) => void): Promise<void> {
     change(this.rec);
     const snapshot = JSON.stringify(this.rec);
-    this.writes = this.writes.catch(() => undefined).then(() => this.o.store.save(this.o.serverId, snapshot));
+    this.writes = this.writes
+      .catch(() => undefined)
+      .then(() => this.o.store.save(this.o.serverId, snapshot));
     return this.writes;
   }
 }

@@ -60,12 +60,23 @@ export class McpServerAuth {
   async signOut(): Promise<void> {
     const rec = this.o.provider.record;
     // OpenID metadata has no revocation_endpoint in the SDK's type; RFC 8414 metadata may.
-    const metadata = rec.discovery?.authorizationServerMetadata as { revocation_endpoint?: unknown } | undefined;
-    const endpoint = typeof metadata?.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
+    const metadata = rec.discovery?.authorizationServerMetadata as
+      | { revocation_endpoint?: unknown }
+      | undefined;
+    const endpoint =
+      typeof metadata?.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
     const client = rec.client;
     if (endpoint && client && rec.tokens) {
-      const tokens = [rec.tokens.refresh_token, rec.tokens.access_token].filter((t): t is string => Boolean(t));
-      for (const token of tokens) await this.revoke(endpoint, token, client.client_id, 'client_secret' in client ? client.client_secret : undefined);
+      const tokens = [rec.tokens.refresh_token, rec.tokens.access_token].filter((t): t is string =>
+        Boolean(t),
+      );
+      for (const token of tokens)
+        await this.revoke(
+          endpoint,
+          token,
+          client.client_id,
+          'client_secret' in client ? client.client_secret : undefined,
+        );
     }
     await this.o.provider.clear();
     this.o.onChange();
@@ -76,9 +87,15 @@ export class McpServerAuth {
     const rec = provider.record;
     const scope = challenge.scope ?? rec.challengeScope ?? rec.scope;
     const meta = challenge.resourceMetadataUrl ?? rec.resourceMetadataUrl;
-    const options = { serverUrl: url, fetchFn: this.o.fetch, ...(scope ? { scope } : {}), ...(meta ? { resourceMetadataUrl: new URL(meta) } : {}) };
+    const options = {
+      serverUrl: url,
+      fetchFn: this.o.fetch,
+      ...(scope ? { scope } : {}),
+      ...(meta ? { resourceMetadataUrl: new URL(meta) } : {}),
+    };
     if (this.o.machine) {
-      if ((await auth(provider, options)) !== 'AUTHORIZED') throw new Error('the authorization server issued no token');
+      if ((await auth(provider, options)) !== 'AUTHORIZED')
+        throw new Error('the authorization server issued no token');
       await provider.noteSignIn(scope);
       this.o.onChange();
       return;
@@ -111,7 +128,12 @@ export class McpServerAuth {
   private async authorizedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
     const { provider } = this.o;
     const rec = provider.record;
-    if (rec.tokens && rec.expiresAt && this.o.now() > rec.expiresAt - EXPIRY_MARGIN_MS && this.canRenew()) {
+    if (
+      rec.tokens &&
+      rec.expiresAt &&
+      this.o.now() > rec.expiresAt - EXPIRY_MARGIN_MS &&
+      this.canRenew()
+    ) {
       await this.renew({});
     }
     let res = await this.send(input, init);
@@ -121,23 +143,40 @@ export class McpServerAuth {
       await provider.noteChallenge(decision.resourceMetadataUrl, decision.scope);
       if (!(await this.renew(decision))) {
         await res.body?.cancel().catch(() => undefined);
-        throw new McpSignInRequiredError(this.o.serverId, this.needsSignIn(), challengeOf(decision));
+        throw new McpSignInRequiredError(
+          this.o.serverId,
+          this.needsSignIn(),
+          challengeOf(decision),
+        );
       }
       await res.body?.cancel().catch(() => undefined);
       res = await this.send(input, init);
       if (res.status !== 401 && res.status !== 403) return res;
       decision = this.decide(res);
       // A token renewed a moment ago and refused again: only the user can fix it.
-      if (decision.kind === 'renew') throw new McpSignInRequiredError(this.o.serverId, this.needsSignIn(), challengeOf(decision));
+      if (decision.kind === 'renew')
+        throw new McpSignInRequiredError(
+          this.o.serverId,
+          this.needsSignIn(),
+          challengeOf(decision),
+        );
     }
     if (decision.kind === 'none') return res;
     await res.body?.cancel().catch(() => undefined);
-    if (decision.kind === 'refused') throw new McpAuthRefusedError(`MCP server "${this.o.serverId}": ${decision.reason}`);
+    if (decision.kind === 'refused')
+      throw new McpAuthRefusedError(`MCP server "${this.o.serverId}": ${decision.reason}`);
     await provider.noteChallenge(decision.resourceMetadataUrl, decision.scope);
     // The scope comes from the server: shown clipped, never as more than a list of words.
     const scope = clipScope(decision.scope);
-    if (this.o.machine) throw new McpAuthRefusedError(`MCP server "${this.o.serverId}" needs more access (${scope}) than the client credentials grant`);
-    throw new McpSignInRequiredError(this.o.serverId, `MCP server "${this.o.serverId}" needs you to sign in again to allow more access (${scope})`, challengeOf(decision));
+    if (this.o.machine)
+      throw new McpAuthRefusedError(
+        `MCP server "${this.o.serverId}" needs more access (${scope}) than the client credentials grant`,
+      );
+    throw new McpSignInRequiredError(
+      this.o.serverId,
+      `MCP server "${this.o.serverId}" needs you to sign in again to allow more access (${scope})`,
+      challengeOf(decision),
+    );
   }
 
   private send(input: string | URL, init?: RequestInit): Promise<Response> {
@@ -151,7 +190,12 @@ export class McpServerAuth {
     const p = extractWWWAuthenticateParams(res);
     const held = this.o.provider.record;
     return decideChallenge(
-      { status: res.status, ...(p.error ? { error: p.error } : {}), ...(p.scope ? { scope: p.scope } : {}), ...(p.resourceMetadataUrl ? { resourceMetadataUrl: p.resourceMetadataUrl.toString() } : {}) },
+      {
+        status: res.status,
+        ...(p.error ? { error: p.error } : {}),
+        ...(p.scope ? { scope: p.scope } : {}),
+        ...(p.resourceMetadataUrl ? { resourceMetadataUrl: p.resourceMetadataUrl.toString() } : {}),
+      },
       [held.scope, held.tokens?.scope].filter(Boolean).join(' ') || undefined,
     );
   }
@@ -178,7 +222,10 @@ export class McpServerAuth {
         return result === 'AUTHORIZED';
       } catch (err) {
         if (err instanceof McpSignInRequiredError) return false;
-        this.o.log('warn', 'could not renew an MCP access token', { serverId: this.o.serverId, error: err instanceof Error ? err.message : String(err) });
+        this.o.log('warn', 'could not renew an MCP access token', {
+          serverId: this.o.serverId,
+          error: err instanceof Error ? err.message : String(err),
+        });
         return false;
       } finally {
         this.o.onChange();
@@ -191,15 +238,29 @@ export class McpServerAuth {
     return `MCP server "${this.o.serverId}" needs you to sign in`;
   }
 
-  private async revoke(endpoint: string, token: string, clientId: string, secret: string | undefined): Promise<void> {
+  private async revoke(
+    endpoint: string,
+    token: string,
+    clientId: string,
+    secret: string | undefined,
+  ): Promise<void> {
     const body = new URLSearchParams({ token, client_id: clientId });
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-    if (secret) headers.authorization = `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`)}`;
+    if (secret)
+      headers.authorization = `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`)}`;
     try {
-      const res = await this.o.fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(REVOKE_TIMEOUT_MS) });
+      const res = await this.o.fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(REVOKE_TIMEOUT_MS),
+      });
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
-      this.o.log('info', 'token revocation failed (the tokens are forgotten anyway)', { serverId: this.o.serverId, error: err instanceof Error ? err.message : String(err) });
+      this.o.log('info', 'token revocation failed (the tokens are forgotten anyway)', {
+        serverId: this.o.serverId,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 }
@@ -209,5 +270,8 @@ function clipScope(scope: string): string {
 }
 
 function challengeOf(d: { scope?: string; resourceMetadataUrl?: string }): SignInChallenge {
-  return { ...(d.scope ? { scope: d.scope } : {}), ...(d.resourceMetadataUrl ? { resourceMetadataUrl: d.resourceMetadataUrl } : {}) };
+  return {
+    ...(d.scope ? { scope: d.scope } : {}),
+    ...(d.resourceMetadataUrl ? { resourceMetadataUrl: d.resourceMetadataUrl } : {}),
+  };
 }

@@ -7,7 +7,10 @@ import { createChromeBrowserHost } from '../../../../src/background/chrome-brows
 import { createBrowserTools } from '../../../../src/tools/browser';
 import type { ToolCallContext } from '../../../../src/tools/types';
 
-const { tools, lifecycle } = createBrowserTools(createChromeBrowserHost(), { debuggerIdleMs: 4000, thumbnails: true });
+const { tools, lifecycle } = createBrowserTools(createChromeBrowserHost(), {
+  debuggerIdleMs: 4000,
+  thumbnails: true,
+});
 const byName = new Map(tools.map((t) => [t.name, t]));
 
 function context(partial: Partial<ToolCallContext>): ToolCallContext {
@@ -21,7 +24,8 @@ function tool(name: string) {
 }
 
 const api = {
-  names: () => tools.map((t) => ({ name: t.name, level: t.level, effects: t.effects, recovery: t.recovery })),
+  names: () =>
+    tools.map((t) => ({ name: t.name, level: t.level, effects: t.effects, recovery: t.recovery })),
   async target(name: string, params: unknown, ctx: Partial<ToolCallContext>) {
     const t = tool(name);
     try {
@@ -35,7 +39,13 @@ const api = {
     const t = tool(name);
     try {
       const p = t.parameters.parse(params);
-      const r = await t.execute('call-1', p, new AbortController().signal, () => undefined, context(ctx));
+      const r = await t.execute(
+        'call-1',
+        p,
+        new AbortController().signal,
+        () => undefined,
+        context(ctx),
+      );
       return { ok: true, content: r.content, details: r.details };
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };

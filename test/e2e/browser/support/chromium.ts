@@ -14,14 +14,26 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function launchChromium(extra: LaunchOptions = {}): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, ...extra });
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    ...extra,
+  });
 }
 
 /** A persistent context with an unpacked extension loaded (the extension tier of the tests). */
-export function launchWithExtension(userDataDir: string, extensionDir: string): Promise<BrowserContext> {
+export function launchWithExtension(
+  userDataDir: string,
+  extensionDir: string,
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`],
+    args: [
+      ...CHROMIUM_ARGS,
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
+    ],
   });
 }

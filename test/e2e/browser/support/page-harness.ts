@@ -26,7 +26,9 @@ export async function startHarness(): Promise<Harness> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const bundle = await pageAgentBundle();
   // The hook is installed in every document (frames too), like the manifest content script.
-  await context.addInitScript({ content: `document.addEventListener('DOMContentLoaded', () => { ${bundle} }, { once: true });` });
+  await context.addInitScript({
+    content: `document.addEventListener('DOMContentLoaded', () => { ${bundle} }, { once: true });`,
+  });
   return {
     browser,
     context,
@@ -46,7 +48,10 @@ export async function startHarness(): Promise<Harness> {
 }
 
 export async function call<R = unknown>(page: Page, request: Record<string, unknown>): Promise<R> {
-  const res = (await page.evaluate((r) => window.__keelTest!.handle(r), request)) as PageResponse<R>;
+  const res = (await page.evaluate(
+    (r) => window.__keelTest!.handle(r),
+    request,
+  )) as PageResponse<R>;
   if (!res.ok) throw Object.assign(new Error(res.error.message), { code: res.error.code });
   return res.result;
 }
@@ -64,7 +69,15 @@ export interface SnapOptions {
 }
 
 export async function snapshot(page: Page, o: SnapOptions = {}) {
-  return call<{ text: string; docId: string; kind: string; truncated: boolean; refs: number; ms: number; estTokens: number }>(page, {
+  return call<{
+    text: string;
+    docId: string;
+    kind: string;
+    truncated: boolean;
+    refs: number;
+    ms: number;
+    estTokens: number;
+  }>(page, {
     op: 'snapshot',
     mode: o.mode ?? 'full',
     incremental: o.incremental ?? false,
@@ -86,9 +99,18 @@ export function refOf(text: string, pattern: RegExp): string {
 }
 
 /** An action request, then the settle that follows it, as the service worker does. */
-export async function act<A = Record<string, unknown>>(page: Page, request: Record<string, unknown>) {
+export async function act<A = Record<string, unknown>>(
+  page: Page,
+  request: Record<string, unknown>,
+) {
   const ack = await call<A>(page, request);
-  const settled = await call<{ quiet: boolean; mutations: number; url: string; appeared: string[]; element?: { line: string } | { gone: true } }>(page, {
+  const settled = await call<{
+    quiet: boolean;
+    mutations: number;
+    url: string;
+    appeared: string[];
+    element?: { line: string } | { gone: true };
+  }>(page, {
     op: 'settle',
     quietMs: 150,
     timeoutMs: 2000,

@@ -70,7 +70,9 @@ export async function serveDir(dir: string, opts: ServeOptions = {}): Promise<St
 }
 
 /** The fixture site on two origins: `main` serves pages, `other` the same files for cross-origin frames. */
-export async function serveFixtureSite(dir: string): Promise<{ main: StaticServer; other: StaticServer; close(): Promise<void> }> {
+export async function serveFixtureSite(
+  dir: string,
+): Promise<{ main: StaticServer; other: StaticServer; close(): Promise<void> }> {
   const origins = { MAIN_ORIGIN: '', OTHER_ORIGIN: '' };
   const vars = () => origins;
   const delayMs = (path: string) => (path.startsWith('/slow/') ? 600 : 0);

@@ -14,7 +14,10 @@ import { REPO_ROOT } from './bundle';
 export async function buildTestExtension(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'keel-ext-'));
   await build({
-    entryPoints: { sw: join(REPO_ROOT, 'test/e2e/browser/ext/sw-entry.ts'), probe: join(REPO_ROOT, 'test/e2e/browser/ext/probe.ts') },
+    entryPoints: {
+      sw: join(REPO_ROOT, 'test/e2e/browser/ext/sw-entry.ts'),
+      probe: join(REPO_ROOT, 'test/e2e/browser/ext/probe.ts'),
+    },
     outdir: dir,
     bundle: true,
     format: 'iife',
@@ -22,8 +25,15 @@ export async function buildTestExtension(): Promise<string> {
     target: 'chrome116',
     logLevel: 'warning',
   });
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build-content-script.mjs'), '--out-dir', dir, '--no-manifest'], { stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.html'), '<!doctype html><meta charset="utf-8"><title>probe</title><script src="probe.js"></script>');
+  execFileSync(
+    process.execPath,
+    [join(REPO_ROOT, 'scripts/build-content-script.mjs'), '--out-dir', dir, '--no-manifest'],
+    { stdio: 'pipe' },
+  );
+  writeFileSync(
+    join(dir, 'probe.html'),
+    '<!doctype html><meta charset="utf-8"><title>probe</title><script src="probe.js"></script>',
+  );
   const manifest = {
     manifest_version: 3,
     name: 'Keel browser tools (test)',
@@ -31,7 +41,14 @@ export async function buildTestExtension(): Promise<string> {
     background: { service_worker: 'sw.js' },
     permissions: ['tabs', 'scripting', 'debugger', 'storage'],
     host_permissions: ['<all_urls>'],
-    content_scripts: [{ matches: ['http://*/nav-*'], js: ['content-script.js'], run_at: 'document_idle', all_frames: true }],
+    content_scripts: [
+      {
+        matches: ['http://*/nav-*'],
+        js: ['content-script.js'],
+        run_at: 'document_idle',
+        all_frames: true,
+      },
+    ],
   };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return dir;

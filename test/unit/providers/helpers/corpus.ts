@@ -20,7 +20,9 @@ export const FIXTURES_DIR = path.resolve(REPO_ROOT, 'test/fixtures/providers');
 export function corpusDir(vendor: 'anthropic' | 'openai'): string {
   const dir = path.join(CORPUS_DIR, vendor);
   if (!fs.existsSync(dir)) {
-    throw new Error(`recorded SSE corpus missing: ${dir} (it is part of the repository; restore it from git)`);
+    throw new Error(
+      `recorded SSE corpus missing: ${dir} (it is part of the repository; restore it from git)`,
+    );
   }
   return dir;
 }
@@ -43,7 +45,9 @@ export function jsonlToSse(text: string): string {
   if (first.object === 'chat.completion.chunk') {
     return lines.map((line) => `data: ${line}\n\n`).join('') + 'data: [DONE]\n\n';
   }
-  return lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
+  return lines
+    .map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`)
+    .join('');
 }
 
 /** The HTTP response that replays a corpus or fixture file. 401 bodies are `*.json`. */
@@ -54,7 +58,8 @@ export function responseForFile(filePath: string, status = 401): PlannedResponse
   return { headers: SSE_HEADERS, body: text };
 }
 
-export const corpusPath = (vendor: 'anthropic' | 'openai', file: string) => path.join(corpusDir(vendor), file);
+export const corpusPath = (vendor: 'anthropic' | 'openai', file: string) =>
+  path.join(corpusDir(vendor), file);
 export const fixturePath = (file: string) => path.join(FIXTURES_DIR, file);
 
 /**

@@ -26,7 +26,12 @@ export function providerFor(
   options: { apiKey?: string; deps?: ProviderDeps } = {},
 ): Provider {
   return createProvider(
-    { id: `test-${kind}`, kind, baseURL: baseURLFor(kind, server), apiKey: options.apiKey ?? TEST_API_KEY },
+    {
+      id: `test-${kind}`,
+      kind,
+      baseURL: baseURLFor(kind, server),
+      apiKey: options.apiKey ?? TEST_API_KEY,
+    },
     { sleep: recordingSleep(), random: () => 0.5, ...options.deps },
   );
 }

@@ -71,7 +71,8 @@ export async function startMockServer(): Promise<MockServer> {
       for (const chunk of planned.chunks ?? []) {
         if (res.destroyed) return;
         res.write(chunk);
-        if (planned.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, planned.chunkDelayMs));
+        if (planned.chunkDelayMs)
+          await new Promise((resolve) => setTimeout(resolve, planned.chunkDelayMs));
       }
       if (!planned.hang) res.end();
     });

@@ -48,15 +48,24 @@ export class FakeTransport implements EngineTransport {
 
   last(type: string): SentOp {
     const all = this.ops(type);
-    if (all.length === 0) throw new Error(`no ${type} op sent (sent: ${this.sent.map((o) => o.type).join(', ')})`);
+    if (all.length === 0)
+      throw new Error(`no ${type} op sent (sent: ${this.sent.map((o) => o.type).join(', ')})`);
     return all[all.length - 1];
   }
 
   ack(op: { submissionId: string }, result?: unknown): void {
-    this.emit({ type: 'command.ack', submissionId: op.submissionId, ...(result !== undefined ? { result } : {}) });
+    this.emit({
+      type: 'command.ack',
+      submissionId: op.submissionId,
+      ...(result !== undefined ? { result } : {}),
+    });
   }
 
-  reject(op: { submissionId: string }, code: Extract<AgentEvent, { type: 'command.reject' }>['code'], message: string = code): void {
+  reject(
+    op: { submissionId: string },
+    code: Extract<AgentEvent, { type: 'command.reject' }>['code'],
+    message: string = code,
+  ): void {
     this.emit({ type: 'command.reject', submissionId: op.submissionId, code, message });
   }
 }

@@ -16,7 +16,15 @@ const now = () => (clock += 1000);
 
 export function settings(over: Partial<PublicSettings> = {}): PublicSettings {
   return {
-    providers: [{ id: 'anthropic', kind: 'anthropic', hasApiKey: true, label: 'Anthropic', models: [{ id: 'claude-x', vision: true }] }],
+    providers: [
+      {
+        id: 'anthropic',
+        kind: 'anthropic',
+        hasApiKey: true,
+        label: 'Anthropic',
+        models: [{ id: 'claude-x', vision: true }],
+      },
+    ],
     defaultModel: { providerId: 'anthropic', model: 'claude-x' },
     taskModel: null,
     tokenBudget: null,
@@ -29,14 +37,29 @@ export function settings(over: Partial<PublicSettings> = {}): PublicSettings {
 }
 
 export function meta(threadId: string, over: Partial<ThreadMeta> = {}): ThreadMeta {
-  return { threadId, title: `Thread ${threadId}`, createdAt: now(), updatedAt: now(), leafId: null, ...over };
+  return {
+    threadId,
+    title: `Thread ${threadId}`,
+    createdAt: now(),
+    updatedAt: now(),
+    leafId: null,
+    ...over,
+  };
 }
 
-export function snapshot(threadId: string, path: Item[], over: Partial<ThreadSnapshot> = {}): ThreadSnapshot {
+export function snapshot(
+  threadId: string,
+  path: Item[],
+  over: Partial<ThreadSnapshot> = {},
+): ThreadSnapshot {
   return { thread: meta(threadId), path, queue: [], todos: [], branches: [], ...over };
 }
 
-export const user = (id: string, text: string, over: Partial<UserMessageItem> = {}): UserMessageItem => ({
+export const user = (
+  id: string,
+  text: string,
+  over: Partial<UserMessageItem> = {},
+): UserMessageItem => ({
   id,
   kind: 'user_message',
   createdAt: now(),
@@ -44,7 +67,11 @@ export const user = (id: string, text: string, over: Partial<UserMessageItem> = 
   ...over,
 });
 
-export const assistant = (id: string, text: string, over: Partial<AssistantMessageItem> = {}): AssistantMessageItem => ({
+export const assistant = (
+  id: string,
+  text: string,
+  over: Partial<AssistantMessageItem> = {},
+): AssistantMessageItem => ({
   id,
   kind: 'assistant_message',
   createdAt: now(),
@@ -53,7 +80,11 @@ export const assistant = (id: string, text: string, over: Partial<AssistantMessa
   ...over,
 });
 
-export const toolCall = (id: string, state: ToolCallItem['state'], over: Partial<ToolCallItem> = {}): ToolCallItem => ({
+export const toolCall = (
+  id: string,
+  state: ToolCallItem['state'],
+  over: Partial<ToolCallItem> = {},
+): ToolCallItem => ({
   id,
   kind: 'tool_call',
   createdAt: now(),
@@ -65,7 +96,11 @@ export const toolCall = (id: string, state: ToolCallItem['state'], over: Partial
   ...over,
 });
 
-export const toolResult = (id: string, toolCallId: string, over: Partial<ToolResultItem> = {}): ToolResultItem => ({
+export const toolResult = (
+  id: string,
+  toolCallId: string,
+  over: Partial<ToolResultItem> = {},
+): ToolResultItem => ({
   id,
   kind: 'tool_result',
   createdAt: now(),
@@ -75,9 +110,18 @@ export const toolResult = (id: string, toolCallId: string, over: Partial<ToolRes
   ...over,
 });
 
-export const notice = (id: string, text: string): NoticeItem => ({ id, kind: 'notice', createdAt: now(), code: 'tool_failures', text });
+export const notice = (id: string, text: string): NoticeItem => ({
+  id,
+  kind: 'notice',
+  createdAt: now(),
+  code: 'tool_failures',
+  text,
+});
 
-export function approvalRequest(threadId: string, over: Partial<ApprovalRequest> = {}): ApprovalRequest {
+export function approvalRequest(
+  threadId: string,
+  over: Partial<ApprovalRequest> = {},
+): ApprovalRequest {
   return {
     type: 'approval.request',
     threadId,
@@ -86,7 +130,12 @@ export function approvalRequest(threadId: string, over: Partial<ApprovalRequest>
     toolCallId: 'tc-c1',
     tool: { name: 'browser_click', label: 'Click', level: 'L1', effects: 'write' },
     params: { ref: 'e41', element: 'Add to cart' },
-    target: { tabId: 7, url: 'https://shop.example/cart', origin: 'https://shop.example', title: 'Shop — Cart' },
+    target: {
+      tabId: 7,
+      url: 'https://shop.example/cart',
+      origin: 'https://shop.example',
+      title: 'Shop — Cart',
+    },
     options: ['allow_once', 'allow_site', 'deny', 'deny_stop'],
     ...over,
   };

@@ -1,7 +1,12 @@
 import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import en from '../../../../_locales/en/messages.json';
-import type { AgentEvent, PublicSettings, ThreadMeta, ThreadSnapshot } from '../../../../src/protocol';
+import type {
+  AgentEvent,
+  PublicSettings,
+  ThreadMeta,
+  ThreadSnapshot,
+} from '../../../../src/protocol';
 import { App } from '../../../../sidepanel/components/App';
 import { installBundles, type Bundle } from '../../../../sidepanel/i18n';
 import { EngineClient } from '../../../../sidepanel/state/engine-client';
@@ -36,7 +41,12 @@ export async function flush(): Promise<void> {
  * threads/snapshots, and select `open` if given.
  */
 export async function mountPanel(
-  opts: { threads?: ThreadMeta[]; snapshots?: ThreadSnapshot[]; settings?: PublicSettings; open?: string } = {},
+  opts: {
+    threads?: ThreadMeta[];
+    snapshots?: ThreadSnapshot[];
+    settings?: PublicSettings;
+    open?: string;
+  } = {},
 ): Promise<Mounted> {
   installBundles('en', en as Bundle);
   const engine = new FakeEngine();
@@ -122,7 +132,11 @@ export function q<T extends Element = HTMLElement>(root: ParentNode, selector: s
   return el;
 }
 
-export function byText<T extends Element = HTMLElement>(root: ParentNode, selector: string, text: string): T {
+export function byText<T extends Element = HTMLElement>(
+  root: ParentNode,
+  selector: string,
+  text: string,
+): T {
   const el = [...root.querySelectorAll<T>(selector)].find((e) => e.textContent?.trim() === text);
   if (!el) throw new Error(`no ${selector} with text "${text}"`);
   return el;
