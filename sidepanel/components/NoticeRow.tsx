@@ -1,8 +1,12 @@
 import type { NoticeItem } from '../../src/protocol';
+import { t } from '../i18n';
+import { noticeText } from '../summaries/notice-text';
 import { Icon } from './icons';
 
 /** Engine notes in the conversation (tool-failure breaker, budget pause, interruption…). */
 export function NoticeRow({ item }: { item: NoticeItem }) {
+  const shown = noticeText(item);
+  if (shown.kind === 'hidden') return null;
   return (
     <p
       class={`notice notice-${item.code.replace(/[^\w-]/g, '')}`}
@@ -10,7 +14,7 @@ export function NoticeRow({ item }: { item: NoticeItem }) {
       role="note"
     >
       <Icon name="info" />
-      <span>{item.text}</span>
+      <span>{shown.kind === 'localized' ? t(shown.key, ...shown.subs) : shown.text}</span>
     </p>
   );
 }

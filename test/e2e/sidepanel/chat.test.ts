@@ -353,6 +353,12 @@ describe('side panel: chat', () => {
     await banner.waitFor({ timeout: 10_000 });
     expect(await banner.textContent()).toContain('The task was interrupted.');
     await page.locator('.stop-btn').waitFor({ state: 'detached' });
+    // What had streamed stays in the thread, marked as interrupted (issue 19).
+    const partial = page.locator('.msg.assistant[data-stop="interrupted"]');
+    await expect.poll(() => partial.count()).toBe(1);
+    expect(await partial.textContent()).toContain('Comparing the three');
+    expect(await partial.textContent()).toContain('Interrupted: the answer stops here.');
+    await screenshots(page, 'interrupted-en');
     // Interrupted is not over: the queue waits for the task to end.
     expect(await queue.locator('.queue-text').count()).toBe(1);
     await screenshots(page, 'run-banner-en');
@@ -496,6 +502,23 @@ describe('side panel: chat', () => {
     expect(await page.locator('.turn-usage').last().textContent()).toMatch(/^输入 .* · 输出 /);
     await screenshots(page, 'chat-zh');
     expect(await axeBothSchemes(page, 'chat-zh')).toEqual([]);
+    // An interrupted answer keeps its partial text, marked in Chinese too (issue 19).
+    s.replies.push({
+      text: '正在比较三款笔记本电脑的重量、续航和价格。',
+      hangMs: 30_000,
+      hangAfterDeltas: 3,
+    });
+    await typeAndPress(page, '比较三款笔记本电脑');
+    await page.locator('.stop-btn').waitFor();
+    await expect.poll(() => assistantText(page)).toContain('正在比较');
+    await composer(page).click();
+    await page.keyboard.press('Escape');
+    await page.locator('.run-banner').waitFor({ timeout: 10_000 });
+    const partialZh = page.locator('.msg.assistant[data-stop="interrupted"]').last();
+    await expect.poll(() => partialZh.textContent()).toContain('已中断：回答到此为止。');
+    expect(await partialZh.textContent()).toContain('正在比较');
+    await screenshots(page, 'interrupted-zh');
+    expect(await axeBothSchemes(page, 'interrupted-zh')).toEqual([]);
     await chooseLanguage(page, 'en');
     await backToChat(page);
   });
