@@ -1,0 +1,128 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MODEL_ID, startDemoModel } from '../../scripts/demo/model';
+import type { ChatServer } from '../../scripts/demo/openai-server';
+import { isUsbCCable, PRODUCTS, TARGET_PRODUCT_ID } from '../../scripts/demo/shop/catalog';
+import { startShop, type ShopServer } from '../../scripts/demo/shop/server';
+import type { AgentEvent } from '../../src/protocol';
+import { EngineClient, launchExtension, restartWorker, runSettles } from './harness';
+import type { LaunchedExtension } from './harness';
+
+/**
+ * Workflows in real Chromium (issue 18): the demo task is recorded with the scripted shopper
+ * model, saved, and replayed against the demo shop — unchanged, redesigned, with the product gone,
+ * and across a worker stop. The cart is read from the shop's server, never from the agent.
+ */
+
+const TASK = 'Find the cheapest USB-C cable under $10 and add two to the cart.';
+type TurnComplete = Extract<AgentEvent, { type: 'turn.complete' }>;
+
+/** The cheapest USB-C cable under $10 among the products still on sale. */
+function cheapestCable(removed: readonly string[] = []): string {
+  return PRODUCTS.filter((p) => isUsbCCable(p) && p.priceCents < 1000 && !removed.includes(p.id))
+    .sort((a, b) => a.priceCents - b.priceCents)[0].id;
+}
+
+describe('workflows: record, save, replay', () => {
+  let ext: LaunchedExtension;
+  let model: ChatServer;
+  let shop: ShopServer;
+  let client: EngineClient;
+  let tab: Page;
+  let workflowId = '';
+  let steps = 0;
+
+  beforeAll(async () => {
+    shop = await startShop();
+    model = await startDemoModel();
+    ext = await launchExtension();
+    client = await EngineClient.connect(await ext.openPanel());
+    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
+    await client.sendOk({
+      type: 'settings.update',
+      patch: {
+        providers: [
+          { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: model.baseURL },
+        ],
+        defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
+      },
+    });
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
+    tab = await ext.context.newPage();
+  });
+
+  afterAll(async () => {
+    await ext?.close();
+    await model?.close();
+    await shop?.close();
+  });
+
+  /** The shop's home page in front, an empty cart. */
+  async function freshShop(): Promise<void> {
+    shop.resetCart();
+    await tab.goto(`${shop.origin}/`);
+    await tab.bringToFront();
+  }
+
+  async function replay(
+    extra: { onDivergence?: 'model' | 'stop' } = {},
+  ): Promise<{ done: TurnComplete; requests: number; ms: number }> {
+    const before = model.requests.length;
+    const t0 = Date.now();
+    const mark = client.mark();
+    const { runId } = await client.sendOk<{ runId: string }>({
+      type: 'workflow.run',
+      workflowId,
+      ...extra,
+    });
+    const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 40_000, mark);
+    return { done, requests: model.requests.length - before, ms: Date.now() - t0 };
+  }
+
+  const cartOf = () => shop.cart().items.map((i) => [i.productId, i.quantity]);
+
+  it('records the demo task, saves it, and replays it with 0 model requests', async () => {
+    await freshShop();
+    const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
+    const mark = client.mark();
+    const { runId, turnId } = await client.sendOk<{ runId: string; turnId: string }>({
+      type: 'turn.submit',
+      threadId,
+      input: { text: `${TASK}\n\n(The shop is open in the current tab: ${shop.origin}/)` },
+    });
+    const recorded = await client.waitForEvent(
+      'turn.complete',
+      (e) => e.runId === runId,
+      40_000,
+      mark,
+    );
+    expect(recorded.stopReason).toBe('end');
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+
+    const saved = client.mark();
+    // Named after the task: after a divergence the scripted shopper reads its task from it.
+    ({ workflowId } = await client.sendOk<{ workflowId: string }>({
+      type: 'workflow.save',
+      threadId,
+      turnId,
+      name: TASK,
+    }));
+    const listed = await client.waitForEvent(
+      'workflows.updated',
+      (e) => e.workflows.some((w) => w.workflowId === workflowId),
+      5_000,
+      saved,
+    );
+    steps = listed.workflows.find((w) => w.workflowId === workflowId)!.steps;
+    expect(steps).toBeGreaterThanOrEqual(3);
+
+    await freshShop();
+    const { done, requests, ms } = await replay();
+    console.log(`replay: ${steps} steps, ${requests} model requests, ${ms} ms`);
+    expect(done.stopReason).toBe('end');
+    expect(requests).toBe(0);
+    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(done.workflow?.diverged).toBeUndefined();
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+  });
+});
