@@ -125,4 +125,51 @@ describe('workflows: record, save, replay', () => {
     expect(done.workflow?.diverged).toBeUndefined();
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
   });
+
+  it('replays after a redesign (other ids and classes, reordered products) with 0 model requests', async () => {
+    shop.configure({ remix: true });
+    await freshShop();
+    const html = await tab.content();
+    expect(html).toContain('class="rx-products"');
+    expect(html).not.toContain('class="products"');
+    const { done, requests, ms } = await replay();
+    console.log(`replay after the markup change: ${steps} steps, ${requests} model requests, ${ms} ms`);
+    expect(done.stopReason).toBe('end');
+    expect(requests).toBe(0);
+    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    shop.configure({});
+  });
+
+  it('the product gone: a clear stop naming the step, or the scripted model takes over', async () => {
+    const gone = PRODUCTS.find((p) => p.id === TARGET_PRODUCT_ID)!;
+    shop.configure({ removed: [gone.id] });
+    await freshShop();
+    const stopped = await replay({ onDivergence: 'stop' });
+    expect(stopped.requests).toBe(0);
+    expect(stopped.done.stopReason).toBe('error');
+    const at = stopped.done.workflow?.diverged?.step;
+    expect(at).toBeGreaterThanOrEqual(1);
+    expect(at).toBeLessThanOrEqual(steps);
+    expect(stopped.done.workflow).toMatchObject({ steps, replayed: at! - 1, modelRequests: 0 });
+    expect(stopped.done.error?.message).toContain(`The workflow stopped at step ${at}:`);
+    expect(stopped.done.error?.message).toContain(gone.name);
+    expect(cartOf()).toEqual([]);
+
+    await freshShop();
+    const handed = await replay();
+    console.log(
+      `product gone, handed to the model at step ${handed.done.workflow?.diverged?.step}: ${handed.requests} model requests, ${handed.ms} ms`,
+    );
+    expect(handed.done.stopReason).toBe('end');
+    expect(handed.requests).toBeGreaterThan(0);
+    expect(handed.done.workflow).toMatchObject({
+      steps,
+      replayed: at! - 1,
+      modelRequests: handed.requests,
+      diverged: { step: at },
+    });
+    expect(cartOf()).toEqual([[cheapestCable([gone.id]), 2]]);
+    shop.configure({});
+  });
 });
