@@ -172,4 +172,42 @@ describe('workflows: record, save, replay', () => {
     expect(cartOf()).toEqual([[cheapestCable([gone.id]), 2]]);
     shop.configure({});
   });
+
+  it('a worker stop in the middle of a replay: it resumes and each action happens once', async () => {
+    await freshShop();
+    const before = model.requests.length;
+    const logFrom = shop.log.length;
+    const mark = client.mark();
+    const { runId, threadId } = await client.sendOk<{ runId: string; threadId: string }>({
+      type: 'workflow.run',
+      workflowId,
+    });
+    // The look at the page before step 2: step 1 (the search) has run, step 2 has not.
+    let snapshots = 0;
+    await client.waitForEvent(
+      'item.complete',
+      (e) =>
+        e.threadId === threadId &&
+        e.item.kind === 'tool_call' &&
+        e.item.name === 'browser_snapshot' &&
+        e.item.state === 'executing' &&
+        ++snapshots === 2,
+      20_000,
+      mark,
+    );
+    await restartWorker(ext, client);
+    const settled = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
+    expect(settled.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
+    const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 5_000, mark);
+    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(model.requests.length - before).toBe(0);
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    // Each action reached the shop once: one search, one product page, one add to the cart.
+    const hits = shop.log.slice(logFrom);
+    expect(hits.filter((h) => h.startsWith('GET /search')).length).toBe(1);
+    expect(hits.filter((h) => h === `GET /product/${TARGET_PRODUCT_ID}`).length).toBe(1);
+    expect(hits.filter((h) => h === 'POST /cart/add').length).toBe(1);
+    const calls = settled.path.filter((i) => i.kind === 'tool_call' && i.name !== 'browser_snapshot');
+    expect(calls).toHaveLength(steps);
+  });
 });
