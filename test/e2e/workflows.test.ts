@@ -195,10 +195,21 @@ describe('workflows: record, save, replay', () => {
       20_000,
       mark,
     );
+    const stopped = client.events
+      .slice(mark)
+      .some((e) => e.type === 'turn.complete' && e.runId === runId);
+    expect(stopped).toBe(false);
     await restartWorker(ext, client);
+    const resumed = client.mark();
     const settled = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
     expect(settled.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
-    const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 5_000, mark);
+    // It completed in the new worker: its turn.complete came after the reconnect.
+    const done = await client.waitForEvent(
+      'turn.complete',
+      (e) => e.runId === runId,
+      5_000,
+      resumed,
+    );
     expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
     expect(model.requests.length - before).toBe(0);
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
