@@ -19,8 +19,9 @@ type TurnComplete = Extract<AgentEvent, { type: 'turn.complete' }>;
 
 /** The cheapest USB-C cable under $10 among the products still on sale. */
 function cheapestCable(removed: readonly string[] = []): string {
-  return PRODUCTS.filter((p) => isUsbCCable(p) && p.priceCents < 1000 && !removed.includes(p.id))
-    .sort((a, b) => a.priceCents - b.priceCents)[0].id;
+  return PRODUCTS.filter(
+    (p) => isUsbCCable(p) && p.priceCents < 1000 && !removed.includes(p.id),
+  ).sort((a, b) => a.priceCents - b.priceCents)[0].id;
 }
 
 describe('workflows: record, save, replay', () => {
@@ -31,6 +32,7 @@ describe('workflows: record, save, replay', () => {
   let tab: Page;
   let workflowId = '';
   let steps = 0;
+  let scheduledThread = '';
 
   beforeAll(async () => {
     shop = await startShop();
@@ -78,6 +80,58 @@ describe('workflows: record, save, replay', () => {
     const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 40_000, mark);
     return { done, requests: model.requests.length - before, ms: Date.now() - t0 };
   }
+
+  /** chrome.* in the extension's service worker, as the tests call it. */
+  interface WorkerChrome {
+    alarms: {
+      get(name: string): Promise<{ scheduledTime: number; periodInMinutes?: number } | undefined>;
+      create(name: string, info: { when: number; periodInMinutes: number }): Promise<void>;
+    };
+    notifications: { getAll(): Promise<Record<string, boolean>> };
+  }
+
+  /**
+   * Waits for the scheduler's alarm of the workflow, then moves its next fire to now: the test's
+   * short schedule (the period stays, so the scheduler keeps the alarm as it is).
+   */
+  async function fireScheduleSoon(): Promise<string> {
+    const name = `keel.workflow:${workflowId}`;
+    const from = client.mark();
+    const end = Date.now() + 10_000;
+    for (;;) {
+      const alarm = await ext.worker.evaluate(
+        (n) => (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.get(n),
+        name,
+      );
+      if (alarm) {
+        expect(alarm.periodInMinutes).toBe(15);
+        break;
+      }
+      if (Date.now() > end) throw new Error(`no alarm ${name}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await ext.worker.evaluate(
+      (n) =>
+        (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.create(n, {
+          when: Date.now() + 200,
+          periodInMinutes: 15,
+        }),
+      name,
+    );
+    const started = await client.waitForEvent(
+      'workflows.updated',
+      (e) =>
+        e.workflows.some((w) => w.workflowId === workflowId && w.lastRun?.outcome === 'running'),
+      10_000,
+      from,
+    );
+    return started.workflows.find((w) => w.workflowId === workflowId)!.lastRun!.runId;
+  }
+
+  const notifications = () =>
+    ext.worker.evaluate(() =>
+      (globalThis as unknown as { chrome: WorkerChrome }).chrome.notifications.getAll(),
+    );
 
   const cartOf = () => shop.cart().items.map((i) => [i.productId, i.quantity]);
 
@@ -133,7 +187,9 @@ describe('workflows: record, save, replay', () => {
     expect(html).toContain('class="rx-products"');
     expect(html).not.toContain('class="products"');
     const { done, requests, ms } = await replay();
-    console.log(`replay after the markup change: ${steps} steps, ${requests} model requests, ${ms} ms`);
+    console.log(
+      `replay after the markup change: ${steps} steps, ${requests} model requests, ${ms} ms`,
+    );
     expect(done.stopReason).toBe('end');
     expect(requests).toBe(0);
     expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
@@ -218,7 +274,98 @@ describe('workflows: record, save, replay', () => {
     expect(hits.filter((h) => h.startsWith('GET /search')).length).toBe(1);
     expect(hits.filter((h) => h === `GET /product/${TARGET_PRODUCT_ID}`).length).toBe(1);
     expect(hits.filter((h) => h === 'POST /cart/add').length).toBe(1);
-    const calls = settled.path.filter((i) => i.kind === 'tool_call' && i.name !== 'browser_snapshot');
+    const calls = settled.path.filter(
+      (i) => i.kind === 'tool_call' && i.name !== 'browser_snapshot',
+    );
     expect(calls).toHaveLength(steps);
+  });
+
+  it("a scheduled run fires through chrome.alarms and lands in the workflow's thread", async () => {
+    await freshShop();
+    const before = model.requests.length;
+    const mark = client.mark();
+    await client.sendOk({
+      type: 'workflow.update',
+      workflowId,
+      patch: { schedule: { everyMinutes: 15 } },
+    });
+    const runId = await fireScheduleSoon();
+    const done = await client.waitForEvent('turn.complete', (e) => e.runId === runId, 30_000, mark);
+    expect(done.stopReason).toBe('end');
+    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(model.requests.length - before).toBe(0);
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    const listed = await client.waitForEvent(
+      'workflows.updated',
+      (e) =>
+        e.workflows.some(
+          (w) =>
+            w.workflowId === workflowId &&
+            w.lastRun?.runId === runId &&
+            w.lastRun.outcome === 'completed',
+        ),
+      5_000,
+      mark,
+    );
+    const wf = listed.workflows.find((w) => w.workflowId === workflowId)!;
+    expect(wf.lastRun).toMatchObject({
+      threadId: done.threadId,
+      report: { steps, replayed: steps, modelRequests: 0 },
+    });
+    scheduledThread = done.threadId;
+    expect(Object.keys(await notifications())).toContain(`keel-run-${runId}`);
+  });
+
+  it('a scheduled run that needs an approval waits for the user', async () => {
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'ask' });
+    await freshShop();
+    const logFrom = shop.log.length;
+    const mark = client.mark();
+    const runId = await fireScheduleSoon();
+    const asked = await client.waitForEvent(
+      'approval.request',
+      (e) => e.runId === runId,
+      20_000,
+      mark,
+    );
+    expect(asked.target.origin).toBe(shop.origin);
+    // Every scheduled run lands in the workflow's own thread.
+    expect(asked.threadId).toBe(scheduledThread);
+    // Nobody answers: the run is still waiting a while later, and nothing was written.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const waiting = await runSettles(client, asked.threadId, [
+      'waiting_approval',
+      'completed',
+      'failed',
+    ]);
+    expect(waiting.run).toMatchObject({ runId, state: 'waiting_approval' });
+    expect(waiting.run?.pendingApproval).toMatchObject({ approvalId: asked.approvalId });
+    expect(shop.log.slice(logFrom).filter((h) => h.startsWith('POST'))).toEqual([]);
+    expect(cartOf()).toEqual([]);
+    expect(Object.keys(await notifications())).toContain(`keel-approval-${asked.approvalId}`);
+    // The user approves each step: the run finishes as a replay.
+    const answered = new Set<string>();
+    let done: TurnComplete | undefined;
+    for (const end = Date.now() + 30_000; !done; ) {
+      if (Date.now() > end) throw new Error('the scheduled run did not complete');
+      for (const e of client.events.slice(mark)) {
+        if (e.type === 'turn.complete' && e.runId === runId) done = e;
+        if (e.type !== 'approval.request' || e.runId !== runId || answered.has(e.approvalId))
+          continue;
+        answered.add(e.approvalId);
+        await client.sendOk({
+          type: 'approval.response',
+          approvalId: e.approvalId,
+          decision: 'allow_once',
+        });
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(done.stopReason).toBe('end');
+    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(answered.size).toBeGreaterThanOrEqual(1);
+    console.log(`scheduled run with approvals: ${answered.size} approvals answered`);
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
   });
 });

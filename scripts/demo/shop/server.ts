@@ -82,7 +82,8 @@ export async function startShop(): Promise<ShopServer> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     if (path !== '/favicon.ico') log.push(`${req.method} ${path}${url.search}`);
-    if (req.method === 'GET' && path === '/') return html(res, homePage(visible(PRODUCTS), count()));
+    if (req.method === 'GET' && path === '/')
+      return html(res, homePage(visible(PRODUCTS), count()));
     if (req.method === 'GET' && path === '/search') {
       const q = (url.searchParams.get('q') ?? '').trim();
       return html(res, searchPage(q, visible(searchProducts(q)), count()));
@@ -181,10 +182,16 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 function remixMarkup(body: string): string {
   return body
     .replace(/\b(id|for)="([^"]+)"/g, '$1="rx-$2-field"')
-    .replace(/\bclass="([^"]+)"/g, (_m, c: string) =>
-      `class="${c.split(/\s+/).map((k) => `rx-${k}`).join(' ')}"`,
+    .replace(
+      /\bclass="([^"]+)"/g,
+      (_m, c: string) =>
+        `class="${c
+          .split(/\s+/)
+          .map((k) => `rx-${k}`)
+          .join(' ')}"`,
     )
-    .replace(/<style>([\s\S]*?)<\/style>/, (_m, css: string) =>
-      `<style>${css.replace(/\.([a-z][\w-]*)/g, '.rx-$1')}</style>`,
+    .replace(
+      /<style>([\s\S]*?)<\/style>/,
+      (_m, css: string) => `<style>${css.replace(/\.([a-z][\w-]*)/g, '.rx-$1')}</style>`,
     );
 }
