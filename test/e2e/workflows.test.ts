@@ -133,6 +133,34 @@ describe('workflows: record, save, replay', () => {
       (globalThis as unknown as { chrome: WorkerChrome }).chrome.notifications.getAll(),
     );
 
+  /**
+   * Answers the run's approval requests (allow_once) until the `stopAt`-th one, which it returns
+   * unanswered; resolves undefined when the run completes first.
+   */
+  async function approveUntil(
+    runId: string,
+    from: number,
+    answered: Set<string>,
+    stopAt: number,
+  ): Promise<Extract<AgentEvent, { type: 'approval.request' }> | undefined> {
+    for (const end = Date.now() + 30_000; Date.now() < end; ) {
+      for (const e of client.events.slice(from)) {
+        if (e.type === 'turn.complete' && e.runId === runId) return undefined;
+        if (e.type !== 'approval.request' || e.runId !== runId || answered.has(e.approvalId))
+          continue;
+        if (answered.size + 1 >= stopAt) return e;
+        answered.add(e.approvalId);
+        await client.sendOk({
+          type: 'approval.response',
+          approvalId: e.approvalId,
+          decision: 'allow_once',
+        });
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`run ${runId} neither asked nor completed`);
+  }
+
   const cartOf = () => shop.cart().items.map((i) => [i.productId, i.quantity]);
 
   it('records the demo task, saves it, and replays it with 0 model requests', async () => {
@@ -229,55 +257,66 @@ describe('workflows: record, save, replay', () => {
     shop.configure({});
   });
 
-  it('a worker stop in the middle of a replay: it resumes and each action happens once', async () => {
-    await freshShop();
-    const before = model.requests.length;
-    const logFrom = shop.log.length;
-    const mark = client.mark();
-    const { runId, threadId } = await client.sendOk<{ runId: string; threadId: string }>({
-      type: 'workflow.run',
-      workflowId,
-    });
-    // The look at the page before step 2: step 1 (the search) has run, step 2 has not.
-    let snapshots = 0;
-    await client.waitForEvent(
-      'item.complete',
-      (e) =>
-        e.threadId === threadId &&
-        e.item.kind === 'tool_call' &&
-        e.item.name === 'browser_snapshot' &&
-        e.item.state === 'executing' &&
-        ++snapshots === 2,
-      20_000,
-      mark,
-    );
-    const stopped = client.events
-      .slice(mark)
-      .some((e) => e.type === 'turn.complete' && e.runId === runId);
-    expect(stopped).toBe(false);
-    await restartWorker(ext, client);
-    const resumed = client.mark();
-    const settled = await runSettles(client, threadId, ['completed', 'failed', 'paused_uncertain']);
-    expect(settled.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
-    // It completed in the new worker: its turn.complete came after the reconnect.
-    const done = await client.waitForEvent(
-      'turn.complete',
-      (e) => e.runId === runId,
-      5_000,
-      resumed,
-    );
-    expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
-    expect(model.requests.length - before).toBe(0);
-    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
-    // Each action reached the shop once: one search, one product page, one add to the cart.
-    const hits = shop.log.slice(logFrom);
-    expect(hits.filter((h) => h.startsWith('GET /search')).length).toBe(1);
-    expect(hits.filter((h) => h === `GET /product/${TARGET_PRODUCT_ID}`).length).toBe(1);
-    expect(hits.filter((h) => h === 'POST /cart/add').length).toBe(1);
-    const calls = settled.path.filter(
-      (i) => i.kind === 'tool_call' && i.name !== 'browser_snapshot',
-    );
-    expect(calls).toHaveLength(steps);
+  it('a worker stop before each step of a replay: it resumes and each action happens once', async () => {
+    // A stop point between steps for every step k: the shop asks, steps before k are approved,
+    // and the worker stops while step k's approval waits (step k - 1 has run, step k has not).
+    // (A stop while an action itself runs pauses the run as uncertain instead, by design.)
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'ask' });
+    for (let at = 1; at <= steps; at++) {
+      const where = `worker stopped while step ${at} waited for approval`;
+      await freshShop();
+      const before = model.requests.length;
+      const logFrom = shop.log.length;
+      const mark = client.mark();
+      const { runId, threadId } = await client.sendOk<{ runId: string; threadId: string }>({
+        type: 'workflow.run',
+        workflowId,
+      });
+      const answered = new Set<string>();
+      const pending = await approveUntil(runId, mark, answered, at);
+      expect(pending, where).toBeDefined();
+      await restartWorker(ext, client);
+      const waiting = await runSettles(client, threadId, [
+        'waiting_approval',
+        'completed',
+        'failed',
+      ]);
+      expect(waiting.run?.pendingApproval, where).toMatchObject({
+        approvalId: pending!.approvalId,
+      });
+      const resumed = client.mark();
+      await client.sendOk({
+        type: 'approval.response',
+        approvalId: pending!.approvalId,
+        decision: 'allow_once',
+      });
+      answered.add(pending!.approvalId);
+      const done = await approveUntil(runId, resumed, answered, Infinity);
+      expect(done, where).toBeUndefined();
+      const settled = await runSettles(client, threadId, [
+        'completed',
+        'failed',
+        'paused_uncertain',
+      ]);
+      expect(settled.run, where).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
+      const complete = client.events
+        .slice(resumed)
+        .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === runId);
+      expect(complete?.workflow, where).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+      expect(answered.size, where).toBe(steps);
+      expect(model.requests.length - before, where).toBe(0);
+      expect(cartOf(), where).toEqual([[TARGET_PRODUCT_ID, 2]]);
+      // Each action reached the shop once: one search, one product page, one add to the cart.
+      const hits = shop.log.slice(logFrom);
+      expect(hits.filter((h) => h.startsWith('GET /search')).length, where).toBe(1);
+      expect(hits.filter((h) => h === `GET /product/${TARGET_PRODUCT_ID}`).length, where).toBe(1);
+      expect(hits.filter((h) => h === 'POST /cart/add').length, where).toBe(1);
+      const acts = settled.path.filter(
+        (i) => i.kind === 'tool_call' && i.name !== 'browser_snapshot',
+      );
+      expect(acts, where).toHaveLength(steps);
+    }
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
   });
 
   it("a scheduled run fires through chrome.alarms and lands in the workflow's thread", async () => {
@@ -345,22 +384,10 @@ describe('workflows: record, save, replay', () => {
     expect(Object.keys(await notifications())).toContain(`keel-approval-${asked.approvalId}`);
     // The user approves each step: the run finishes as a replay.
     const answered = new Set<string>();
-    let done: TurnComplete | undefined;
-    for (const end = Date.now() + 30_000; !done; ) {
-      if (Date.now() > end) throw new Error('the scheduled run did not complete');
-      for (const e of client.events.slice(mark)) {
-        if (e.type === 'turn.complete' && e.runId === runId) done = e;
-        if (e.type !== 'approval.request' || e.runId !== runId || answered.has(e.approvalId))
-          continue;
-        answered.add(e.approvalId);
-        await client.sendOk({
-          type: 'approval.response',
-          approvalId: e.approvalId,
-          decision: 'allow_once',
-        });
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    expect(await approveUntil(runId, mark, answered, Infinity)).toBeUndefined();
+    const done = client.events
+      .slice(mark)
+      .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === runId)!;
     expect(done.stopReason).toBe('end');
     expect(done.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
     expect(answered.size).toBeGreaterThanOrEqual(1);
