@@ -319,6 +319,50 @@ describe('workflows: record, save, replay', () => {
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
   });
 
+  it('a worker stop while the add to the cart runs: paused as uncertain; marked done, it is not run again', async () => {
+    shop.configure({ addDelayMs: 2_500 });
+    await freshShop();
+    const before = model.requests.length;
+    const logFrom = shop.log.length;
+    const mark = client.mark();
+    const { runId, threadId } = await client.sendOk<{ runId: string; threadId: string }>({
+      type: 'workflow.run',
+      workflowId,
+    });
+    let clicks = 0;
+    await client.waitForEvent(
+      'item.complete',
+      (e) =>
+        e.threadId === threadId &&
+        e.item.kind === 'tool_call' &&
+        e.item.name === 'browser_click' &&
+        e.item.state === 'executing' &&
+        ++clicks === 2,
+      20_000,
+      mark,
+    );
+    const posted = Date.now() + 5_000;
+    while (!shop.log.slice(logFrom).includes('POST /cart/add') && Date.now() < posted)
+      await new Promise((r) => setTimeout(r, 20));
+    await restartWorker(ext, client);
+    const paused = await runSettles(client, threadId, ['paused_uncertain', 'completed', 'failed']);
+    expect(paused.run).toMatchObject({ runId, state: 'paused_uncertain' });
+    // The user checks the page as the notice asks: the cart shows the two cables. Done, then.
+    await tab.waitForURL(/\/cart\?added=/, { timeout: 10_000 });
+    const resumed = client.mark();
+    await client.sendOk({ type: 'run.resolveUncertain', runId, resolution: 'mark_done' });
+    const settled = await runSettles(client, threadId, ['completed', 'failed']);
+    expect(settled.run).toMatchObject({ runId, state: 'completed', stopReason: 'end' });
+    const done = client.events
+      .slice(resumed)
+      .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === runId);
+    expect(done?.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    expect(model.requests.length - before).toBe(0);
+    expect(shop.log.slice(logFrom).filter((h) => h === 'POST /cart/add')).toHaveLength(1);
+    expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    shop.configure({});
+  });
+
   it("a scheduled run fires through chrome.alarms and lands in the workflow's thread", async () => {
     await freshShop();
     const before = model.requests.length;

@@ -30,9 +30,10 @@ export interface ShopServer {
   readonly log: string[];
   /**
    * Test variants of the same shop: `remix` serves different ids and classes and the products in
-   * reverse order (what a redesign does); `removed` products are gone from every page.
+   * reverse order (what a redesign does); `removed` products are gone from every page;
+   * `addDelayMs` holds the answer to an add to the cart (the cart has changed already).
    */
-  configure(options: { remix?: boolean; removed?: readonly string[] }): void;
+  configure(options: { remix?: boolean; removed?: readonly string[]; addDelayMs?: number }): void;
   /** Empties the cart (same as `DELETE /api/cart`). */
   resetCart(): void;
   close(): Promise<void>;
@@ -45,6 +46,7 @@ export async function startShop(): Promise<ShopServer> {
   const log: string[] = [];
   let remix = false;
   let removed = new Set<string>();
+  let addDelayMs = 0;
   const visible = (ps: readonly Product[]) => {
     const kept = ps.filter((p) => !removed.has(p.id));
     return remix ? kept.reverse() : kept;
@@ -113,6 +115,7 @@ export async function startShop(): Promise<ShopServer> {
         return send(res, 400, 'text/plain', 'bad product or quantity');
       const next = Math.min(MAX_QUANTITY, (cart.get(p.id) ?? 0) + qty);
       cart.set(p.id, next);
+      if (addDelayMs) await new Promise((r) => setTimeout(r, addDelayMs));
       return redirect(res, `/cart?added=${encodeURIComponent(p.id)}&qty=${qty}`);
     }
     if (req.method === 'POST' && path === '/cart/remove') {
@@ -143,6 +146,7 @@ export async function startShop(): Promise<ShopServer> {
     configure(options) {
       remix = options.remix ?? false;
       removed = new Set(options.removed ?? []);
+      addDelayMs = options.addDelayMs ?? 0;
     },
     resetCart: () => cart.clear(),
     close: () =>
