@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { WorkflowMeta, WorkflowSchedule } from '../../src/protocol';
+import type {
+  WorkflowLastRun,
+  WorkflowMeta,
+  WorkflowOutcome,
+  WorkflowSchedule,
+} from '../../src/protocol';
 import { formatTime } from '../format';
 import { t, type MessageKey } from '../i18n';
 import { Icon } from './icons';
@@ -11,10 +16,25 @@ function kindOf(s: WorkflowSchedule): ScheduleKind {
   return !s ? 'none' : 'everyMinutes' in s ? 'every' : 'daily';
 }
 
-function outcomeText(outcome: string): string {
-  const key = `workflowOutcome_${outcome}` as MessageKey;
-  const text = t(key);
-  return text === key ? outcome : text;
+/** What each last-run outcome (the turn's stop reason, or running) reads as. */
+const OUTCOME_KEYS: Record<WorkflowOutcome, MessageKey> = {
+  running: 'workflowOutcome_running',
+  end: 'workflowOutcome_completed',
+  error: 'workflowOutcome_failed',
+  interrupted: 'workflowOutcome_interrupted',
+  paused_uncertain: 'workflowOutcome_waiting',
+  budget_pause: 'workflowOutcome_budget_pause',
+  tool_failures: 'workflowOutcome_tool_failures',
+  max_tokens: 'workflowOutcome_failed',
+  content_filter: 'workflowOutcome_failed',
+  refusal: 'workflowOutcome_failed',
+};
+
+function outcomeText(last: WorkflowLastRun): string {
+  // Done after a divergence: the model finished what the replay could not.
+  if (last.outcome === 'end' && last.report?.diverged)
+    return t('workflowOutcome_completed_by_model');
+  return t(OUTCOME_KEYS[last.outcome]);
 }
 
 /** One workflow: its steps, inputs (edited before a run), run now, schedule, last run, delete. */
@@ -135,7 +155,7 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
       </fieldset>
       {last && (
         <p class="workflow-last-run">
-          {t('workflowLastRun', `${outcomeText(last.outcome)} · ${formatTime(last.at)}`)}
+          {t('workflowLastRun', `${outcomeText(last)} · ${formatTime(last.at)}`)}
           {last.report &&
             ` · ${t('workflowReplayed', last.report.replayed, last.report.steps, last.report.modelRequests)}`}
         </p>

@@ -21,6 +21,7 @@ export const RUN_TRANSITIONS: readonly RunTransition[] = [
   { from: 'new', event: 'submit', to: 'streaming_model', by: 'turn.submit' },
   { from: 'new', event: 'enqueue', to: 'queued', by: 'turn.enqueue' },
   { from: 'new', event: 'workflow run', to: 'streaming_model', by: 'workflow.run' },
+  { from: 'new', event: 'scheduled workflow fire, thread busy', to: 'queued', by: 'workflow.run' },
   { from: 'queued', event: 'queued start', to: 'streaming_model', by: 'startNextQueued' },
   {
     from: 'queued',

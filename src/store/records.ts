@@ -338,7 +338,13 @@ export interface WorkflowRecord {
     threadId: string;
     runId: string;
     at: number;
+    /**
+     * A `WorkflowOutcome` (the stop reason, or 'running'); records written before it was one may
+     * hold a run state (src/engine/workflow-view.ts reads those).
+     */
     outcome: string;
+    trigger?: 'schedule';
+    error?: { code: string; message: string };
     report?: WorkflowReport;
   };
 }

@@ -385,7 +385,7 @@ describe('workflows: record, save, replay', () => {
           (w) =>
             w.workflowId === workflowId &&
             w.lastRun?.runId === runId &&
-            w.lastRun.outcome === 'completed',
+            w.lastRun.outcome === 'end',
         ),
       5_000,
       mark,

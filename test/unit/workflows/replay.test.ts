@@ -525,10 +525,37 @@ describe('the run machine table (RUN_TRANSITIONS) lists the replay runner', () =
       const { b, edges } = await observed(rig);
       await runWorkflow(b, { workflowId });
       shop.reset();
-      shop.products = shop.products.filter((p) => p.name !== 'Blue mug');
+      const all = shop.products;
+      shop.products = all.filter((p) => p.name !== 'Blue mug');
       expect((await runWorkflow(b, { workflowId })).complete.workflow?.diverged).toBeDefined();
       const stop = await runWorkflow(b, { workflowId, onDivergence: 'stop' });
       expect(stop.complete.stopReason).toBe('error');
+      // A scheduled fire while the workflow's thread waits for an approval: queued behind it.
+      shop.reset();
+      shop.products = all;
+      await b.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'ask' });
+      const first = await b.client.ack<{ threadId: string; runId: string }>({
+        type: 'workflow.run',
+        workflowId,
+        trigger: 'schedule',
+      });
+      const asked = (await b.client.waitFor(
+        (e) => e.type === 'approval.request' && e.runId === first.runId,
+        10_000,
+        false,
+      )) as Extract<AgentEvent, { type: 'approval.request' }>;
+      const second = await b.client.ack<{ runId: string; queued?: boolean }>({
+        type: 'workflow.run',
+        workflowId,
+        trigger: 'schedule',
+      });
+      expect(second.queued).toBe(true);
+      await b.client.ack({
+        type: 'approval.response',
+        approvalId: asked.approvalId,
+        decision: 'allow_site',
+      });
+      expect((await b.client.turnComplete(second.runId)).workflow?.replayed).toBe(4);
       for (const e of edges) seen.add(e);
     }
     const listed = new Set(RUN_TRANSITIONS.map((t) => `${t.from}|${t.to}|${t.by}`));

@@ -1,0 +1,64 @@
+/** Scheduled-run notices from recorded last runs, and last runs written by older versions. */
+import { describe, expect, it } from 'vitest';
+import { lastRunMeta } from '../../../src/engine/workflow-view';
+import { StopReason, WorkflowLastRun, type WorkflowMeta } from '../../../src/protocol';
+import { noticeKey, noticesDue } from '../../../src/workflows/notices';
+
+const wf = (lastRun?: WorkflowMeta['lastRun']): WorkflowMeta => ({
+  workflowId: 'wf_1',
+  name: 'Reorder',
+  steps: 3,
+  inputs: [],
+  schedule: { everyMinutes: 15 },
+  ...(lastRun ? { lastRun } : {}),
+});
+const run = (outcome: WorkflowLastRun['outcome'], more: Partial<WorkflowLastRun> = {}) =>
+  ({ threadId: 't', runId: 'r1', at: 1, outcome, trigger: 'schedule', ...more }) as const;
+
+describe('noticesDue', () => {
+  it('tells each scheduled run end once per outcome; running, interrupted and manual runs are quiet', () => {
+    for (const outcome of [...StopReason.options, 'running'] as const) {
+      const list = [wf(run(outcome, { report: { steps: 3, replayed: 3, modelRequests: 0 } }))];
+      const first = noticesDue(list, new Set());
+      const quiet = outcome === 'running' || outcome === 'interrupted';
+      expect([outcome, first.due.length]).toEqual([outcome, quiet ? 0 : 1]);
+      expect(noticesDue(list, new Set(first.keep)).due).toEqual([]);
+      const kind =
+        outcome === 'end' ? 'succeeded' : outcome === 'paused_uncertain' ? 'needs_check' : 'failed';
+      if (!quiet) expect(first.due[0]).toMatchObject({ kind, runId: 'r1', name: 'Reorder' });
+    }
+    const manual = { ...run('end'), trigger: undefined };
+    expect(noticesDue([wf(manual)], new Set()).due).toEqual([]);
+    expect(noticesDue([wf()], new Set()).due).toEqual([]);
+  });
+
+  it('a failure says why; the kept keys are only those of listed last runs', () => {
+    const failed = run('error', { error: { code: 'workflow_diverged', message: 'Step 2: gone' } });
+    expect(noticesDue([wf(failed)], new Set(['old:end'])).due[0]).toMatchObject({
+      kind: 'failed',
+      why: 'Step 2: gone',
+    });
+    expect(noticesDue([wf(failed)], new Set(['old:end'])).keep).toEqual([noticeKey(failed)]);
+  });
+});
+
+describe('lastRunMeta', () => {
+  it('reads outcomes older versions stored (run states) as stop reasons', () => {
+    const base = { threadId: 't', runId: 'r', at: 1 };
+    for (const [stored, wire] of [
+      ['completed', 'end'],
+      ['completed_by_model', 'end'],
+      ['failed', 'error'],
+      ['interrupted', 'interrupted'],
+      ['waiting', 'running'],
+      ['running', 'running'],
+      ['end', 'end'],
+      ['paused_uncertain', 'paused_uncertain'],
+      ['something else', 'error'],
+    ]) {
+      const meta = lastRunMeta({ ...base, outcome: stored });
+      expect([stored, meta.outcome]).toEqual([stored, wire]);
+      expect(WorkflowLastRun.safeParse(meta).success).toBe(true);
+    }
+  });
+});
