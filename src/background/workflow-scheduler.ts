@@ -173,7 +173,8 @@ export class WorkflowScheduler {
   /** Notify each scheduled run's end once: shown first, then marked (a stop between: shown again). */
   private async notifyEnds(list: WorkflowMeta[]): Promise<void> {
     const marks = this.deps.marks;
-    this.shown ??= new Set(marks ? await marks.load() : []);
+    // Unreadable marks: notify anyway (a notification shown twice beats one never shown).
+    this.shown ??= new Set(marks ? await marks.load().catch(() => []) : []);
     const { due, keep } = noticesDue(list, this.shown);
     for (const n of due) {
       this.deps.notifier.notify(`keel-run-${n.runId}`, 'Keel', this.noticeText(n));

@@ -133,6 +133,15 @@ describe('workflows: record, save, replay', () => {
       (globalThis as unknown as { chrome: WorkerChrome }).chrome.notifications.getAll(),
     );
 
+  /** Waits until Chrome shows the notification `id` (the scheduler shows it after the list). */
+  async function notified(id: string): Promise<string[]> {
+    for (const end = Date.now() + 10_000; ; ) {
+      const ids = Object.keys(await notifications());
+      if (ids.includes(id) || Date.now() > end) return ids;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /**
    * Answers the run's approval requests (allow_once) until the `stopAt`-th one, which it returns
    * unanswered; resolves undefined when the run completes first.
@@ -396,7 +405,7 @@ describe('workflows: record, save, replay', () => {
       report: { steps, replayed: steps, modelRequests: 0 },
     });
     scheduledThread = done.threadId;
-    expect(Object.keys(await notifications())).toContain(`keel-run-${runId}`);
+    expect(await notified(`keel-run-${runId}`)).toContain(`keel-run-${runId}`);
   });
 
   it('a scheduled run that needs an approval waits for the user', async () => {
@@ -425,10 +434,23 @@ describe('workflows: record, save, replay', () => {
     expect(waiting.run?.pendingApproval).toMatchObject({ approvalId: asked.approvalId });
     expect(shop.log.slice(logFrom).filter((h) => h.startsWith('POST'))).toEqual([]);
     expect(cartOf()).toEqual([]);
-    expect(Object.keys(await notifications())).toContain(`keel-approval-${asked.approvalId}`);
+    expect(await notified(`keel-approval-${asked.approvalId}`)).toContain(
+      `keel-approval-${asked.approvalId}`,
+    );
+    // Chrome stops the worker while the run waits: the next worker still tells of the run's end.
+    await restartWorker(ext, client);
+    const rewaiting = await runSettles(client, asked.threadId, ['waiting_approval']);
+    expect(rewaiting.run?.pendingApproval).toMatchObject({ approvalId: asked.approvalId });
     // The user approves each step: the run finishes as a replay.
     const answered = new Set<string>();
-    expect(await approveUntil(runId, mark, answered, Infinity)).toBeUndefined();
+    const resumed = client.mark();
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: asked.approvalId,
+      decision: 'allow_once',
+    });
+    answered.add(asked.approvalId);
+    expect(await approveUntil(runId, resumed, answered, Infinity)).toBeUndefined();
     const done = client.events
       .slice(mark)
       .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === runId)!;
@@ -437,6 +459,7 @@ describe('workflows: record, save, replay', () => {
     expect(answered.size).toBeGreaterThanOrEqual(1);
     console.log(`scheduled run with approvals: ${answered.size} approvals answered`);
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    expect(await notified(`keel-run-${runId}`)).toContain(`keel-run-${runId}`);
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
   });
 });
