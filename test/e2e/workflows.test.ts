@@ -110,14 +110,7 @@ describe('workflows: record, save, replay', () => {
       if (Date.now() > end) throw new Error(`no alarm ${name}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await ext.worker.evaluate(
-      (n) =>
-        (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.create(n, {
-          when: Date.now() + 200,
-          periodInMinutes: 15,
-        }),
-      name,
-    );
+    await fireNow(name);
     const started = await client.waitForEvent(
       'workflows.updated',
       (e) =>
@@ -126,6 +119,18 @@ describe('workflows: record, save, replay', () => {
       from,
     );
     return started.workflows.find((w) => w.workflowId === workflowId)!.lastRun!.runId;
+  }
+
+  /** Moves the alarm's next fire to now (its period stays, so the scheduler keeps it). */
+  async function fireNow(name = `keel.workflow:${workflowId}`): Promise<void> {
+    await ext.worker.evaluate(
+      (n) =>
+        (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.create(n, {
+          when: Date.now() + 200,
+          periodInMinutes: 15,
+        }),
+      name,
+    );
   }
 
   const notifications = () =>
@@ -461,5 +466,61 @@ describe('workflows: record, save, replay', () => {
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
     expect(await notified(`keel-run-${runId}`)).toContain(`keel-run-${runId}`);
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
+  });
+
+  it('a fire while the last scheduled run waits for approval is queued, once, and runs after it', async () => {
+    await client.sendOk({
+      type: 'workflow.update',
+      workflowId,
+      patch: { schedule: { everyMinutes: 15 } },
+    });
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'ask' });
+    await freshShop();
+    const logFrom = shop.log.length;
+    const mark = client.mark();
+    const first = await fireScheduleSoon();
+    const asked = await client.waitForEvent(
+      'approval.request',
+      (e) => e.runId === first,
+      20_000,
+      mark,
+    );
+    // Two more fires while it waits: one run queued in the workflow's thread, not two.
+    await fireNow();
+    const queuedEv = await client.waitForEvent(
+      'queue.updated',
+      (e) => e.threadId === asked.threadId && e.items.length > 0,
+      10_000,
+      mark,
+    );
+    expect(queuedEv.items).toHaveLength(1);
+    const queuedRun = queuedEv.items[0].queueItemId;
+    // The next fire finds that run waiting: nothing is added (a while later, still one).
+    await fireNow();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const still = await runSettles(client, asked.threadId, ['waiting_approval']);
+    expect(still.queue.map((q) => q.queueItemId)).toEqual([queuedRun]);
+    expect(shop.log.slice(logFrom).filter((h) => h.startsWith('POST'))).toEqual([]);
+    // The user allows the site: the first run finishes, then the queued one runs by itself.
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: asked.approvalId,
+      decision: 'allow_site',
+    });
+    const second = await client.waitForEvent(
+      'turn.complete',
+      (e) => e.runId === queuedRun,
+      40_000,
+      mark,
+    );
+    expect(second.threadId).toBe(asked.threadId);
+    expect(second.stopReason).toBe('end');
+    expect(second.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    const firstDone = client.events
+      .slice(mark)
+      .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === first);
+    expect(firstDone?.stopReason).toBe('end');
+    expect(shop.log.slice(logFrom).filter((h) => h === 'POST /cart/add')).toHaveLength(2);
+    expect(await notified(`keel-run-${queuedRun}`)).toContain(`keel-run-${queuedRun}`);
   });
 });
