@@ -37,6 +37,14 @@ function outcomeText(last: WorkflowLastRun): string {
   return t(OUTCOME_KEYS[last.outcome]);
 }
 
+/** A run as one line: its outcome, when, and what the replay did. */
+function runText(r: WorkflowLastRun): string {
+  const did = r.report
+    ? ` · ${t('workflowReplayed', r.report.replayed, r.report.steps, r.report.modelRequests)}`
+    : '';
+  return `${outcomeText(r)} · ${formatTime(r.at)}${did}`;
+}
+
 /** One workflow: its steps, inputs (edited before a run), run now, schedule, last run, delete. */
 function WorkflowCard({ w }: { w: WorkflowMeta }) {
   const panel = usePanel();
@@ -57,6 +65,7 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
   const schedule = (): WorkflowSchedule =>
     kind === 'none' ? null : kind === 'every' ? { everyMinutes: Number(minutes) } : { dailyAt };
   const last = w.lastRun;
+  const earlier = (w.recentRuns ?? []).filter((r) => r.runId !== last?.runId);
   return (
     <li class="workflow-card" data-workflow-id={w.workflowId}>
       <h2>{w.name}</h2>
@@ -153,12 +162,13 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
           {t('workflowScheduleSave')}
         </button>
       </fieldset>
-      {last && (
-        <p class="workflow-last-run">
-          {t('workflowLastRun', `${outcomeText(last)} · ${formatTime(last.at)}`)}
-          {last.report &&
-            ` · ${t('workflowReplayed', last.report.replayed, last.report.steps, last.report.modelRequests)}`}
-        </p>
+      {last && <p class="workflow-last-run">{t('workflowLastRun', runText(last))}</p>}
+      {earlier.length > 0 && (
+        <ol class="workflow-runs" aria-label={t('workflowEarlierRuns')}>
+          {earlier.map((r) => (
+            <li key={r.runId}>{runText(r)}</li>
+          ))}
+        </ol>
       )}
       {error && (
         <p class="workflow-error" role="alert">

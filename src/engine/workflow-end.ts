@@ -1,6 +1,7 @@
 import type { WorkflowOutcome } from '../protocol';
-import type { RunRecord } from '../store/records';
+import type { RunRecord, WorkflowRunEntry } from '../store/records';
 import { replayReport } from '../workflows/replay';
+import { withRun } from '../workflows/run-history';
 import type { EngineContext } from './context';
 import { publishWorkflows } from './workflow-view';
 
@@ -19,16 +20,18 @@ export function workflowOutcome(run: Pick<RunRecord, 'state' | 'stopReason'>): W
 export async function workflowRunStarted(ctx: EngineContext, run: RunRecord): Promise<void> {
   const wf = run.workflow;
   if (!wf) return;
+  const entry: WorkflowRunEntry = {
+    threadId: run.threadId,
+    runId: run.runId,
+    at: ctx.clock.now(),
+    outcome: 'running',
+    ...(wf.trigger ? { trigger: wf.trigger } : {}),
+  };
   await ctx.store.workflows.update(wf.workflowId, (w) => ({
     ...w,
     ...(wf.trigger === 'schedule' ? { threadId: run.threadId } : {}),
-    lastRun: {
-      threadId: run.threadId,
-      runId: run.runId,
-      at: ctx.clock.now(),
-      outcome: 'running',
-      ...(wf.trigger ? { trigger: wf.trigger } : {}),
-    },
+    lastRun: entry,
+    recentRuns: withRun(w, entry),
   }));
 }
 
@@ -39,18 +42,20 @@ export async function workflowRunStarted(ctx: EngineContext, run: RunRecord): Pr
 export async function workflowRunEnded(ctx: EngineContext, run: RunRecord): Promise<void> {
   if (!run.workflow) return;
   const wf = run.workflow;
+  const entry: WorkflowRunEntry = {
+    threadId: run.threadId,
+    runId: run.runId,
+    at: ctx.clock.now(),
+    outcome: workflowOutcome(run),
+    ...(wf.trigger ? { trigger: wf.trigger } : {}),
+    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+    report: replayReport(wf, run.stepCursor.modelCalls),
+  };
   const updated = await ctx.commit('workflow_last_run', () =>
     ctx.store.workflows.update(wf.workflowId, (w) => ({
       ...w,
-      lastRun: {
-        threadId: run.threadId,
-        runId: run.runId,
-        at: ctx.clock.now(),
-        outcome: workflowOutcome(run),
-        ...(wf.trigger ? { trigger: wf.trigger } : {}),
-        ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
-        report: replayReport(wf, run.stepCursor.modelCalls),
-      },
+      lastRun: entry,
+      recentRuns: withRun(w, entry),
     })),
   );
   if (updated) await publishWorkflows(ctx);

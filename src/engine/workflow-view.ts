@@ -35,6 +35,7 @@ export function workflowMeta(w: WorkflowRecord): WorkflowMeta {
     })),
     schedule: w.schedule,
     ...(w.lastRun ? { lastRun: lastRunMeta(w.lastRun) } : {}),
+    ...(w.recentRuns ? { recentRuns: w.recentRuns.map(lastRunMeta) } : {}),
     summary: w.definition.steps.map((s) => {
       const f = fillInputs(s.summary, values);
       return f.kind === 'ok' ? String(f.value) : s.summary;

@@ -78,6 +78,8 @@ export const WorkflowMeta = z.object({
   inputs: z.array(WorkflowInputMeta),
   schedule: WorkflowSchedule,
   lastRun: WorkflowLastRun.optional(),
+  /** The last few runs (at most 5), newest first; the first is `lastRun`. */
+  recentRuns: z.array(WorkflowLastRun).max(20).optional(),
   /** The steps as a person reads them (for the Workflows view). */
   summary: z.array(z.string()).optional(),
 });

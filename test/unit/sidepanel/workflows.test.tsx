@@ -91,6 +91,23 @@ describe('Workflows view', () => {
     }
   });
 
+  it('lists the earlier runs under the last one', async () => {
+    m = await mountPanel();
+    const last = WF.lastRun!;
+    const older = { ...last, runId: 'r8', outcome: 'error' as const, report: undefined };
+    await m.emit({
+      type: 'workflows.updated',
+      workflows: [{ ...WF, recentRuns: [last, older] }],
+    });
+    await click(m.container.querySelector('[data-action="workflows"]'));
+    const runs = [...m.container.querySelectorAll('.workflow-runs li')].map((li) => li.textContent);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toContain('stopped');
+    expect(m.container.querySelector('.workflow-runs')?.getAttribute('aria-label')).toBe(
+      'Earlier runs',
+    );
+  });
+
   it('offers "Save as workflow" under a completed turn and shows the engine refusal', async () => {
     const snap = snapshot(
       't1',

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { lastRunMeta } from '../../../src/engine/workflow-view';
 import { StopReason, WorkflowLastRun, type WorkflowMeta } from '../../../src/protocol';
 import { noticeKey, noticesDue } from '../../../src/workflows/notices';
+import { RECENT_RUNS, withRun } from '../../../src/workflows/run-history';
 
 const wf = (lastRun?: WorkflowMeta['lastRun']): WorkflowMeta => ({
   workflowId: 'wf_1',
@@ -60,5 +61,24 @@ describe('lastRunMeta', () => {
       expect([stored, meta.outcome]).toEqual([stored, wire]);
       expect(WorkflowLastRun.safeParse(meta).success).toBe(true);
     }
+  });
+});
+
+describe('withRun', () => {
+  it('replaces a listed run in place, puts a new one first, keeps at most RECENT_RUNS', () => {
+    const e = (runId: string, outcome = 'running') => ({ runId, outcome });
+    expect(withRun({}, e('a'))).toEqual([e('a')]);
+    // An older record had only its last run: it seeds the history.
+    expect(withRun({ lastRun: e('a', 'end') }, e('b'))).toEqual([e('b'), e('a', 'end')]);
+    let runs: { runId: string; outcome: string }[] = [];
+    for (let i = 0; i < RECENT_RUNS + 3; i++) {
+      runs = withRun({ recentRuns: runs }, e(`r${i}`));
+      runs = withRun({ recentRuns: runs }, e(`r${i}`, 'end'));
+    }
+    expect(runs).toHaveLength(RECENT_RUNS);
+    expect(runs.map((r) => r.runId)).toEqual(
+      Array.from({ length: RECENT_RUNS }, (_, k) => `r${RECENT_RUNS + 2 - k}`),
+    );
+    expect(runs.every((r) => r.outcome === 'end')).toBe(true);
   });
 });

@@ -216,8 +216,11 @@ describe('WorkflowScheduler', () => {
     };
     scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 5_000 });
     await until(() => notes.some((n) => n.message.includes('stopped')));
-    const last = (await rig.store.workflows.get(workflowId))?.lastRun;
+    const rec = await rig.store.workflows.get(workflowId);
+    const last = rec?.lastRun;
     expect(last).toMatchObject({ outcome: 'error', error: { code: 'workflow_diverged' } });
+    // Both runs stay listed, newest first.
+    expect(rec?.recentRuns?.map((r) => r.outcome)).toEqual(['error', 'end']);
     const stopped = notes.find((n) => n.message.includes('stopped'))!;
     expect(stopped.id).toBe(`keel-run-${last!.runId}`);
     expect(stopped.message).toContain('The workflow stopped at step 1');
