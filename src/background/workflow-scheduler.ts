@@ -175,7 +175,7 @@ export class WorkflowScheduler {
     const marks = this.deps.marks;
     // Unreadable marks: notify anyway (a notification shown twice beats one never shown).
     this.shown ??= new Set(marks ? await marks.load().catch(() => []) : []);
-    const { due, keep } = noticesDue(list, this.shown);
+    const { due, keep } = noticesDue(list, this.shown, this.deps.now());
     for (const n of due) {
       this.deps.notifier.notify(`keel-run-${n.runId}`, 'Keel', this.noticeText(n));
       this.runs.delete(n.runId);

@@ -20,41 +20,51 @@ export function noticeKey(last: Pick<WorkflowLastRun, 'runId' | 'outcome'>): str
   return `${last.runId}:${last.outcome}`;
 }
 
+/** Runs that ended longer ago than this are not told about any more (lost marks: no flood). */
+export const NOTICE_WINDOW_MS = 24 * 60 * 60_000;
+
 /**
- * The notices due for `list` given the keys already `shown`, and the keys worth keeping (those
- * of the last runs still listed: the set stays as small as the workflow list).
+ * The notices due for `list` at `now` given the keys already `shown`, and the keys worth keeping
+ * (those of the runs still listed: the set stays as small as the workflows' recent runs). Every
+ * recent run counts, not only the last: a run started by hand right after a scheduled one ended
+ * does not hide that end from a worker that stopped before telling it.
  */
 export function noticesDue(
   list: readonly WorkflowMeta[],
   shown: ReadonlySet<string>,
+  now: number,
 ): { due: RunNotice[]; keep: string[] } {
   const due: RunNotice[] = [];
   const keep: string[] = [];
-  for (const w of list) {
-    const last = w.lastRun;
-    if (!last || last.trigger !== 'schedule' || QUIET.has(last.outcome)) continue;
-    const key = noticeKey(last);
-    keep.push(key);
-    if (shown.has(key)) continue;
-    if (last.outcome === 'end')
-      due.push({
-        kind: 'succeeded',
-        key,
-        runId: last.runId,
-        name: w.name,
-        replayed: last.report?.replayed ?? 0,
-        steps: last.report?.steps ?? w.steps,
-      });
-    else if (last.outcome === 'paused_uncertain')
-      due.push({ kind: 'needs_check', key, runId: last.runId, name: w.name });
-    else
-      due.push({
-        kind: 'failed',
-        key,
-        runId: last.runId,
-        name: w.name,
-        why: last.error?.message ?? last.report?.diverged?.reason ?? last.outcome,
-      });
-  }
+  for (const w of list)
+    for (const r of w.recentRuns ?? (w.lastRun ? [w.lastRun] : [])) {
+      if (r.trigger !== 'schedule' || QUIET.has(r.outcome)) continue;
+      if (now - r.at > NOTICE_WINDOW_MS) continue;
+      const notice = noticeOf(w, r);
+      keep.push(notice.key);
+      if (!shown.has(notice.key)) due.push(notice);
+    }
   return { due, keep };
+}
+
+function noticeOf(w: WorkflowMeta, last: WorkflowLastRun): RunNotice {
+  const key = noticeKey(last);
+  if (last.outcome === 'end')
+    return {
+      kind: 'succeeded',
+      key,
+      runId: last.runId,
+      name: w.name,
+      replayed: last.report?.replayed ?? 0,
+      steps: last.report?.steps ?? w.steps,
+    };
+  if (last.outcome === 'paused_uncertain')
+    return { kind: 'needs_check', key, runId: last.runId, name: w.name };
+  return {
+    kind: 'failed',
+    key,
+    runId: last.runId,
+    name: w.name,
+    why: last.error?.message ?? last.report?.diverged?.reason ?? last.outcome,
+  };
 }
