@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix]
+ *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix,workflow]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
@@ -23,6 +23,7 @@ import type { BenchResult, SummaryRow } from './bench/stats';
 import { benchStreamLatency } from './bench/stream-latency';
 import { benchThread2000 } from './bench/thread-2000';
 import { benchWidgetMatrix } from './bench/widget-matrix';
+import { benchWorkflow } from './bench/workflow';
 
 const OUT = join(REPO_ROOT, 'bench-results');
 const WATCHDOG_MS = 14 * 60_000;
@@ -50,6 +51,11 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
     key: 'matrix',
     title: 'widget matrix (issue 14)',
     run: () => benchWidgetMatrix({ timeoutMs: 4 * 60_000 }),
+  },
+  {
+    key: 'workflow',
+    title: 'workflow replay vs the model (issue 18)',
+    run: () => benchWorkflow({ trials: 5 }),
   },
 ];
 

@@ -1,5 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { WorkflowMeta, WorkflowSchedule } from '../../src/protocol';
+import type {
+  WorkflowLastRun,
+  WorkflowMeta,
+  WorkflowOutcome,
+  WorkflowSchedule,
+} from '../../src/protocol';
 import { formatTime } from '../format';
 import { t, type MessageKey } from '../i18n';
 import { Icon } from './icons';
@@ -11,10 +16,33 @@ function kindOf(s: WorkflowSchedule): ScheduleKind {
   return !s ? 'none' : 'everyMinutes' in s ? 'every' : 'daily';
 }
 
-function outcomeText(outcome: string): string {
-  const key = `workflowOutcome_${outcome}` as MessageKey;
-  const text = t(key);
-  return text === key ? outcome : text;
+/** What each last-run outcome (the turn's stop reason, or running) reads as. */
+const OUTCOME_KEYS: Record<WorkflowOutcome, MessageKey> = {
+  running: 'workflowOutcome_running',
+  end: 'workflowOutcome_completed',
+  error: 'workflowOutcome_failed',
+  interrupted: 'workflowOutcome_interrupted',
+  paused_uncertain: 'workflowOutcome_waiting',
+  budget_pause: 'workflowOutcome_budget_pause',
+  tool_failures: 'workflowOutcome_tool_failures',
+  max_tokens: 'workflowOutcome_failed',
+  content_filter: 'workflowOutcome_failed',
+  refusal: 'workflowOutcome_failed',
+};
+
+function outcomeText(last: WorkflowLastRun): string {
+  // Done after a divergence: the model finished what the replay could not.
+  if (last.outcome === 'end' && last.report?.diverged)
+    return t('workflowOutcome_completed_by_model');
+  return t(OUTCOME_KEYS[last.outcome]);
+}
+
+/** A run as one line: its outcome, when, and what the replay did. */
+function runText(r: WorkflowLastRun): string {
+  const did = r.report
+    ? ` · ${t('workflowReplayed', r.report.replayed, r.report.steps, r.report.modelRequests)}`
+    : '';
+  return `${outcomeText(r)} · ${formatTime(r.at)}${did}`;
 }
 
 /** One workflow: its steps, inputs (edited before a run), run now, schedule, last run, delete. */
@@ -37,6 +65,7 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
   const schedule = (): WorkflowSchedule =>
     kind === 'none' ? null : kind === 'every' ? { everyMinutes: Number(minutes) } : { dailyAt };
   const last = w.lastRun;
+  const earlier = (w.recentRuns ?? []).filter((r) => r.runId !== last?.runId);
   return (
     <li class="workflow-card" data-workflow-id={w.workflowId}>
       <h2>{w.name}</h2>
@@ -133,12 +162,13 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
           {t('workflowScheduleSave')}
         </button>
       </fieldset>
-      {last && (
-        <p class="workflow-last-run">
-          {t('workflowLastRun', `${outcomeText(last.outcome)} · ${formatTime(last.at)}`)}
-          {last.report &&
-            ` · ${t('workflowReplayed', last.report.replayed, last.report.steps, last.report.modelRequests)}`}
-        </p>
+      {last && <p class="workflow-last-run">{t('workflowLastRun', runText(last))}</p>}
+      {earlier.length > 0 && (
+        <ol class="workflow-runs" aria-label={t('workflowEarlierRuns')}>
+          {earlier.map((r) => (
+            <li key={r.runId}>{runText(r)}</li>
+          ))}
+        </ol>
       )}
       {error && (
         <p class="workflow-error" role="alert">

@@ -44,11 +44,13 @@ chrome.runtime.onConnect.addListener((port) => {
 // schedule survives a browser restart even if Chrome dropped its alarm).
 const schedulerText: SchedulerText = {
   needsApproval: (n) => chrome.i18n.getMessage('workflowNeedsApproval', [n]),
+  needsCheck: (n) => chrome.i18n.getMessage('workflowNeedsCheck', [n]),
   succeeded: (n, r, s) => chrome.i18n.getMessage('workflowSucceeded', [n, String(r), String(s)]),
   failed: (n, why) => chrome.i18n.getMessage('workflowFailed', [n, why]),
 };
 // Notifications need an icon: the extension's own, from the package root.
 const NOTIFY_ICON = chrome.runtime.getURL('icons/icon-128.png');
+const NOTICE_MARKS = 'keel.workflowNotices';
 const scheduler = new WorkflowScheduler({
   engine,
   alarms: chrome.alarms,
@@ -57,6 +59,15 @@ const scheduler = new WorkflowScheduler({
       chrome.notifications?.create(id, { type: 'basic', iconUrl: NOTIFY_ICON, title, message }),
   },
   now: () => Date.now(),
+  // The end-of-run notifications already shown (a restarted worker does not show them again).
+  marks: {
+    load: async () => {
+      const got = await chrome.storage.local.get(NOTICE_MARKS);
+      const keys = got[NOTICE_MARKS];
+      return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
+    },
+    save: (keys) => chrome.storage.local.set({ [NOTICE_MARKS]: keys }),
+  },
   text: schedulerText,
   log: (msg) => console.warn(`[keel] ${msg}`),
 });

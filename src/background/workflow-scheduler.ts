@@ -2,11 +2,15 @@
  * Workflow schedules on chrome.alarms (injected, so it runs under vitest). The scheduler is an
  * ordinary client of the engine: it keeps one alarm per scheduled workflow in line with the
  * workflow list, starts a run with `workflow.run { trigger: 'schedule' }` when an alarm fires
- * (the alarm's scheduled time is the submission id, so a repeated fire is a receipt replay), and
- * notifies when a scheduled run needs an approval or ends. It never answers an approval: a
- * scheduled run that needs one waits for the user like any run.
+ * (the alarm's scheduled time is the submission id, so a repeated fire is a receipt replay; a
+ * fire while the thread is busy waits in its queue, src/engine/ops-workflows.ts), and notifies
+ * when a scheduled run needs an approval or ends. The end is read from the workflows' last runs
+ * as recorded (src/workflows/notices.ts), with the notices already shown kept in `marks`, so a
+ * worker stopped during the run still notifies. It never answers an approval: a scheduled run
+ * that needs one waits for the user like any run.
  */
 import type { AgentEvent, EngineConnection, EngineEndpoint, WorkflowMeta } from '../protocol';
+import { noticesDue, type RunNotice } from '../workflows/notices';
 import { alarmMatches, alarmName, alarmPlan, workflowOfAlarm } from '../workflows/schedule';
 
 export interface AlarmsLike {
@@ -20,14 +24,36 @@ export interface NotifierLike {
   notify(id: string, title: string, message: string): void;
 }
 
+/** The keys of the end-of-run notifications already shown, kept across worker restarts. */
+export interface NoticeMarksLike {
+  load(): Promise<string[]>;
+  save(keys: string[]): Promise<void>;
+}
+
+/** Marks that live as long as the object (tests; a worker without storage). */
+export function memoryMarks(): NoticeMarksLike & { keys: string[] } {
+  return {
+    keys: [],
+    async load() {
+      return [...this.keys];
+    },
+    async save(keys) {
+      this.keys = [...keys];
+    },
+  };
+}
+
 export interface SchedulerText {
   needsApproval(name: string): string;
+  needsCheck(name: string): string;
   succeeded(name: string, replayed: number, steps: number): string;
   failed(name: string, why: string): string;
 }
 
 export const ENGLISH_TEXT: SchedulerText = {
   needsApproval: (n) => `The scheduled workflow "${n}" is waiting for your approval.`,
+  needsCheck: (n) =>
+    `The scheduled workflow "${n}" paused: check whether its last action happened, then continue it in the side panel.`,
   succeeded: (n, r, s) => `The scheduled workflow "${n}" finished (${r} of ${s} steps replayed).`,
   failed: (n, why) => `The scheduled workflow "${n}" stopped: ${why}`,
 };
@@ -35,10 +61,12 @@ export const ENGLISH_TEXT: SchedulerText = {
 export class WorkflowScheduler {
   private workflows: WorkflowMeta[] = [];
   private deliver: ((op: unknown) => void) | null = null;
-  /** Scheduled runs in flight: runId → workflow name. */
+  /** Scheduled runs this worker started: runId → workflow name (approvals come before the list). */
   private readonly runs = new Map<string, string>();
   private readonly pending = new Map<string, string>();
   private reconciling: Promise<void> = Promise.resolve();
+  private noticing: Promise<void> = Promise.resolve();
+  private shown: Set<string> | null = null;
 
   constructor(
     private readonly deps: {
@@ -46,6 +74,8 @@ export class WorkflowScheduler {
       alarms: AlarmsLike;
       notifier: NotifierLike;
       now: () => number;
+      /** Default: in memory (a restarted worker would notify again). */
+      marks?: NoticeMarksLike;
       text?: SchedulerText;
       log?: (msg: string) => void;
     },
@@ -74,9 +104,10 @@ export class WorkflowScheduler {
     );
   }
 
-  /** Resolves when the alarms match the last workflow list (tests). */
-  settled(): Promise<void> {
-    return this.reconciling;
+  /** Resolves when the alarms and notifications match the last workflow list (tests). */
+  async settled(): Promise<void> {
+    await this.reconciling;
+    await this.noticing;
   }
 
   private send(op: Record<string, unknown>, submissionId: string): void {
@@ -102,37 +133,21 @@ export class WorkflowScheduler {
         const workflowId = this.pending.get(ev.submissionId);
         if (!workflowId) return;
         this.pending.delete(ev.submissionId);
-        // busy: the previous run is still going (or waits for the user); this fire is skipped.
+        // A fire waits behind a busy run, one per workflow; refused (a full queue): skipped.
         this.deps.log?.(`scheduled run of ${workflowId} refused: ${ev.code} ${ev.message}`);
         return;
       }
       case 'approval.request': {
-        const name = this.runs.get(ev.runId);
+        const name =
+          this.runs.get(ev.runId) ??
+          this.workflows.find(
+            (w) => w.lastRun?.runId === ev.runId && w.lastRun.trigger === 'schedule',
+          )?.name;
         if (name !== undefined)
           this.deps.notifier.notify(
             `keel-approval-${ev.approvalId}`,
             'Keel',
             text.needsApproval(name),
-          );
-        return;
-      }
-      case 'turn.complete': {
-        const name = this.runs.get(ev.runId);
-        if (name === undefined) return;
-        if (ev.stopReason === 'interrupted') return;
-        this.runs.delete(ev.runId);
-        const w = ev.workflow;
-        if (ev.stopReason === 'end')
-          this.deps.notifier.notify(
-            `keel-run-${ev.runId}`,
-            'Keel',
-            text.succeeded(name, w?.replayed ?? 0, w?.steps ?? 0),
-          );
-        else
-          this.deps.notifier.notify(
-            `keel-run-${ev.runId}`,
-            'Keel',
-            text.failed(name, ev.error?.message ?? ev.stopReason),
           );
         return;
       }
@@ -150,6 +165,37 @@ export class WorkflowScheduler {
     this.reconciling = this.reconciling
       .then(() => this.reconcile(list))
       .catch((e) => this.deps.log?.(`alarm reconcile failed: ${String(e)}`));
+    this.noticing = this.noticing
+      .then(() => this.notifyEnds(list))
+      .catch((e) => this.deps.log?.(`run notification failed: ${String(e)}`));
+  }
+
+  /** Notify each scheduled run's end once: shown first, then marked (a stop between: shown again). */
+  private async notifyEnds(list: WorkflowMeta[]): Promise<void> {
+    const marks = this.deps.marks;
+    // Unreadable marks: notify anyway (a notification shown twice beats one never shown).
+    this.shown ??= new Set(marks ? await marks.load().catch(() => []) : []);
+    const { due, keep } = noticesDue(list, this.shown, this.deps.now());
+    for (const n of due) {
+      this.deps.notifier.notify(`keel-run-${n.runId}`, 'Keel', this.noticeText(n));
+      this.runs.delete(n.runId);
+    }
+    const next = new Set(keep);
+    const changed = next.size !== this.shown.size || [...next].some((k) => !this.shown!.has(k));
+    this.shown = next;
+    if (changed) await marks?.save([...next]);
+  }
+
+  private noticeText(n: RunNotice): string {
+    const text = this.deps.text ?? ENGLISH_TEXT;
+    switch (n.kind) {
+      case 'succeeded':
+        return text.succeeded(n.name, n.replayed, n.steps);
+      case 'needs_check':
+        return text.needsCheck(n.name);
+      case 'failed':
+        return text.failed(n.name, n.why);
+    }
   }
 
   /** One alarm per scheduled workflow; stale, changed and orphaned alarms are replaced or cleared. */

@@ -2,13 +2,16 @@ import { WORKFLOW_VERSION } from '../workflows/types';
 import { deriveWorkflow } from '../workflows/derive';
 import { inputValues } from '../workflows/inputs';
 import type { ReplayState } from '../workflows/replay';
+import type { UserInput } from '../protocol';
 import type { WorkflowRecord } from '../store/records';
 import { EnvironmentError } from './environment';
 import { emitCommitted } from './nodes';
 import { done, type Handler } from './op-handler';
-import { ack, reject } from './receipts';
+import { ack, reject, type Outcome } from './receipts';
 import { isBusy } from './run-machine';
+import { queueItems } from './queue';
 import { announceTurnStart, commitTurnStart, newRun, supersedeCurrent } from './turn-lifecycle';
+import { workflowRunStarted } from './workflow-end';
 import { prepareWorkflowStart } from './workflow-env';
 import { publishWorkflows } from './workflow-view';
 
@@ -85,8 +88,9 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
     now: clock.now(),
   });
   if (fresh) thread.titleSource = 'user';
+  // A scheduled fire while the thread is busy waits in its queue (below); any other run is refused.
   const current0 = fresh ? undefined : await store.runs.current(thread.threadId);
-  if (current0 && isBusy(current0.state))
+  if (current0 && isBusy(current0.state) && op.trigger !== 'schedule')
     return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
   let prepared: Awaited<ReturnType<typeof prepareWorkflowStart>>;
   try {
@@ -100,10 +104,30 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
   const turnId = ids.next('turn');
   const outcome = ack({ threadId, turnId, runId });
   const t0 = thread;
+  const state: ReplayState = {
+    workflowId: wf.workflowId,
+    definition: wf.definition,
+    values,
+    next: 0,
+    phase: 'observe',
+    replayed: 0,
+    mode: 'replay',
+    fallback: op.onDivergence ?? 'model',
+    ...(op.trigger === 'schedule' ? { trigger: 'schedule' as const } : {}),
+  };
+  const shown = Object.entries(values)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  const input = { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` };
   const res = await engine.ctx.commit('workflow_run', async () => {
     if (fresh) await store.threads.put(t0);
     const current = await store.runs.current(threadId);
-    if (current && isBusy(current.state)) return null;
+    if (current && isBusy(current.state)) {
+      if (op.trigger !== 'schedule') return null;
+      const queued = await queueFire(engine, { threadId, runId, turnId, input, state });
+      if (queued) await ctx.writeReceipt(queued.queuedAs);
+      return queued;
+    }
     const now = clock.now();
     const superseded = await supersedeCurrent(engine, current);
     const t = (await store.threads.get(threadId))!;
@@ -116,44 +140,63 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
       env: prepared.env,
       ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}),
     });
-    const state: ReplayState = {
-      workflowId: wf.workflowId,
-      definition: wf.definition,
-      values,
-      next: 0,
-      phase: 'observe',
-      replayed: 0,
-      mode: 'replay',
-      fallback: op.onDivergence ?? 'model',
-    };
     r.workflow = state;
     await store.runs.add(r);
-    const shown = Object.entries(values)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join(', ');
     const started = await commitTurnStart(engine, {
       thread: t,
       run: r,
-      input: { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` },
+      input,
       parentId: t.leafId,
       now,
     });
-    await store.workflows.update(wf.workflowId, (w) => ({
-      ...w,
-      ...(op.trigger === 'schedule' ? { threadId } : {}),
-      lastRun: { threadId, runId, at: now, outcome: 'running' },
-    }));
+    await workflowRunStarted(engine.ctx, r);
     await ctx.writeReceipt(outcome);
     return { ...started, run: r, superseded };
   });
   if (!res)
     return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
+  if ('queuedAs' in res)
+    return done(res.queuedAs, () => {
+      void queueItems(engine, threadId).then((items) =>
+        engine.ctx.emit({ type: 'queue.updated', threadId, items }),
+      );
+    });
   return done(outcome, () => {
     for (const n of res.superseded) emitCommitted(engine.ctx, n);
     void announceTurnStart(engine, res, 'schedule');
     void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e));
   });
 };
+
+/**
+ * A scheduled fire while the workflow's thread is busy (the previous run still going, or waiting
+ * for the user): queued behind it, durable like any queued message, and started when that run
+ * ends (src/engine/queue.ts). At most one fire per workflow waits: a later fire while one does
+ * is acknowledged with the waiting run. Null when the thread's queue is full (the fire is skipped).
+ */
+async function queueFire(
+  engine: Parameters<Handler<'workflow.run'>>[0],
+  f: { threadId: string; runId: string; turnId: string; input: UserInput; state: ReplayState },
+): Promise<{ queuedAs: Outcome } | null> {
+  const { store, clock, options } = engine.ctx;
+  const queued = await store.runs.queued(f.threadId);
+  const waiting = queued.find((r) => r.workflow?.workflowId === f.state.workflowId);
+  const ids = { threadId: f.threadId, queued: true };
+  if (waiting) return { queuedAs: ack({ ...ids, turnId: waiting.turnId, runId: waiting.runId }) };
+  if (queued.length >= options.maxQueue) return null;
+  const r = newRun({
+    runId: f.runId,
+    turnId: f.turnId,
+    threadId: f.threadId,
+    now: clock.now(),
+    state: 'queued',
+    input: f.input,
+    queueSeq: (queued[queued.length - 1]?.queueSeq ?? 0) + 1,
+  });
+  r.workflow = f.state;
+  await store.runs.add(r);
+  return { queuedAs: ack({ ...ids, turnId: f.turnId, runId: f.runId }) };
+}
 
 const update: Handler<'workflow.update'> = async (engine, _client, op, ctx) => {
   const { store, clock } = engine.ctx;

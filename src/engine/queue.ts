@@ -2,6 +2,9 @@ import type { UserInput } from '../protocol';
 import type { EngineHost } from './engine-host';
 import { EnvironmentError } from './environment';
 import { announceTurnStart, commitTurnStart, imagesRefusal, prepareStart } from './turn-lifecycle';
+import { workflowRunStarted } from './workflow-end';
+import { prepareWorkflowStart } from './workflow-env';
+import { publishWorkflows } from './workflow-view';
 
 /**
  * The queue (spec/001 §3): messages queued behind the thread's current run start in order when it
@@ -49,7 +52,10 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
       let prepared: Awaited<ReturnType<typeof prepareStart>>;
       let refusal: { code: string; message: string } | null = null;
       try {
-        prepared = await prepareStart(engine, thread, next.overrides);
+        // A queued workflow run (a scheduled fire that found the thread busy) may replay alone.
+        prepared = next.workflow
+          ? await prepareWorkflowStart(engine, thread)
+          : await prepareStart(engine, thread, next.overrides);
         const images = imagesRefusal(
           next.input ?? { text: '' },
           prepared.env.modelInfo.vision,
@@ -113,6 +119,7 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
           parentId: t.leafId,
           now,
         });
+        await workflowRunStarted(engine.ctx, run);
         return { ...res, run };
       });
       if (!started) continue;
@@ -122,6 +129,7 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
         items: await queueItems(engine, threadId),
       });
       await announceTurnStart(engine, started, 'inline');
+      if (started.run.workflow) await publishWorkflows(engine.ctx);
       return;
     }
   });

@@ -20,6 +20,8 @@ export interface RunTransition {
 export const RUN_TRANSITIONS: readonly RunTransition[] = [
   { from: 'new', event: 'submit', to: 'streaming_model', by: 'turn.submit' },
   { from: 'new', event: 'enqueue', to: 'queued', by: 'turn.enqueue' },
+  { from: 'new', event: 'workflow run', to: 'streaming_model', by: 'workflow.run' },
+  { from: 'new', event: 'scheduled workflow fire, thread busy', to: 'queued', by: 'workflow.run' },
   { from: 'queued', event: 'queued start', to: 'streaming_model', by: 'startNextQueued' },
   {
     from: 'queued',
@@ -62,6 +64,31 @@ export const RUN_TRANSITIONS: readonly RunTransition[] = [
   { from: 'streaming_model', event: 'provider error', to: 'failed', by: 'onProviderFailure' },
   { from: 'streaming_model', event: 'interrupt', to: 'interrupted', by: 'onInterrupt' },
   { from: 'streaming_model', event: 'environment drift on recovery', to: 'failed', by: 'recovery' },
+  // A workflow run in replay mode (src/engine/workflow-step.ts) decides without the model.
+  {
+    from: 'streaming_model',
+    event: 'replay: a snapshot or a step to act',
+    to: 'executing_tool',
+    by: 'decideReplay',
+  },
+  {
+    from: 'streaming_model',
+    event: 'replay: final check passed',
+    to: 'completed',
+    by: 'decideReplay',
+  },
+  {
+    from: 'streaming_model',
+    event: 'replay diverged, no model (or onDivergence stop)',
+    to: 'failed',
+    by: 'decideReplay',
+  },
+  {
+    from: 'streaming_model',
+    event: 'replay diverged or steered: the model takes over',
+    to: 'streaming_model',
+    by: 'decideReplay',
+  },
   {
     from: 'executing_tool',
     event: 'call recorded, more in batch',

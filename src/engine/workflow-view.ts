@@ -1,7 +1,24 @@
-import type { WorkflowMeta } from '../protocol';
+import { StopReason, type WorkflowLastRun, type WorkflowMeta } from '../protocol';
 import type { WorkflowRecord } from '../store/records';
 import { fillInputs } from '../workflows/inputs';
 import type { EngineContext } from './context';
+
+/** Outcomes records written before the outcome was the stop reason hold (run states). */
+const LEGACY_OUTCOMES: Record<string, WorkflowLastRun['outcome']> = {
+  completed: 'end',
+  completed_by_model: 'end',
+  failed: 'error',
+  waiting: 'running',
+};
+
+/** A stored last run on the wire: its outcome a `WorkflowOutcome` whatever version wrote it. */
+export function lastRunMeta(r: NonNullable<WorkflowRecord['lastRun']>): WorkflowLastRun {
+  const known = r.outcome === 'running' || StopReason.safeParse(r.outcome).success;
+  const outcome = known
+    ? (r.outcome as WorkflowLastRun['outcome'])
+    : (LEGACY_OUTCOMES[r.outcome] ?? 'error');
+  return { ...r, outcome };
+}
 
 /** A workflow as the Workflows view lists it (PROTOCOL.md `WorkflowMeta`). */
 export function workflowMeta(w: WorkflowRecord): WorkflowMeta {
@@ -17,7 +34,8 @@ export function workflowMeta(w: WorkflowRecord): WorkflowMeta {
       ...(i.default !== undefined ? { default: i.default } : {}),
     })),
     schedule: w.schedule,
-    ...(w.lastRun ? { lastRun: w.lastRun } : {}),
+    ...(w.lastRun ? { lastRun: lastRunMeta(w.lastRun) } : {}),
+    ...(w.recentRuns ? { recentRuns: w.recentRuns.map(lastRunMeta) } : {}),
     summary: w.definition.steps.map((s) => {
       const f = fillInputs(s.summary, values);
       return f.kind === 'ok' ? String(f.value) : s.summary;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StopReason } from './common';
 
 /** Workflows on the wire (PROTOCOL.md §Workflows). */
 
@@ -48,14 +49,27 @@ export const WorkflowReport = z.object({
 });
 export type WorkflowReport = z.infer<typeof WorkflowReport>;
 
+/**
+ * How a workflow's last run ended: the turn's stop reason as its `turn.complete` names it
+ * (`end`: the final check passed, by replay alone or with the model's help after a divergence —
+ * `report.diverged` tells which; `error`: the run stopped, `error` says why; `interrupted`,
+ * `paused_uncertain`, `budget_pause`, …), or `running` from its start until it stops.
+ */
+export const WorkflowOutcome = z.union([StopReason, z.literal('running')]);
+export type WorkflowOutcome = z.infer<typeof WorkflowOutcome>;
+
 export const WorkflowLastRun = z.object({
   threadId: z.string(),
   runId: z.string(),
   at: z.number(),
-  /** The run's stop reason, or 'running' while it is not finished. */
-  outcome: z.string(),
+  outcome: WorkflowOutcome,
+  /** Set when the run was started by the workflow's schedule. */
+  trigger: z.literal('schedule').optional(),
+  /** Why a run that stopped stopped (its turn.complete `error`). */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
   report: WorkflowReport.optional(),
 });
+export type WorkflowLastRun = z.infer<typeof WorkflowLastRun>;
 
 export const WorkflowMeta = z.object({
   workflowId: z.string(),
@@ -64,6 +78,8 @@ export const WorkflowMeta = z.object({
   inputs: z.array(WorkflowInputMeta),
   schedule: WorkflowSchedule,
   lastRun: WorkflowLastRun.optional(),
+  /** The last few runs (at most 5), newest first; the first is `lastRun`. */
+  recentRuns: z.array(WorkflowLastRun).max(20).optional(),
   /** The steps as a person reads them (for the Workflows view). */
   summary: z.array(z.string()).optional(),
 });

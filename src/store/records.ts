@@ -334,13 +334,24 @@ export interface WorkflowRecord {
   schedule: WorkflowSchedule;
   /** Where scheduled runs land (created by the first scheduled run). */
   threadId?: string;
-  lastRun?: {
-    threadId: string;
-    runId: string;
-    at: number;
-    outcome: string;
-    report?: WorkflowReport;
-  };
+  lastRun?: WorkflowRunEntry;
+  /** The last few runs, newest first (`lastRun` is the first); unset in older records. */
+  recentRuns?: WorkflowRunEntry[];
+}
+
+/** One run of a workflow as its record keeps it. */
+export interface WorkflowRunEntry {
+  threadId: string;
+  runId: string;
+  at: number;
+  /**
+   * A `WorkflowOutcome` (the stop reason, or 'running'); records written before it was one may
+   * hold a run state (src/engine/workflow-view.ts reads those).
+   */
+  outcome: string;
+  trigger?: 'schedule';
+  error?: { code: string; message: string };
+  report?: WorkflowReport;
 }
 
 export interface SkillRecord {

@@ -35,6 +35,8 @@ export interface ReplayState {
   mode: 'replay' | 'model';
   /** On a divergence: hand the rest to the model (when one is configured) or stop. */
   fallback: 'model' | 'stop';
+  /** Started by the workflow's schedule (its end is notified: src/background/workflow-scheduler.ts). */
+  trigger?: 'schedule';
   /**
    * The tab later calls name explicitly, once a step opened or switched to one (saved steps
    * carry no tab ids: they belong to the recorded visit). Unset: the run's own tab.

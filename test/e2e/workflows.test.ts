@@ -110,14 +110,7 @@ describe('workflows: record, save, replay', () => {
       if (Date.now() > end) throw new Error(`no alarm ${name}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await ext.worker.evaluate(
-      (n) =>
-        (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.create(n, {
-          when: Date.now() + 200,
-          periodInMinutes: 15,
-        }),
-      name,
-    );
+    await fireNow(name);
     const started = await client.waitForEvent(
       'workflows.updated',
       (e) =>
@@ -128,10 +121,31 @@ describe('workflows: record, save, replay', () => {
     return started.workflows.find((w) => w.workflowId === workflowId)!.lastRun!.runId;
   }
 
+  /** Moves the alarm's next fire to now (its period stays, so the scheduler keeps it). */
+  async function fireNow(name = `keel.workflow:${workflowId}`): Promise<void> {
+    await ext.worker.evaluate(
+      (n) =>
+        (globalThis as unknown as { chrome: WorkerChrome }).chrome.alarms.create(n, {
+          when: Date.now() + 200,
+          periodInMinutes: 15,
+        }),
+      name,
+    );
+  }
+
   const notifications = () =>
     ext.worker.evaluate(() =>
       (globalThis as unknown as { chrome: WorkerChrome }).chrome.notifications.getAll(),
     );
+
+  /** Waits until Chrome shows the notification `id` (the scheduler shows it after the list). */
+  async function notified(id: string): Promise<string[]> {
+    for (const end = Date.now() + 10_000; ; ) {
+      const ids = Object.keys(await notifications());
+      if (ids.includes(id) || Date.now() > end) return ids;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 
   /**
    * Answers the run's approval requests (allow_once) until the `stopAt`-th one, which it returns
@@ -385,7 +399,7 @@ describe('workflows: record, save, replay', () => {
           (w) =>
             w.workflowId === workflowId &&
             w.lastRun?.runId === runId &&
-            w.lastRun.outcome === 'completed',
+            w.lastRun.outcome === 'end',
         ),
       5_000,
       mark,
@@ -396,7 +410,7 @@ describe('workflows: record, save, replay', () => {
       report: { steps, replayed: steps, modelRequests: 0 },
     });
     scheduledThread = done.threadId;
-    expect(Object.keys(await notifications())).toContain(`keel-run-${runId}`);
+    expect(await notified(`keel-run-${runId}`)).toContain(`keel-run-${runId}`);
   });
 
   it('a scheduled run that needs an approval waits for the user', async () => {
@@ -425,10 +439,23 @@ describe('workflows: record, save, replay', () => {
     expect(waiting.run?.pendingApproval).toMatchObject({ approvalId: asked.approvalId });
     expect(shop.log.slice(logFrom).filter((h) => h.startsWith('POST'))).toEqual([]);
     expect(cartOf()).toEqual([]);
-    expect(Object.keys(await notifications())).toContain(`keel-approval-${asked.approvalId}`);
+    expect(await notified(`keel-approval-${asked.approvalId}`)).toContain(
+      `keel-approval-${asked.approvalId}`,
+    );
+    // Chrome stops the worker while the run waits: the next worker still tells of the run's end.
+    await restartWorker(ext, client);
+    const rewaiting = await runSettles(client, asked.threadId, ['waiting_approval']);
+    expect(rewaiting.run?.pendingApproval).toMatchObject({ approvalId: asked.approvalId });
     // The user approves each step: the run finishes as a replay.
     const answered = new Set<string>();
-    expect(await approveUntil(runId, mark, answered, Infinity)).toBeUndefined();
+    const resumed = client.mark();
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: asked.approvalId,
+      decision: 'allow_once',
+    });
+    answered.add(asked.approvalId);
+    expect(await approveUntil(runId, resumed, answered, Infinity)).toBeUndefined();
     const done = client.events
       .slice(mark)
       .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === runId)!;
@@ -437,6 +464,63 @@ describe('workflows: record, save, replay', () => {
     expect(answered.size).toBeGreaterThanOrEqual(1);
     console.log(`scheduled run with approvals: ${answered.size} approvals answered`);
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
+    expect(await notified(`keel-run-${runId}`)).toContain(`keel-run-${runId}`);
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
+  });
+
+  it('a fire while the last scheduled run waits for approval is queued, once, and runs after it', async () => {
+    await client.sendOk({
+      type: 'workflow.update',
+      workflowId,
+      patch: { schedule: { everyMinutes: 15 } },
+    });
+    await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'ask' });
+    await freshShop();
+    const logFrom = shop.log.length;
+    const mark = client.mark();
+    const first = await fireScheduleSoon();
+    const asked = await client.waitForEvent(
+      'approval.request',
+      (e) => e.runId === first,
+      20_000,
+      mark,
+    );
+    // Two more fires while it waits: one run queued in the workflow's thread, not two.
+    await fireNow();
+    const queuedEv = await client.waitForEvent(
+      'queue.updated',
+      (e) => e.threadId === asked.threadId && e.items.length > 0,
+      10_000,
+      mark,
+    );
+    expect(queuedEv.items).toHaveLength(1);
+    const queuedRun = queuedEv.items[0].queueItemId;
+    // The next fire finds that run waiting: nothing is added (a while later, still one).
+    await fireNow();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const still = await runSettles(client, asked.threadId, ['waiting_approval']);
+    expect(still.queue.map((q) => q.queueItemId)).toEqual([queuedRun]);
+    expect(shop.log.slice(logFrom).filter((h) => h.startsWith('POST'))).toEqual([]);
+    // The user allows the site: the first run finishes, then the queued one runs by itself.
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: asked.approvalId,
+      decision: 'allow_site',
+    });
+    const second = await client.waitForEvent(
+      'turn.complete',
+      (e) => e.runId === queuedRun,
+      40_000,
+      mark,
+    );
+    expect(second.threadId).toBe(asked.threadId);
+    expect(second.stopReason).toBe('end');
+    expect(second.workflow).toMatchObject({ steps, replayed: steps, modelRequests: 0 });
+    const firstDone = client.events
+      .slice(mark)
+      .find((e): e is TurnComplete => e.type === 'turn.complete' && e.runId === first);
+    expect(firstDone?.stopReason).toBe('end');
+    expect(shop.log.slice(logFrom).filter((h) => h === 'POST /cart/add')).toHaveLength(2);
+    expect(await notified(`keel-run-${queuedRun}`)).toContain(`keel-run-${queuedRun}`);
   });
 });

@@ -19,7 +19,7 @@ const WF: WorkflowMeta = {
     threadId: 't9',
     runId: 'r9',
     at: 1,
-    outcome: 'completed',
+    outcome: 'end',
     report: { steps: 4, replayed: 4, modelRequests: 0 },
   },
 };
@@ -67,6 +67,45 @@ describe('Workflows view', () => {
     await click(card2.querySelector('button[aria-label="Delete"]'));
     await click(card2.querySelector('[data-action="confirm-delete-workflow"]'));
     expect(m.port().last('workflow.delete')).toMatchObject({ workflowId: 'wf_1' });
+  });
+
+  it("shows the last run's outcome (its stop reason) in words", async () => {
+    m = await mountPanel();
+    const last = WF.lastRun!;
+    const cases: [NonNullable<WorkflowMeta['lastRun']>, string][] = [
+      [last, 'Last run: done'],
+      [
+        { ...last, report: { ...last.report!, replayed: 1, diverged: { step: 2, reason: 'x' } } },
+        "Last run: done with the model's help",
+      ],
+      [{ ...last, outcome: 'error' }, 'Last run: stopped'],
+      [{ ...last, outcome: 'paused_uncertain' }, 'Last run: waiting for you'],
+      [{ ...last, outcome: 'running' }, 'Last run: running'],
+    ];
+    await m.emit({ type: 'workflows.updated', workflows: [WF] });
+    await click(m.container.querySelector('[data-action="workflows"]'));
+    for (const [lastRun, text] of cases) {
+      await m.emit({ type: 'workflows.updated', workflows: [{ ...WF, lastRun }] });
+      await m.flush();
+      expect(m.container.querySelector('.workflow-last-run')?.textContent).toContain(text);
+    }
+  });
+
+  it('lists the earlier runs under the last one', async () => {
+    m = await mountPanel();
+    const last = WF.lastRun!;
+    const older = { ...last, runId: 'r8', outcome: 'error' as const, report: undefined };
+    await m.emit({
+      type: 'workflows.updated',
+      workflows: [{ ...WF, recentRuns: [last, older] }],
+    });
+    await click(m.container.querySelector('[data-action="workflows"]'));
+    const runs = [...m.container.querySelectorAll('.workflow-runs li')].map((li) => li.textContent);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toContain('stopped');
+    expect(m.container.querySelector('.workflow-runs')?.getAttribute('aria-label')).toBe(
+      'Earlier runs',
+    );
   });
 
   it('offers "Save as workflow" under a completed turn and shows the engine refusal', async () => {

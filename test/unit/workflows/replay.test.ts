@@ -465,3 +465,103 @@ describe('workflow.update / delete', () => {
     });
   });
 });
+
+describe('the run machine table (RUN_TRANSITIONS) lists the replay runner', () => {
+  /** The commits of workflow-step.ts and ops-workflows.ts, by the name the table gives them. */
+  const BY: Record<string, string> = {
+    workflow_run: 'workflow.run',
+    replay_step: 'decideReplay',
+    replay_done: 'decideReplay',
+    replay_diverged: 'decideReplay',
+  };
+
+  /**
+   * Records every run state change (and the hand-over to the model, which keeps the state) made
+   * inside a workflow commit, with that commit's name (the engine's fault boundaries say which
+   * commit is open; one run at a time here).
+   */
+  async function observed(rig: Rig) {
+    const edges = new Set<string>();
+    let tx: string | null = null;
+    const b = await rig.reopen({
+      faults: {
+        at: (name) => {
+          const m = /^tx:(.+):(before|after)$/.exec(name);
+          if (m) tx = m[2] === 'before' ? m[1] : null;
+          return undefined;
+        },
+      },
+    });
+    const runs = b.store.runs;
+    const add = runs.add.bind(runs);
+    const update = runs.update.bind(runs);
+    runs.add = async (r) => {
+      if (tx && BY[tx]) edges.add(`new|${r.state}|${BY[tx]}`);
+      return add(r);
+    };
+    runs.update = (runId, mutate, now) =>
+      update(
+        runId,
+        (r) => {
+          const from = r.state;
+          const mode = r.workflow?.mode;
+          mutate(r);
+          if (tx && BY[tx] && (r.state !== from || r.workflow?.mode !== mode))
+            edges.add(`${from}|${r.state}|${BY[tx]}`);
+        },
+        now,
+      );
+    return { b, edges };
+  }
+
+  it('every state change the replay makes is an edge of the table, and each replay edge is reached', async () => {
+    const { RUN_TRANSITIONS } = await import('../../../src/engine/run-transitions');
+    const seen = new Set<string>();
+    // Replayed to the end; the product gone with a model (hand-over) and without (a stop).
+    {
+      const { shop, rig, workflowId } = await recorded({
+        extraScript: [{ text: 'The blue mug is gone.' }],
+      });
+      const { b, edges } = await observed(rig);
+      await runWorkflow(b, { workflowId });
+      shop.reset();
+      const all = shop.products;
+      shop.products = all.filter((p) => p.name !== 'Blue mug');
+      expect((await runWorkflow(b, { workflowId })).complete.workflow?.diverged).toBeDefined();
+      const stop = await runWorkflow(b, { workflowId, onDivergence: 'stop' });
+      expect(stop.complete.stopReason).toBe('error');
+      // A scheduled fire while the workflow's thread waits for an approval: queued behind it.
+      shop.reset();
+      shop.products = all;
+      await b.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'ask' });
+      const first = await b.client.ack<{ threadId: string; runId: string }>({
+        type: 'workflow.run',
+        workflowId,
+        trigger: 'schedule',
+      });
+      const asked = (await b.client.waitFor(
+        (e) => e.type === 'approval.request' && e.runId === first.runId,
+        10_000,
+        false,
+      )) as Extract<AgentEvent, { type: 'approval.request' }>;
+      const second = await b.client.ack<{ runId: string; queued?: boolean }>({
+        type: 'workflow.run',
+        workflowId,
+        trigger: 'schedule',
+      });
+      expect(second.queued).toBe(true);
+      await b.client.ack({
+        type: 'approval.response',
+        approvalId: asked.approvalId,
+        decision: 'allow_site',
+      });
+      expect((await b.client.turnComplete(second.runId)).workflow?.replayed).toBe(4);
+      for (const e of edges) seen.add(e);
+    }
+    const listed = new Set(RUN_TRANSITIONS.map((t) => `${t.from}|${t.to}|${t.by}`));
+    for (const e of seen) expect([e, listed.has(e)]).toEqual([e, true]);
+    const replayEdges = [...listed].filter((e) => Object.values(BY).some((by) => e.endsWith(by)));
+    expect(replayEdges.length).toBeGreaterThanOrEqual(5);
+    for (const e of replayEdges) expect([e, seen.has(e)]).toEqual([e, true]);
+  });
+});

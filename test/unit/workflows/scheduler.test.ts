@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/protocol';
-import { WorkflowScheduler, type AlarmsLike } from '../../../src/background/workflow-scheduler';
+import {
+  memoryMarks,
+  WorkflowScheduler,
+  type AlarmsLike,
+} from '../../../src/background/workflow-scheduler';
 import {
   alarmMatches,
   alarmName,
@@ -14,7 +18,7 @@ import {
   nextFireAt,
   workflowOfAlarm,
 } from '../../../src/workflows/schedule';
-import { makeRig } from '../engine/harness';
+import { makeRig, type Rig } from '../engine/harness';
 import { FakeShop, SHOP } from './fake-shop';
 
 class FakeAlarms implements AlarmsLike {
@@ -60,6 +64,12 @@ async function setup() {
   });
   shop.reset();
   const alarms = new FakeAlarms();
+  const { notes, scheduler, events } = schedulerOn(rig, alarms);
+  return { shop, rig, workflowId, alarms, notes, scheduler, events };
+}
+
+/** A worker's scheduler on `rig`'s engine, with the marks a worker keeps in chrome.storage. */
+function schedulerOn(rig: Rig, alarms: AlarmsLike = new FakeAlarms(), marks = memoryMarks()) {
   const notes: { id: string; message: string }[] = [];
   const events: AgentEvent[] = [];
   const engine = {
@@ -69,11 +79,12 @@ async function setup() {
   const scheduler = new WorkflowScheduler({
     engine,
     alarms,
+    marks,
     notifier: { notify: (id, _t, message) => notes.push({ id, message }) },
     now: () => Date.now(),
   });
   scheduler.start();
-  return { shop, rig, workflowId, alarms, notes, scheduler, events };
+  return { notes, scheduler, events };
 }
 
 async function until(cond: () => boolean): Promise<void> {
@@ -186,5 +197,105 @@ describe('WorkflowScheduler', () => {
     });
     await until(() => notes.some((n) => n.message.includes('finished')));
     expect(shop.actions).toEqual(['click Cart']);
+  });
+
+  it("records the run's stop reason as its outcome, and a stop notifies with the reason", async () => {
+    const { rig, workflowId, notes, scheduler, shop } = await setup();
+    scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 4_000 });
+    await until(() => notes.some((n) => n.message.includes('finished')));
+    expect((await rig.store.workflows.get(workflowId))?.lastRun).toMatchObject({
+      outcome: 'end',
+      trigger: 'schedule',
+      report: { steps: 1, replayed: 1, modelRequests: 0 },
+    });
+    // No model to take over, and the click fails: the run stops, and says why.
+    await rig.store.settings.put({ ...(await rig.store.settings.get()), defaultModel: null });
+    shop.reset();
+    shop.beforeAction = () => {
+      throw new Error('the shop is closed');
+    };
+    scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 5_000 });
+    await until(() => notes.some((n) => n.message.includes('stopped')));
+    const rec = await rig.store.workflows.get(workflowId);
+    const last = rec?.lastRun;
+    expect(last).toMatchObject({ outcome: 'error', error: { code: 'workflow_diverged' } });
+    // Both runs stay listed, newest first.
+    expect(rec?.recentRuns?.map((r) => r.outcome)).toEqual(['error', 'end']);
+    const stopped = notes.find((n) => n.message.includes('stopped'))!;
+    expect(stopped.id).toBe(`keel-run-${last!.runId}`);
+    expect(stopped.message).toContain('The workflow stopped at step 1');
+    expect(stopped.message).toContain('the shop is closed');
+  });
+
+  it('a worker stop during a scheduled run: the next worker notifies its end, once', async () => {
+    const { rig, workflowId, notes } = await setup();
+    const marks = memoryMarks();
+    let commits = 0;
+    // The worker dies before the replay's second commit (the page was read, nothing clicked).
+    const b0 = await rig.reopen({
+      faults: {
+        at: (name) =>
+          name === 'tx:replay_step:before' && ++commits === 2
+            ? new Promise<void>(() => undefined)
+            : undefined,
+      },
+    });
+    const w0 = schedulerOn(b0, new FakeAlarms(), marks);
+    w0.scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 6_000 });
+    await until(() => commits >= 2);
+    const b1 = await b0.reopen({ faults: { at: () => undefined } });
+    const w1 = schedulerOn(b1, new FakeAlarms(), marks);
+    await until(() => w1.notes.some((n) => n.message.includes('finished')));
+    const runId = (await b1.store.workflows.get(workflowId))!.lastRun!.runId;
+    expect(w1.notes).toEqual([
+      { id: `keel-run-${runId}`, message: expect.stringContaining('finished (1 of 1 steps') },
+    ]);
+    expect([...notes, ...w0.notes]).toEqual([]);
+    // The worker after that has nothing left to tell.
+    const b2 = await b1.reopen({});
+    const w2 = schedulerOn(b2, new FakeAlarms(), marks);
+    await until(() => w2.events.some((e) => e.type === 'initialized'));
+    await w2.scheduler.settled();
+    expect(w2.notes).toEqual([]);
+  });
+
+  it('a fire while the thread is busy waits in its queue, one at most, and runs after', async () => {
+    const { rig, workflowId, notes, scheduler, shop, events } = await setup();
+    await rig.client.ack({ type: 'siteRules.set', origin: SHOP, rule: 'ask' });
+    scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 7_000 });
+    const req = (await rig.client.waitFor(
+      (e) => e.type === 'approval.request',
+      10_000,
+      false,
+    )) as Extract<AgentEvent, { type: 'approval.request' }>;
+    // Two more fires while the first run waits for the user: one queued run, not two.
+    scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 8_000 });
+    scheduler.onAlarm({ name: alarmName(workflowId), scheduledTime: 9_000 });
+    const acked = (at: number) =>
+      events.find((e) => e.type === 'command.ack' && e.submissionId.endsWith(`:${at}`));
+    await until(() => acked(9_000) !== undefined);
+    // The later fire is told about the run already waiting.
+    expect(acked(9_000)).toMatchObject({ result: (acked(8_000) as { result: unknown }).result });
+    expect(acked(8_000)).toMatchObject({ result: { queued: true } });
+    const queued = await rig.store.runs.queued(req.threadId);
+    expect(queued.map((r) => r.workflow?.workflowId)).toEqual([workflowId]);
+    expect(shop.actions).toEqual([]);
+    await rig.client.ack({
+      type: 'approval.response',
+      approvalId: req.approvalId,
+      decision: 'allow_site',
+    });
+    await until(() => notes.filter((n) => n.message.includes('finished')).length === 2);
+    // The queued run starts on the page the first one left (the cart): it opens its start page.
+    expect(shop.actions).toEqual(['click Cart', `open ${SHOP}/`, 'click Cart']);
+    const completes = events.filter(
+      (e): e is Extract<AgentEvent, { type: 'turn.complete' }> =>
+        e.type === 'turn.complete' && e.workflow !== undefined,
+    );
+    expect(completes.map((c) => [c.runId, c.stopReason, c.workflow?.replayed])).toEqual([
+      [req.runId, 'end', 1],
+      [queued[0].runId, 'end', 1],
+    ]);
+    expect(completes[1].threadId).toBe(req.threadId);
   });
 });
