@@ -145,6 +145,11 @@ export interface BrowserHost {
     params?: Record<string, unknown>,
   ): Promise<T>;
   onDebuggerEvent(listener: (event: DebuggerEvent) => void): () => void;
+  /**
+   * Keel's content script in a tab's top document says the page is about to open a dialog
+   * (dialog-hold.ts); the page is held briefly so a debugger attached now sees the dialog.
+   */
+  onDialogPending(listener: (tabId: number) => void): () => void;
   /** The debugger went away without us (the user closed the infobar, the tab closed). */
   onDebuggerDetached(listener: (tabId: number, reason: string) => void): () => void;
 

@@ -48,6 +48,7 @@ export class FakeHost implements BrowserHost {
     removed: new Set<Listener<number>>(),
     dbgEvent: new Set<Listener<DebuggerEvent>>(),
     dbgDetached: new Set<(tabId: number, reason: string) => void>(),
+    dialogPending: new Set<Listener<number>>(),
   };
 
   addTab(partial: Partial<TabInfo> & { tabId: number; url: string }): TabInfo {
@@ -150,6 +151,10 @@ export class FakeHost implements BrowserHost {
   onTabCreated(l: Listener<TabInfo>) {
     this.listeners.created.add(l);
     return () => this.listeners.created.delete(l);
+  }
+  onDialogPending(l: Listener<number>) {
+    this.listeners.dialogPending.add(l);
+    return () => this.listeners.dialogPending.delete(l);
   }
   onTabRemoved(l: Listener<number>) {
     this.listeners.removed.add(l);
