@@ -133,7 +133,11 @@ describe('a todo app in a shadow root, through the tools', () => {
   // timer opens these while no session is attached, and the agent answers them after.
   for (const { kind, answer, out } of [
     { kind: 'confirm', answer: { action: 'accept' }, out: 'confirmed' },
-    { kind: 'prompt', answer: { action: 'accept', promptText: 'Groceries' }, out: 'prompt: Groceries' },
+    {
+      kind: 'prompt',
+      answer: { action: 'accept', promptText: 'Groceries' },
+      out: 'prompt: Groceries',
+    },
     { kind: 'alert', answer: { action: 'accept' }, out: 'alert closed' },
   ] as const) {
     it(`a ${kind} a page timer opens before the debugger attached is answered with browser_dialog`, async () => {

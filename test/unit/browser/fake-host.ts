@@ -83,6 +83,11 @@ export class FakeHost implements BrowserHost {
     for (const l of this.listeners.dbgEvent) l(event);
   }
 
+  /** Keel's content script in the tab's top document heard the page's dialog wrapper. */
+  emitDialogPending(tabId: number): void {
+    for (const l of this.listeners.dialogPending) l(tabId);
+  }
+
   emitDetached(tabId: number): void {
     this.debuggerAttached.delete(tabId);
     for (const l of this.listeners.dbgDetached) l(tabId, 'canceled_by_user');
