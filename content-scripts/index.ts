@@ -2,13 +2,13 @@
  * Content-script entry (a classic script, bundled as an IIFE by scripts/build-content-script.mjs).
  *
  * Installs one PageAgent per document and answers the service worker over
- * chrome.runtime.onMessage. Nothing listens to window.postMessage, and to one page DOM event
- * only, which carries no data (dialog-pending.ts): the page cannot talk to this script. The script may be injected twice (manifest and on-demand
- * executeScript share the isolated world), so the second run returns early unless the first
+ * chrome.runtime.onMessage. Nothing listens to window.postMessage, and to two page DOM events
+ * only, which carry no data (dialog-pending.ts): the page cannot talk to this script. The script
+ * may be injected twice (manifest and on-demand executeScript share the isolated world), so the second run returns early unless the first
  * belongs to an extension instance that was reloaded and lost its runtime.
  */
 import * as z from 'zod/mini';
-import { listenForPendingDialogs } from './dialog-pending';
+import { listenForPageDialogs } from './dialog-pending';
 import { createBrowserEnv } from './env';
 import { PageEnvelope } from './messages';
 import { createPageAgent } from './page-agent';
@@ -58,7 +58,7 @@ function install(): void {
     void agent.handle(envelope.data.request, { refBase: envelope.data.refBase }).then(sendResponse);
     return true;
   });
-  listenForPendingDialogs(document, runtimeAlive);
+  listenForPageDialogs(document, runtimeAlive);
   g[KEY] = { alive: runtimeAlive };
 }
 

@@ -16,7 +16,7 @@ import {
   type TabChange,
   type TabInfo,
 } from '../tools/browser/host';
-import { DIALOG_PENDING_MESSAGE } from '../../content-scripts/dialog-pending';
+import { DIALOG_SIGNAL_MESSAGE } from '../../content-scripts/dialog-pending';
 
 /** Written into dist/ by scripts/build-content-script.mjs. */
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
@@ -158,7 +158,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
   const tabRemoved = new Fanout<[number]>();
   const debuggerEvent = new Fanout<[DebuggerEvent]>();
   const debuggerDetached = new Fanout<[number, string]>();
-  const dialogPending = new Fanout<[number]>();
+  const dialogSignal = new Fanout<[number, number, boolean]>();
 
   chrome.tabs.onUpdated.addListener((tabId, info) => {
     const change: TabChange = { tabId };
@@ -172,11 +172,13 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
   chrome.debugger.onEvent.addListener((source, method, params) => {
     if (source.tabId !== undefined) debuggerEvent.emit({ tabId: source.tabId, method, params });
   });
-  // Only Keel's own content script (sender.id) in a tab's top document; the page cannot send this.
+  // Only Keel's own content script (sender.id) in a tab's frame; the page cannot send this. The
+  // tab and frame are Chrome's, never the message's.
   chrome.runtime.onMessage.addListener((message: unknown, sender) => {
-    const kind = (message as { kind?: unknown } | null)?.kind;
-    if (kind !== DIALOG_PENDING_MESSAGE || sender.id !== chrome.runtime.id) return false;
-    if (sender.tab?.id !== undefined && sender.frameId === 0) dialogPending.emit(sender.tab.id);
+    const m = message as { kind?: unknown; open?: unknown } | null;
+    if (m?.kind !== DIALOG_SIGNAL_MESSAGE || sender.id !== chrome.runtime.id) return false;
+    if (sender.tab?.id !== undefined && sender.frameId !== undefined)
+      dialogSignal.emit(sender.tab.id, sender.frameId, m.open === true);
     return false;
   });
   chrome.debugger.onDetach.addListener((source, reason) => {
@@ -337,7 +339,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
       }
     },
     onDebuggerEvent: (l) => debuggerEvent.add(l),
-    onDialogPending: (l) => dialogPending.add(l),
+    onDialogSignal: (l) => dialogSignal.add(l),
     onDebuggerDetached: (l) => debuggerDetached.add(l),
 
     fileSchemeAccess: () => chrome.extension.isAllowedFileSchemeAccess(),

@@ -8,49 +8,88 @@
  * and its `Page.enable` waits for the blocked page. So in tabs a live run works in, the page's
  * dialog functions first signal Keel's content script (a cancelable DOM event, dispatched
  * synchronously), which asks the worker to attach; while the worker attaches, the page's thread
- * is held for up to HOLD_MS, then the real dialog opens — now under an enabled session, so
- * browser_dialog can answer it and the page gets that answer. Nothing is answered here: the
- * dialog stays open until the agent (browser_dialog) or the user answers it.
+ * is held for HOLD_MS, then the real dialog opens — now under an enabled session, so
+ * browser_dialog can answer it and the page gets that answer. After the dialog returns, a second
+ * event says so (the worker then knows the page is no longer blocked, also when no debugger saw
+ * the dialog). Nothing is answered here: the dialog stays open until the agent or the user
+ * answers it.
  *
- * The signal carries nothing: the dialog's type and message come from the debugger, never
- * from the page. A page can fire the event itself; that only attaches the debugger to a tab a
- * live run already uses (the worker checks), and a page can replace its own dialog functions
- * anyway. The function below runs in the page's world: self-contained (only its source is sent).
+ * The wrapper has three modes, set by the worker per tab (outside-dialogs.ts):
+ * - HOLD_MS: a live run uses the tab and no debugger session sees its dialogs: signal and hold;
+ * - SIGNAL_ONLY: the session is attached with Page enabled (it sees dialogs), or it cannot be
+ *   attached: signal the dialog's start and end, never hold;
+ * - OFF: the run ended: the page's functions are called straight through.
+ *
+ * The signals carry nothing: the dialog's type and message come from the debugger, never from
+ * the page. A page can fire them itself, replace the wrapper, or set its own mode; the worst
+ * that does is slow the page itself, or attach the debugger to a tab a live run already uses
+ * (the worker checks), and a page could replace its own dialog functions anyway. The function
+ * below runs in the page's world: self-contained (only its source is sent).
  */
-import { DIALOG_PENDING_EVENT, HOLD_MS } from '../../../content-scripts/dialog-pending';
+import {
+  DIALOG_CLOSED_EVENT,
+  DIALOG_PENDING_EVENT,
+  HOLD_MS,
+} from '../../../content-scripts/dialog-pending';
 import type { BrowserHost } from './host';
 
+export { HOLD_MS };
+/** Signal a dialog's start and end, never hold. */
+export const SIGNAL_ONLY = 0;
+/** Call the page's functions straight through. */
+export const OFF = -1;
+
 /**
- * Wraps alert/confirm/prompt once per document (`mark`, a per-worker random name, says it is
- * done). Runs in the page. Returns false when it was already installed.
+ * Wraps alert/confirm/prompt once per document and sets the mode (`holdMs`: HOLD_MS,
+ * SIGNAL_ONLY or OFF). `mark`, a per-worker random name, holds the mode setter. Runs in the page.
+ * Returns true when it installed the wrapper, false when it only set the mode.
  */
-export function holdDialogsInPage(holdMs: number, eventName: string, mark: string): boolean {
-  if (Object.hasOwn(window, mark)) return false;
-  Object.defineProperty(window, mark, { value: true, enumerable: false, configurable: false });
+export function holdDialogsInPage(
+  holdMs: number,
+  events: [pending: string, closed: string],
+  mark: string,
+): boolean {
+  const w = window as unknown as Record<string, unknown>;
+  if (Object.hasOwn(w, mark)) {
+    const setMode = w[mark];
+    if (typeof setMode === 'function') setMode(holdMs);
+    return false;
+  }
+  // A page that finds the setter can only change how long it holds itself.
+  let mode = holdMs;
+  Object.defineProperty(window, mark, {
+    value: (ms: number) => {
+      mode = Number(ms);
+    },
+    enumerable: false,
+    configurable: false,
+    writable: false,
+  });
   const dispatch = EventTarget.prototype.dispatchEvent;
+  const Custom = CustomEvent;
   const now = Date.now;
-  const hold = () => {
-    const event = new CustomEvent(eventName, { cancelable: true });
-    // Cancelled = Keel's content script heard it and asked the worker to attach.
-    if (dispatch.call(document, event)) return;
-    const until = now() + holdMs;
-    while (now() < until) {
-      // The page's thread must stay here: the dialog has to open after the worker attached.
-    }
-  };
-  const original = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
-  window.alert = function alert(message?: unknown): void {
-    hold();
-    return original.alert.call(window, message);
-  };
-  window.confirm = function confirm(message?: string): boolean {
-    hold();
-    return original.confirm.call(window, message);
-  };
-  window.prompt = function prompt(message?: string, value?: string): string | null {
-    hold();
-    return original.prompt.call(window, message, value);
-  };
+  const [pending, closed] = events;
+  const wrap =
+    <A extends unknown[], R>(original: (...args: A) => R) =>
+    (...args: A): R => {
+      if (!(mode >= 0)) return original.apply(window, args);
+      // Cancelled = Keel's content script heard it and asked the worker to attach.
+      const heard = !dispatch.call(document, new Custom(pending, { cancelable: true }));
+      if (heard && mode > 0) {
+        const until = now() + mode;
+        while (now() < until) {
+          // The page's thread must stay here: the dialog has to open after the worker attached.
+        }
+      }
+      try {
+        return original.apply(window, args);
+      } finally {
+        if (heard) dispatch.call(document, new Custom(closed));
+      }
+    };
+  window.alert = wrap(window.alert);
+  window.confirm = wrap(window.confirm);
+  window.prompt = wrap(window.prompt);
   return true;
 }
 
@@ -58,9 +97,23 @@ const MARK = `__kh${[...crypto.getRandomValues(new Uint8Array(8))]
   .map((b) => b.toString(16).padStart(2, '0'))
   .join('')}`;
 
-/** Installs the hold in a tab's top document (best effort: restricted pages refuse scripts). */
-export async function installDialogHold(host: BrowserHost, tabId: number): Promise<void> {
-  await host
-    .runInMainWorld(tabId, 0, holdDialogsInPage, [HOLD_MS, DIALOG_PENDING_EVENT, MARK])
-    .catch(() => false);
+/**
+ * Installs the wrapper (or sets its mode) in every frame of a tab that Keel may script. Best
+ * effort: restricted frames refuse scripts, and a frame a dialog blocks runs it only after the
+ * dialog closed. Resolves when every frame ran it.
+ */
+export async function setDialogHold(host: BrowserHost, tabId: number, mode: number): Promise<void> {
+  const listed = await host.listFrames(tabId).catch(() => []);
+  const frameIds = listed.length ? listed.map((f) => f.frameId) : [0];
+  await Promise.all(
+    frameIds.map((frameId) =>
+      host
+        .runInMainWorld(tabId, frameId, holdDialogsInPage, [
+          mode,
+          [DIALOG_PENDING_EVENT, DIALOG_CLOSED_EVENT],
+          MARK,
+        ])
+        .catch(() => false),
+    ),
+  );
 }

@@ -38,6 +38,12 @@ export class FakeHost implements BrowserHost {
     () => ({});
   captures = 0;
   mainWorldCalls: string[] = [];
+  /** Every main-world call with its target and arguments. */
+  mainWorldLog: Array<{ tabId: number; frameId: number; name: string; args: unknown[] }> = [];
+  /** Frames (`tab:frame`) a dialog blocks: scripts there never run. */
+  blockedFrames = new Set<string>();
+  /** When set, debuggerAttach fails with this message (another debugger, no permission). */
+  attachError?: string;
   mainWorldResult: (fnName: string) => unknown = (fn) => (fn === 'armGuardInPage' ? true : []);
   time = 0;
   private timers: Array<{ at: number; fn: () => void; id: number }> = [];
@@ -48,7 +54,7 @@ export class FakeHost implements BrowserHost {
     removed: new Set<Listener<number>>(),
     dbgEvent: new Set<Listener<DebuggerEvent>>(),
     dbgDetached: new Set<(tabId: number, reason: string) => void>(),
-    dialogPending: new Set<Listener<number>>(),
+    dialogSignal: new Set<(tabId: number, frameId: number, open: boolean) => void>(),
   };
 
   addTab(partial: Partial<TabInfo> & { tabId: number; url: string }): TabInfo {
@@ -83,9 +89,9 @@ export class FakeHost implements BrowserHost {
     for (const l of this.listeners.dbgEvent) l(event);
   }
 
-  /** Keel's content script in the tab's top document heard the page's dialog wrapper. */
-  emitDialogPending(tabId: number): void {
-    for (const l of this.listeners.dialogPending) l(tabId);
+  /** Keel's content script in a frame heard the page's dialog wrapper (open: before, else after). */
+  emitDialogSignal(tabId: number, open: boolean, frameId = 0): void {
+    for (const l of this.listeners.dialogSignal) l(tabId, frameId, open);
   }
 
   emitDetached(tabId: number): void {
@@ -157,9 +163,9 @@ export class FakeHost implements BrowserHost {
     this.listeners.created.add(l);
     return () => this.listeners.created.delete(l);
   }
-  onDialogPending(l: Listener<number>) {
-    this.listeners.dialogPending.add(l);
-    return () => this.listeners.dialogPending.delete(l);
+  onDialogSignal(l: (tabId: number, frameId: number, open: boolean) => void) {
+    this.listeners.dialogSignal.add(l);
+    return () => this.listeners.dialogSignal.delete(l);
   }
   onTabRemoved(l: Listener<number>) {
     this.listeners.removed.add(l);
@@ -188,11 +194,14 @@ export class FakeHost implements BrowserHost {
     return this.frames;
   }
   async runInMainWorld<A extends unknown[], R>(
-    _tabId: number,
-    _frameId: number,
+    tabId: number,
+    frameId: number,
     func: (...args: A) => R,
+    args: A,
   ): Promise<R> {
+    if (this.blockedFrames.has(`${tabId}:${frameId}`)) return new Promise<R>(() => undefined);
     this.mainWorldCalls.push(func.name);
+    this.mainWorldLog.push({ tabId, frameId, name: func.name, args });
     return this.mainWorldResult(func.name) as R;
   }
   async captureVisibleTab(): Promise<CapturedImage> {
@@ -200,6 +209,7 @@ export class FakeHost implements BrowserHost {
     return { mimeType: 'image/jpeg', dataBase64: 'AAAA', width: 800, height: 600 };
   }
   async debuggerAttach(tabId: number): Promise<void> {
+    if (this.attachError) throw new HostError('debugger', this.attachError);
     this.debuggerAttached.add(tabId);
   }
   async debuggerDetach(tabId: number): Promise<void> {
