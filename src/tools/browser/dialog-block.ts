@@ -48,9 +48,11 @@ export function describeDialogBlock(
   if (block.kind === 'none') return undefined;
   if (block.kind === 'seen') {
     const { dialog } = block;
-    const lines = [
-      `A JavaScript ${dialog.type} dialog the page opened is open in tab ${tabId} and blocks the page: nothing in it can be read or done until the dialog is answered. Answer it with browser_dialog (accept or dismiss; promptText for a prompt), or ask the user to answer it.`,
-    ];
+    const what =
+      dialog.type === 'beforeunload'
+        ? `A "leave this page?" dialog (beforeunload) is open in tab ${tabId} and holds the navigation: the page stays until it is answered. Answer it with browser_dialog (accept = leave, dismiss = stay), or ask the user to answer it.`
+        : `A JavaScript ${dialog.type} dialog the page opened is open in tab ${tabId} and blocks the page: nothing in it can be read or done until the dialog is answered. Answer it with browser_dialog (accept or dismiss; promptText for a prompt), or ask the user to answer it.`;
+    const lines = [what];
     const text = [
       dialog.message ? `message: ${clipPageString(dialog.message)}` : '',
       dialog.defaultPrompt ? `default answer: ${clipPageString(dialog.defaultPrompt)}` : '',

@@ -126,9 +126,17 @@ export class OutsideDialogs {
           const blocked = await note(tabId);
           if (blocked) return { content: [{ type: 'text', text: blocked }], isError: true };
         }
-        const result = await tool.execute(id, params, signal, onUpdate, ctx);
-        // L2 tools report the dialogs their own input opened; others learn of one here.
-        if (tool.level === 'L2') return result;
+        // L2 tools report the dialogs their own input opened; others learn here of one that
+        // opened meanwhile (a navigation's "leave this page?", a timer), also when they failed.
+        if (tool.level === 'L2') return tool.execute(id, params, signal, onUpdate, ctx);
+        let result: ToolResult<D>;
+        try {
+          result = await tool.execute(id, params, signal, onUpdate, ctx);
+        } catch (e) {
+          const after = await note(tabId);
+          if (!after) throw e;
+          throw new Error(`${e instanceof Error ? e.message : String(e)}\n${after}`);
+        }
         const after = await note(tabId);
         if (!after) return result;
         return { ...result, content: [...result.content, { type: 'text', text: after }] };
