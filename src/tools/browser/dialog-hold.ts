@@ -40,14 +40,15 @@ export const SIGNAL_ONLY = 0;
 export const OFF = -1;
 
 /**
- * Wraps alert/confirm/prompt once per document and sets the mode (`holdMs`: HOLD_MS,
- * SIGNAL_ONLY or OFF). `mark`, a per-worker random name, holds the mode setter. Runs in the page.
- * Returns true when it installed the wrapper, false when it only set the mode.
+ * Wraps alert/confirm/prompt once per document (unless `install` is false) and sets the mode
+ * (`holdMs`: HOLD_MS, SIGNAL_ONLY or OFF). `mark` names the mode setter. Runs in the page.
+ * Returns true when it installed the wrapper, false when it only set the mode (or did nothing).
  */
 export function holdDialogsInPage(
   holdMs: number,
   events: [pending: string, closed: string],
   mark: string,
+  install: boolean,
 ): boolean {
   const w = window as unknown as Record<string, unknown>;
   if (Object.hasOwn(w, mark)) {
@@ -55,6 +56,7 @@ export function holdDialogsInPage(
     if (typeof setMode === 'function') setMode(holdMs);
     return false;
   }
+  if (!install) return false;
   // A page that finds the setter can only change how long it holds itself.
   let mode = holdMs;
   Object.defineProperty(window, mark, {
@@ -93,16 +95,39 @@ export function holdDialogsInPage(
   return true;
 }
 
-const MARK = `__kh${[...crypto.getRandomValues(new Uint8Array(8))]
-  .map((b) => b.toString(16).padStart(2, '0'))
-  .join('')}`;
+const MARK_KEY = 'keel.browser.dialogHoldMark';
+let mark: Promise<string> | undefined;
 
 /**
- * Installs the wrapper (or sets its mode) in every frame of a tab that Keel may script. Best
- * effort: restricted frames refuse scripts, and a frame a dialog blocks runs it only after the
- * dialog closed. Resolves when every frame ran it.
+ * The setter's name: random, and the same for the whole browser session (session storage), so a
+ * worker that restarted finds the wrapper its predecessor installed instead of stacking a second
+ * one under which the old mode would keep holding.
  */
-export async function setDialogHold(host: BrowserHost, tabId: number, mode: number): Promise<void> {
+function markOf(host: BrowserHost): Promise<string> {
+  mark ??= (async () => {
+    const stored = await host.sessionGet<string>(MARK_KEY).catch(() => undefined);
+    if (typeof stored === 'string' && /^__kh[0-9a-f]{16}$/.test(stored)) return stored;
+    const fresh = `__kh${[...crypto.getRandomValues(new Uint8Array(8))]
+      .map((b) => b.toString(16).padStart(2, '0'))
+      .join('')}`;
+    await host.sessionSet(MARK_KEY, fresh).catch(() => undefined);
+    return fresh;
+  })();
+  return mark;
+}
+
+/**
+ * Sets the mode in every frame of a tab that Keel may script, installing the wrapper where it
+ * is missing unless `install` is false. Best effort: restricted frames refuse scripts, and a
+ * frame a dialog blocks runs it only after the dialog closed. Resolves when every frame ran it.
+ */
+export async function setDialogHold(
+  host: BrowserHost,
+  tabId: number,
+  mode: number,
+  install = true,
+): Promise<void> {
+  const name = await markOf(host);
   const listed = await host.listFrames(tabId).catch(() => []);
   const frameIds = listed.length ? listed.map((f) => f.frameId) : [0];
   await Promise.all(
@@ -111,7 +136,8 @@ export async function setDialogHold(host: BrowserHost, tabId: number, mode: numb
         .runInMainWorld(tabId, frameId, holdDialogsInPage, [
           mode,
           [DIALOG_PENDING_EVENT, DIALOG_CLOSED_EVENT],
-          MARK,
+          name,
+          install,
         ])
         .catch(() => false),
     ),

@@ -29,6 +29,8 @@ const TAB_TOOLS = new Set([
 ]);
 /** How long a frame that signalled a dialog may take to answer before it counts as blocked. */
 const PROBE_MS = 400;
+/** How long a tool waits for the wrapper to be in place before it runs. */
+const INSTALL_WAIT_MS = 500;
 
 export class OutsideDialogs {
   /** The run that used each tab last, while that run is live. */
@@ -39,6 +41,10 @@ export class OutsideDialogs {
   private readonly unattachable = new Map<number, string>();
   /** Tabs where the user closed Keel's debugging bar during the run: not attached again. */
   private readonly declined = new Set<number>();
+  /** Tabs no live run uses that were told once to switch a left-over wrapper off. */
+  private readonly switchedOff = new Set<number>();
+  /** Per tab, the mode changes in flight: applied in order, each with the mode at its turn. */
+  private readonly applying = new Map<number, Promise<void>>();
 
   constructor(
     private readonly host: BrowserHost,
@@ -50,16 +56,22 @@ export class OutsideDialogs {
       if (!this.runOfTab.has(change.tabId)) return;
       // A new document: its dialogs are new, and it needs the wrapper again.
       if (change.status === 'loading') this.signalled.delete(change.tabId);
-      if (change.status) void setDialogHold(host, change.tabId, this.modeFor(change.tabId));
+      if (change.status) void this.apply(change.tabId);
     });
     debuggers.onChange((c) => this.onSession(c));
   }
 
-  /** Not awaited: a page a dialog already blocks would keep the install (and the tool) waiting. */
-  noteUse(tabId: number | undefined, runId: string): void {
+  /**
+   * Resolves once the wrapper is in place, or after INSTALL_WAIT_MS: a page a dialog already
+   * blocks runs the install only after the dialog closed. A tool waits for it because it must go
+   * in before an action's dialog guard (dialog-guard.ts): installed over the guard, it would
+   * hold the page (and attach the debugger) for dialogs the guard answers.
+   */
+  async noteUse(tabId: number | undefined, runId: string): Promise<void> {
     if (tabId === undefined) return;
     this.runOfTab.set(tabId, runId);
-    void setDialogHold(this.host, tabId, this.modeFor(tabId));
+    this.switchedOff.delete(tabId);
+    await Promise.race([this.apply(tabId), this.host.sleep(INSTALL_WAIT_MS)]);
   }
 
   /** The run ended: its tabs' wrappers call straight through, and nothing attaches for them. */
@@ -67,7 +79,7 @@ export class OutsideDialogs {
     for (const [tabId, r] of this.runOfTab) {
       if (r !== runId) continue;
       this.forgetTab(tabId);
-      void setDialogHold(this.host, tabId, OFF);
+      void this.apply(tabId);
     }
   }
 
@@ -89,7 +101,8 @@ export class OutsideDialogs {
       return {
         ...tool,
         execute: (id, params, signal, onUpdate, ctx) => {
-          this.noteUse(tabOf(params, ctx), ctx.runId);
+          // Not waited for: a dialog blocks the page (the install runs after the answer).
+          void this.noteUse(tabOf(params, ctx), ctx.runId);
           return tool.execute(id, params, signal, onUpdate, ctx);
         },
       };
@@ -120,7 +133,7 @@ export class OutsideDialogs {
         : {}),
       execute: async (id, params, signal, onUpdate, ctx): Promise<ToolResult<D>> => {
         const tabId = tabOf(params, ctx);
-        this.noteUse(tabId, ctx.runId);
+        await this.noteUse(tabId, ctx.runId);
         if (!onTab) {
           // Also after an approval: the page may have opened a dialog while the user decided.
           const blocked = await note(tabId);
@@ -144,9 +157,34 @@ export class OutsideDialogs {
     };
   }
 
-  private modeFor(tabId: number): number {
+  /**
+   * The mode a tab's wrapper must have: off without a live run; no hold while a session sees the
+   * tab's dialogs, or while no session can come (the user closed the bar, the attach failed).
+   */
+  private modeFor(tabId: number, detaching: boolean): number {
     if (!this.runOfTab.has(tabId)) return OFF;
-    return this.debuggers.isAttached(tabId) || this.declined.has(tabId) ? SIGNAL_ONLY : HOLD_MS;
+    const noHold =
+      (this.debuggers.isAttached(tabId) && !detaching) ||
+      this.declined.has(tabId) ||
+      this.unattachable.has(tabId);
+    return noHold ? SIGNAL_ONLY : HOLD_MS;
+  }
+
+  /**
+   * Brings the tab's wrapper to the mode of the moment it runs, after the changes before it (a
+   * page a dialog blocks runs them late, but in order). A tab no live run uses is only switched
+   * off where a wrapper is (one a restarted worker or an ended run left): never installed.
+   */
+  private apply(tabId: number, opts: { detaching?: boolean } = {}): Promise<void> {
+    const next = (this.applying.get(tabId) ?? Promise.resolve()).then(() => {
+      const mode = this.modeFor(tabId, opts.detaching === true);
+      return setDialogHold(this.host, tabId, mode, mode !== OFF);
+    });
+    this.applying.set(tabId, next);
+    void next.finally(() => {
+      if (this.applying.get(tabId) === next) this.applying.delete(tabId);
+    });
+    return next;
   }
 
   private onSignal(tabId: number, frameId: number, open: boolean): void {
@@ -156,7 +194,15 @@ export class OutsideDialogs {
       return;
     }
     const runId = this.runOfTab.get(tabId);
-    if (!runId) return;
+    if (!runId) {
+      // A wrapper no live run wants (the run ended while the worker was stopped): switch it off,
+      // once (a page that fires the signal itself gets no more than that).
+      if (!this.switchedOff.has(tabId)) {
+        this.switchedOff.add(tabId);
+        void this.apply(tabId);
+      }
+      return;
+    }
     frames.add(frameId);
     this.signalled.set(tabId, frames);
     if (this.debuggers.isAttached(tabId)) return;
@@ -167,9 +213,10 @@ export class OutsideDialogs {
     this.debuggers.acquire(tabId, runId).then(
       () => this.unattachable.delete(tabId),
       (e: unknown) => {
+        // The page is not held for a debugger that does not come; its signals still count, and
+        // the next one tries again (then attached in time for the dialog after it).
         this.unattachable.set(tabId, e instanceof Error ? e.message : String(e));
-        // The page is not held for a debugger that does not come; its signals still count.
-        void setDialogHold(this.host, tabId, this.runOfTab.has(tabId) ? SIGNAL_ONLY : OFF);
+        void this.apply(tabId);
       },
     );
   }
@@ -179,13 +226,13 @@ export class OutsideDialogs {
     if (!this.runOfTab.has(tabId)) return;
     if (change.kind === 'ready') {
       this.unattachable.delete(tabId);
-      await setDialogHold(this.host, tabId, SIGNAL_ONLY);
+      await this.apply(tabId);
       return;
     }
     // The user closed Keel's debugging bar: do not bring it back for dialogs the page opens.
     if (change.reason === 'canceled_by_user') this.declined.add(tabId);
-    const mode = this.declined.has(tabId) ? SIGNAL_ONLY : HOLD_MS;
-    await setDialogHold(this.host, tabId, mode);
+    // Called before the session goes (it still counts as attached): the mode after it.
+    await this.apply(tabId, { detaching: true });
   }
 
   /** How many frames that signalled a dialog still do not answer (those that do are cleared). */
@@ -208,6 +255,7 @@ export class OutsideDialogs {
 
   private forgetTab(tabId: number): void {
     this.runOfTab.delete(tabId);
+    this.switchedOff.delete(tabId);
     this.signalled.delete(tabId);
     this.unattachable.delete(tabId);
     this.declined.delete(tabId);

@@ -34,12 +34,14 @@ function setup() {
       .catch(
         (e: unknown): ToolResult => ({ content: [{ type: 'text', text: String(e) }], isError: true }),
       );
-  /** The hold mode the worker set last in a tab's top frame (undefined: never installed). */
-  const modeIn = (tabId: number) =>
-    host.mainWorldLog.filter((c) => c.name === 'holdDialogsInPage' && c.tabId === tabId).at(-1)
-      ?.args[0];
+  const holds = (tabId: number) =>
+    host.mainWorldLog.filter((c) => c.name === 'holdDialogsInPage' && c.tabId === tabId);
+  /** The hold mode the worker set last in a tab (undefined: never set). */
+  const modeIn = (tabId: number) => holds(tabId).at(-1)?.args[0];
+  /** Whether the worker ever installed the wrapper in a tab (not only switched one off). */
+  const installedIn = (tabId: number) => holds(tabId).some((c) => c.args[3] === true);
   const pageCalls = () => host.sent.length;
-  return { host, lifecycle, tool, run, modeIn, pageCalls };
+  return { host, lifecycle, tool, run, modeIn, installedIn, pageCalls };
 }
 
 const dialogOpening = (host: FakeHost, tabId: number, params: Record<string, unknown>) =>
@@ -47,19 +49,28 @@ const dialogOpening = (host: FakeHost, tabId: number, params: Record<string, unk
 
 describe('the hold on dialogs a page opens on its own', () => {
   it('holds only in a tab a live run uses, and not once a debugger session sees its dialogs', async () => {
-    const { host, lifecycle, run, modeIn } = setup();
+    const { host, lifecycle, run, modeIn, installedIn } = setup();
+    // A signal from a tab no live run uses attaches nothing and installs nothing: a left-over
+    // wrapper (an ended run's, a stopped worker's) is switched off, once.
+    host.emitDialogSignal(1, true);
     host.emitDialogSignal(1, true);
     await flush();
     expect([...host.debuggerAttached]).toEqual([]);
-    expect(modeIn(1)).toBeUndefined();
+    expect(installedIn(1)).toBe(false);
+    expect(modeIn(1)).toBe(OFF);
+    const before = host.mainWorldLog.length;
+    host.emitDialogSignal(1, true);
+    await flush();
+    expect(host.mainWorldLog.length).toBe(before);
 
     await run('browser_tabs', 'r1', 1);
     expect(modeIn(1)).toBe(HOLD_MS);
+    expect(installedIn(1)).toBe(true);
     expect(modeIn(2)).toBeUndefined();
-    // A signal from a tab no live run uses attaches nothing.
     host.emitDialogSignal(2, true);
     await flush();
     expect([...host.debuggerAttached]).toEqual([]);
+    expect(installedIn(2)).toBe(false);
 
     host.emitDialogSignal(1, true);
     await flush();
@@ -76,6 +87,7 @@ describe('the hold on dialogs a page opens on its own', () => {
     expect([...host.debuggerAttached]).toEqual([]);
     expect(modeIn(1)).toBe(HOLD_MS);
     await lifecycle.runEnded?.('r1', 't1');
+    await flush();
     expect(modeIn(1)).toBe(OFF);
     host.emitDialogSignal(1, true);
     await flush();
