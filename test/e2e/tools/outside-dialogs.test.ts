@@ -1,6 +1,7 @@
 /**
  * Dialogs a page opens on its own, outside any agent action, in Chromium through the built
- * extension (src/tools/browser/outside-dialogs.ts): in a same-origin iframe, while the run waits
+ * extension (src/tools/browser/outside-dialogs.ts): in iframes (same origin, another origin of
+ * the same site, another site in its own process), while the run waits
  * for the user's approval, a "leave this page?" on navigation, and when Keel's debugger cannot
  * attach. The model is told a dialog blocks the page (its text as untrusted page content) and
  * answers it with browser_dialog, or is told the user must.
@@ -68,6 +69,71 @@ describe('dialogs a page opens on its own', () => {
     const inner = page.frame({ url: /timer-dialog\.html/ });
     await expect.poll(() => inner?.textContent('#out'), { timeout: 5000 }).toBe('confirmed');
     expect(shown.map((d) => d.type())).toEqual(['confirm']);
+    await page.close();
+  });
+
+  it('answering a dialog an embedded page of another origin opened is judged on that origin', async () => {
+    const { page, tabId } = await s.open('apps/frame-dialog-cross.html');
+    const shown = watchDialogs(page);
+    const asked: ApprovalRequest[] = [];
+    const t = await s.turn(
+      'accept the popup when it comes',
+      [
+        call('browser_snapshot'),
+        async () => {
+          await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+          return call('browser_dialog', { action: 'accept' });
+        },
+      ],
+      { approve: allow(asked) },
+    );
+    expect(resultText(t.result('browser_dialog'))).toMatch(
+      new RegExp(`^Accepted the confirm dialog in tab ${tabId}`),
+    );
+    expect(asked.map((a) => [a.tool.name, a.target.origin, a.target.topOrigin])).toEqual([
+      ['browser_dialog', s.other, s.main],
+    ]);
+    const inner = page.frame({ url: /timer-dialog\.html/ });
+    await expect.poll(() => inner?.textContent('#out'), { timeout: 5000 }).toBe('confirmed');
+    await page.close();
+  });
+
+  it('a confirm an iframe of another site (its own process) opens is seen too, and answered', async () => {
+    const { page, tabId } = await s.open('apps/frame-dialog-oopif.html');
+    const shown = watchDialogs(page);
+    const asked: ApprovalRequest[] = [];
+    const t = await s.turn(
+      'accept the popup when it comes',
+      [
+        call('browser_snapshot'),
+        async () => {
+          await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+          return call('browser_snapshot');
+        },
+        call('browser_dialog', { action: 'accept' }),
+      ],
+      { approve: allow(asked) },
+    );
+    const [, blocked] = t.resultsOf('browser_snapshot');
+    expect(resultText(blocked)).toMatch(
+      new RegExp(`^A JavaScript confirm dialog the page opened is open in tab ${tabId}`),
+    );
+    expect(resultText(t.result('browser_dialog'))).toMatch(
+      new RegExp(`^Accepted the confirm dialog in tab ${tabId}`),
+    );
+    const frameOrigin = `http://localhost:${new URL(s.other).port}`;
+    // The frame really is out of process: Chromium lists it as a target of its own.
+    const cdp = await page.context().newCDPSession(page);
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+      targetInfos: { type: string; url: string }[];
+    };
+    await cdp.detach();
+    expect(targetInfos.some((i) => i.type === 'iframe' && i.url.startsWith(frameOrigin))).toBe(true);
+    expect(asked.map((a) => [a.tool.name, a.target.origin])).toEqual([
+      ['browser_dialog', frameOrigin],
+    ]);
+    const inner = page.frame({ url: /timer-dialog\.html/ });
+    await expect.poll(() => inner?.textContent('#out'), { timeout: 5000 }).toBe('confirmed');
     await page.close();
   });
 
