@@ -15,15 +15,34 @@ export const DIALOG_PENDING_EVENT = 'keel-dialog-pending';
 export const DIALOG_CLOSED_EVENT = 'keel-dialog-closed';
 /** The content script's message to the worker: `{ kind, open }`. */
 export const DIALOG_SIGNAL_MESSAGE = 'keel/dialog-signal';
+/** The worker's message to the content script: `{ kind, armed }`. */
+export const DIALOG_ARM_MESSAGE = 'keel/dialog-arm';
 
-/** Listens in the isolated world; `alive` is false once the extension was reloaded. */
-export function listenForPageDialogs(doc: Document, alive: () => boolean): void {
+/**
+ * Listens in the isolated world; `alive` is false once the extension was reloaded, `trusted`
+ * accepts only the worker. Until the worker arms it (only in tabs a live run uses), this script
+ * ignores the events: a page elsewhere cannot tell Keel is installed from them, nor wake the
+ * worker with them.
+ */
+export function listenForPageDialogs(
+  doc: Document,
+  alive: () => boolean,
+  trusted: (sender: chrome.runtime.MessageSender) => boolean,
+): void {
+  let armed = false;
+  chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse) => {
+    const m = message as { kind?: unknown; armed?: unknown } | null;
+    if (m?.kind !== DIALOG_ARM_MESSAGE || !trusted(sender)) return false;
+    armed = m.armed === true;
+    sendResponse(true);
+    return false;
+  });
   const tell = (open: boolean) =>
     chrome.runtime.sendMessage({ kind: DIALOG_SIGNAL_MESSAGE, open }).catch(() => undefined);
   doc.addEventListener(
     DIALOG_PENDING_EVENT,
     (event) => {
-      if (!alive()) return;
+      if (!armed || !alive()) return;
       // Sent before the wrapper blocks the thread: the message leaves while the page waits.
       void tell(true);
       event.preventDefault();
@@ -33,7 +52,7 @@ export function listenForPageDialogs(doc: Document, alive: () => boolean): void 
   doc.addEventListener(
     DIALOG_CLOSED_EVENT,
     () => {
-      if (alive()) void tell(false);
+      if (armed && alive()) void tell(false);
     },
     true,
   );

@@ -27,6 +27,7 @@
  * below runs in the page's world: self-contained (only its source is sent).
  */
 import {
+  DIALOG_ARM_MESSAGE,
   DIALOG_CLOSED_EVENT,
   DIALOG_PENDING_EVENT,
   HOLD_MS,
@@ -96,6 +97,8 @@ export function holdDialogsInPage(
 }
 
 const MARK_KEY = 'keel.browser.dialogHoldMark';
+/** A frame a dialog blocks answers after it closed; the order of the calls is kept anyway. */
+const ARM_OPTS = { timeoutMs: 5000 };
 let mark: Promise<string> | undefined;
 
 /**
@@ -130,16 +133,21 @@ export async function setDialogHold(
   const name = await markOf(host);
   const listed = await host.listFrames(tabId).catch(() => []);
   const frameIds = listed.length ? listed.map((f) => f.frameId) : [0];
+  const armed = mode !== OFF;
   await Promise.all(
-    frameIds.map((frameId) =>
-      host
+    frameIds.map(async (frameId) => {
+      // The content script first: a wrapper it does not listen to does not hold the page.
+      const arm = { kind: DIALOG_ARM_MESSAGE, armed };
+      if (armed) await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
+      await host
         .runInMainWorld(tabId, frameId, holdDialogsInPage, [
           mode,
           [DIALOG_PENDING_EVENT, DIALOG_CLOSED_EVENT],
           name,
           install,
         ])
-        .catch(() => false),
-    ),
+        .catch(() => false);
+      if (!armed) await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
+    }),
   );
 }

@@ -32,6 +32,26 @@ function watchDialogs(page: Page): Dialog[] {
   return shown;
 }
 
+/** Whether Keel's own debugger session is attached to the tab (a command through it works). */
+function keelDebuggerAttached(tabId: number): Promise<boolean> {
+  return s.inPanel(async (id) => {
+    const target = (await chrome.debugger.getTargets()).find((t) => t.tabId === id);
+    if (!target?.attached) return false;
+    return chrome.debugger.sendCommand({ tabId: id }, 'Runtime.evaluate', { expression: '1' }).then(
+      () => true,
+      () => false,
+    );
+  }, tabId);
+}
+
+/** The page fires Keel's signal itself; returns whether anything cancelled it (heard it). */
+const forgeSignal = (page: Page) =>
+  page.evaluate((name) => {
+    const e = new CustomEvent(name, { cancelable: true });
+    document.dispatchEvent(e);
+    return e.defaultPrevented;
+  }, 'keel-dialog-pending');
+
 const allow = (asked: ApprovalRequest[]) => (req: ApprovalRequest) => {
   asked.push(req);
   return 'allow_once' as const;
@@ -234,6 +254,30 @@ describe('dialogs a page opens on its own', () => {
     } finally {
       await s.inPanel((id) => chrome.debugger.detach({ tabId: id }).catch(() => undefined), tabId);
     }
+    await page.close();
+  });
+
+  it('a page firing the signal itself: ignored where no run works; in the run’s own tab it can only attach there', async () => {
+    const { page, tabId } = await s.open('apps/timer-dialog.html?kind=confirm&delay=600000');
+    // No run uses the tab: nothing hears the event (a page cannot detect Keel with it), nothing
+    // is installed, nothing attaches.
+    expect(await forgeSignal(page)).toBe(false);
+    expect(await page.evaluate(() => Object.getOwnPropertyNames(window).some((n) => n.startsWith('__kh')))).toBe(false);
+    expect(await keelDebuggerAttached(tabId)).toBe(false);
+    const during: boolean[] = [];
+    await s.turn('look at the page', [
+      call('browser_snapshot'),
+      async () => {
+        during.push(await forgeSignal(page));
+        await expect.poll(() => keelDebuggerAttached(tabId), { timeout: 5000 }).toBe(true);
+        return { text: 'Done.' };
+      },
+    ]);
+    // Heard while the run used the tab (the debugger attached to that tab, for that run only).
+    expect(during).toEqual([true]);
+    // The run ended: detached, and the event is ignored again.
+    await expect.poll(() => keelDebuggerAttached(tabId), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => forgeSignal(page), { timeout: 5000 }).toBe(false);
     await page.close();
   });
 });

@@ -40,7 +40,9 @@ export class FakeHost implements BrowserHost {
   mainWorldCalls: string[] = [];
   /** Every main-world call with its target and arguments. */
   mainWorldLog: Array<{ tabId: number; frameId: number; name: string; args: unknown[] }> = [];
-  /** Frames (`tab:frame`) a dialog blocks: scripts there never run. */
+  /** Messages to the content script that are not page requests (`{ kind, … }`). */
+  scriptMessages: Array<{ tabId: number; frameId: number; message: unknown }> = [];
+  /** Frames (`tab:frame`) a dialog blocks: scripts and messages there never run. */
   blockedFrames = new Set<string>();
   /** When set, debuggerAttach fails with this message (another debugger, no permission). */
   attachError?: string;
@@ -179,6 +181,13 @@ export class FakeHost implements BrowserHost {
         'no_receiver',
         'Could not establish connection. Receiving end does not exist.',
       );
+    if (this.blockedFrames.has(`${tabId}:${frameId}`)) return new Promise(() => undefined);
+    // The worker's own messages to the content script (not page requests): the dialog arm.
+    const kind = (message as { kind?: unknown }).kind;
+    if (typeof kind === 'string') {
+      this.scriptMessages.push({ tabId, frameId, message });
+      return true;
+    }
     const request = (message as { request: { op: string } }).request;
     this.sent.push({ tabId, frameId, request });
     return this.page(tabId, frameId, request);

@@ -41,7 +41,11 @@ function setup() {
   /** Whether the worker ever installed the wrapper in a tab (not only switched one off). */
   const installedIn = (tabId: number) => holds(tabId).some((c) => c.args[3] === true);
   const pageCalls = () => host.sent.length;
-  return { host, lifecycle, tool, run, modeIn, installedIn, pageCalls };
+  /** Whether the content script of a tab was armed last (undefined: never told). */
+  const armedIn = (tabId: number) =>
+    (host.scriptMessages.filter((m) => m.tabId === tabId).at(-1)?.message as { armed?: boolean })
+      ?.armed;
+  return { host, lifecycle, tool, run, modeIn, installedIn, armedIn, pageCalls };
 }
 
 const dialogOpening = (host: FakeHost, tabId: number, params: Record<string, unknown>) =>
@@ -49,7 +53,7 @@ const dialogOpening = (host: FakeHost, tabId: number, params: Record<string, unk
 
 describe('the hold on dialogs a page opens on its own', () => {
   it('holds only in a tab a live run uses, and not once a debugger session sees its dialogs', async () => {
-    const { host, lifecycle, run, modeIn, installedIn } = setup();
+    const { host, lifecycle, run, modeIn, installedIn, armedIn } = setup();
     // A signal from a tab no live run uses attaches nothing and installs nothing: a left-over
     // wrapper (an ended run's, a stopped worker's) is switched off, once.
     host.emitDialogSignal(1, true);
@@ -66,11 +70,13 @@ describe('the hold on dialogs a page opens on its own', () => {
     await run('browser_tabs', 'r1', 1);
     expect(modeIn(1)).toBe(HOLD_MS);
     expect(installedIn(1)).toBe(true);
+    expect(armedIn(1)).toBe(true);
     expect(modeIn(2)).toBeUndefined();
     host.emitDialogSignal(2, true);
     await flush();
     expect([...host.debuggerAttached]).toEqual([]);
     expect(installedIn(2)).toBe(false);
+    expect(armedIn(2)).toBe(false);
 
     host.emitDialogSignal(1, true);
     await flush();
@@ -89,6 +95,7 @@ describe('the hold on dialogs a page opens on its own', () => {
     await lifecycle.runEnded?.('r1', 't1');
     await flush();
     expect(modeIn(1)).toBe(OFF);
+    expect(armedIn(1)).toBe(false);
     host.emitDialogSignal(1, true);
     await flush();
     expect([...host.debuggerAttached]).toEqual([]);
