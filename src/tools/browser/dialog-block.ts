@@ -39,6 +39,10 @@ export function dialogBlock(facts: DialogFacts): DialogBlock {
   return facts.unattachable ? { kind: 'unseen', why: facts.unattachable } : { kind: 'unseen' };
 }
 
+/** Added when the page did not answer and no dialog is known: it may be one Keel never saw. */
+export const UNSEEN_DIALOG_HINT =
+  'If a JavaScript dialog is open in the tab (one that opened before Keel could see it), nothing in the page answers until it is closed: ask the user to look at the tab and answer it.';
+
 /** The model's text for a blocked tab (none for `none`). */
 export function describeDialogBlock(
   tabId: number,

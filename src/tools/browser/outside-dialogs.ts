@@ -16,9 +16,14 @@
  */
 import type { AgentTool, ToolCallContext, ToolResult } from '../types';
 import type { DebuggerSessions, SessionChange } from './debugger-sessions';
-import { describeDialogBlock, dialogBlock, type DialogBlock } from './dialog-block';
+import {
+  describeDialogBlock,
+  dialogBlock,
+  type DialogBlock,
+  UNSEEN_DIALOG_HINT,
+} from './dialog-block';
 import { HOLD_MS, OFF, SIGNAL_ONLY, setDialogHold } from './dialog-hold';
-import type { BrowserHost } from './host';
+import { HostError, type BrowserHost } from './host';
 
 /** Tools that act on tabs, not in the page: they run while a dialog is open, with a note. */
 const TAB_TOOLS = new Set([
@@ -147,8 +152,11 @@ export class OutsideDialogs {
           result = await tool.execute(id, params, signal, onUpdate, ctx);
         } catch (e) {
           const after = await note(tabId);
-          if (!after) throw e;
-          throw new Error(`${e instanceof Error ? e.message : String(e)}\n${after}`);
+          if (after) throw new Error(`${errorMessage(e)}\n${after}`);
+          // A dialog Keel never heard of (opened before the wrapper went in) looks like this.
+          if (e instanceof HostError && e.code === 'timeout')
+            throw new Error(`${errorMessage(e)}. ${UNSEEN_DIALOG_HINT}`);
+          throw e;
         }
         const after = await note(tabId);
         if (!after) return result;
@@ -265,4 +273,8 @@ export class OutsideDialogs {
 /** Runs in the page: answers at once unless a dialog blocks the frame's thread. */
 function probeFrame(): boolean {
   return true;
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

@@ -280,4 +280,20 @@ describe('dialogs a page opens on its own', () => {
     await expect.poll(() => forgeSignal(page), { timeout: 5000 }).toBe(false);
     await page.close();
   });
+
+  it('a dialog that opened before Keel could see it: the timed-out tool says one may be open', async () => {
+    const { page } = await s.open('apps/timer-dialog.html?kind=alert&delay=200');
+    const shown = watchDialogs(page);
+    // Opened in a tab no run used yet: no wrapper, no debugger.
+    await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+    const t = await s.turn('read the page', [call('browser_get_text')]);
+    const r = t.result('browser_get_text');
+    expect(r.ok).toBe(false);
+    expect(resultText(r)).toMatch(
+      /did not answer within \d+ ms\. If a JavaScript dialog is open in the tab .*ask the user to look at the tab and answer it\./,
+    );
+    await shown[0].accept();
+    await expect.poll(() => page.textContent('#out'), { timeout: 5000 }).toBe('alert closed');
+    await page.close();
+  });
 });

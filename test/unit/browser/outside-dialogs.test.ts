@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createBrowserTools } from '../../../src/tools/browser';
 import { HOLD_MS, OFF, SIGNAL_ONLY } from '../../../src/tools/browser/dialog-hold';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../../src/tools/types';
+import { HostError } from '../../../src/tools/browser/host';
 import { FakeHost } from './fake-host';
 
 const ctx = (runId: string, tabId: number): ToolCallContext =>
@@ -221,6 +222,18 @@ describe('a tool on a tab a dialog blocks', () => {
     expect([...host.debuggerAttached]).toEqual([]);
     const r = await run('browser_get_text', 'r1', 1);
     expect(textOf(r)).toMatch(/Keel cannot see or answer.*debugging bar was closed/s);
+  });
+
+  it('a page that does not answer, with no dialog known, gets a hint that one may be open', async () => {
+    const { host, run } = setup();
+    host.page = () => {
+      throw new HostError('timeout', 'The page did not answer within 15000 ms');
+    };
+    const r = await run('browser_get_text', 'r1', 1);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(
+      /^Error: The page did not answer within 15000 ms\. If a JavaScript dialog is open in the tab .*ask the user to look at the tab/,
+    );
   });
 
   it('answering a dialog an embedded page of another origin opened is judged on that origin', async () => {
