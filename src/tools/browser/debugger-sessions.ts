@@ -62,9 +62,8 @@ export class DebuggerSessions {
   }
 
   private async emit(change: SessionChange): Promise<void> {
-    await Promise.all([...this.changeListeners].map(async (l) => l(change))).catch(
-      () => undefined,
-    );
+    const all = [...this.changeListeners].map(async (l) => l(change));
+    await Promise.all(all).catch(() => undefined);
   }
 
   isAttached(tabId: number): boolean {

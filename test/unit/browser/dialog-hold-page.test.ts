@@ -16,7 +16,12 @@ import {
   listenForPageDialogs,
 } from '../../../content-scripts/dialog-pending';
 import { isTrustedSender } from '../../../content-scripts/trusted-sender';
-import { HOLD_MS, OFF, SIGNAL_ONLY, holdDialogsInPage } from '../../../src/tools/browser/dialog-hold';
+import {
+  HOLD_MS,
+  OFF,
+  SIGNAL_ONLY,
+  holdDialogsInPage,
+} from '../../../src/tools/browser/dialog-hold';
 
 type OnMessage = (m: unknown, sender: unknown, respond: (r: unknown) => void) => boolean;
 
@@ -65,7 +70,11 @@ function arm(armed: boolean, sender: unknown = { id: 'keel' }) {
 /** A fresh document with the relay; returns the page's original functions. */
 function page() {
   const original = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
-  listenForPageDialogs(document, () => true, (s) => isTrustedSender(s, 'keel', null));
+  listenForPageDialogs(
+    document,
+    () => true,
+    (s) => isTrustedSender(s, 'keel', null),
+  );
   return original;
 }
 

@@ -20,7 +20,8 @@ const flush = async () => {
   for (let i = 0; i < 8; i++) await new Promise((r) => setTimeout(r, 0));
 };
 
-const textOf = (r: ToolResult) => r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+const textOf = (r: ToolResult) =>
+  r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
 
 function setup() {
   const host = new FakeHost();
@@ -33,7 +34,10 @@ function setup() {
     tool(name)
       .execute('id', params, new AbortController().signal, () => undefined, ctx(runId, tabId))
       .catch(
-        (e: unknown): ToolResult => ({ content: [{ type: 'text', text: String(e) }], isError: true }),
+        (e: unknown): ToolResult => ({
+          content: [{ type: 'text', text: String(e) }],
+          isError: true,
+        }),
       );
   const holds = (tabId: number) =>
     host.mainWorldLog.filter((c) => c.name === 'holdDialogsInPage' && c.tabId === tabId);
@@ -110,7 +114,8 @@ describe('the hold on dialogs a page opens on its own', () => {
     expect([...host.debuggerAttached]).toEqual([1]);
     const attachedAt = host.mainWorldLog.length;
     expect(modeIn(1)).toBe(SIGNAL_ONLY);
-    for (const name of ['browser_tabs', 'browser_snapshot', 'browser_get_text']) await run(name, 'r1', 1);
+    for (const name of ['browser_tabs', 'browser_snapshot', 'browser_get_text'])
+      await run(name, 'r1', 1);
     const since = host.mainWorldLog.slice(attachedAt).filter((c) => c.name === 'holdDialogsInPage');
     expect(since.map((c) => c.args[0])).toEqual([SIGNAL_ONLY, SIGNAL_ONLY, SIGNAL_ONLY]);
   });
@@ -120,7 +125,11 @@ describe('the hold on dialogs a page opens on its own', () => {
     await run('browser_tabs', 'r1', 1);
     host.emitDialogSignal(1, true);
     await flush();
-    dialogOpening(host, 1, { type: 'alert', message: 'Session expires', url: 'https://shop.example/cart' });
+    dialogOpening(host, 1, {
+      type: 'alert',
+      message: 'Session expires',
+      url: 'https://shop.example/cart',
+    });
     await host.advance(31_000);
     await flush();
     expect([...host.debuggerAttached]).toEqual([1]);
