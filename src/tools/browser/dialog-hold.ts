@@ -32,7 +32,7 @@ import {
   DIALOG_PENDING_EVENT,
   HOLD_MS,
 } from '../../../content-scripts/dialog-pending';
-import type { BrowserHost } from './host';
+import { HostError, type BrowserHost } from './host';
 
 export { HOLD_MS };
 /** Signal a dialog's start and end, never hold. */
@@ -138,7 +138,7 @@ export async function setDialogHold(
     frameIds.map(async (frameId) => {
       // The content script first: a wrapper it does not listen to does not hold the page.
       const arm = { kind: DIALOG_ARM_MESSAGE, armed };
-      if (armed) await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
+      if (armed) await armFrame(host, tabId, frameId, arm);
       await host
         .runInMainWorld(tabId, frameId, holdDialogsInPage, [
           mode,
@@ -150,4 +150,23 @@ export async function setDialogHold(
       if (!armed) await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
     }),
   );
+}
+
+/**
+ * Arms one frame's content script, injecting it first where it is missing (a page loaded before
+ * Keel was installed or reloaded), as the page tools do on their first call.
+ */
+async function armFrame(
+  host: BrowserHost,
+  tabId: number,
+  frameId: number,
+  arm: { kind: string; armed: boolean },
+): Promise<void> {
+  try {
+    await host.sendToFrame(tabId, frameId, arm, ARM_OPTS);
+  } catch (e) {
+    if (!(e instanceof HostError) || e.code !== 'no_receiver') return;
+    await host.injectContentScript(tabId, frameId).catch(() => undefined);
+    await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
+  }
 }

@@ -106,6 +106,14 @@ describe('the hold on dialogs a page opens on its own', () => {
     expect([...host.debuggerAttached]).toEqual([]);
   });
 
+  it('arms a frame whose content script is missing after injecting it', async () => {
+    const { host, run, armedIn } = setup();
+    host.uninjected.add('1:0');
+    await run('browser_tabs', 'r1', 1);
+    expect(host.injected).toContain('1:0');
+    expect(armedIn(1)).toBe(true);
+  });
+
   it('never holds a tab whose debugger L2 input already attached', async () => {
     const { host, run, modeIn } = setup();
     // browser_dialog attaches the debugger (here with no dialog open: an error, attached anyway).
