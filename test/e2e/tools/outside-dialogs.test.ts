@@ -161,6 +161,30 @@ describe('dialogs a page opens on its own', () => {
     await page.close();
   });
 
+  it('a dialog the next page opens after the agent navigated, before any other call, is answered', async () => {
+    const { page, tabId } = await s.open('nav-a.html');
+    const shown = watchDialogs(page);
+    const t = await s.turn(
+      'go to the session page and answer its popup',
+      [
+        call('browser_navigate', {
+          url: `${s.main}/apps/timer-dialog.html?kind=prompt&delay=1500`,
+        }),
+        // The wrapper went into the new document on its own (the tab's load), not by a tool call.
+        async () => {
+          await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+          return call('browser_dialog', { action: 'accept', promptText: 'Weekly' });
+        },
+      ],
+      { approve: allow([]) },
+    );
+    expect(resultText(t.result('browser_dialog'))).toMatch(
+      new RegExp(`^Accepted the prompt dialog in tab ${tabId} with the given answer`),
+    );
+    await expect.poll(() => page.textContent('#out'), { timeout: 5000 }).toBe('prompt: Weekly');
+    await page.close();
+  });
+
   it('a dialog that opens while the run waits for approval stops the approved click', async () => {
     // The second origin has no site rule: the click asks.
     const { page, tabId } = await s.open('apps/timer-dialog.html?kind=confirm&delay=3000', s.other);
