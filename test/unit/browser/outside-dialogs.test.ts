@@ -5,7 +5,7 @@
  * says so — with the dialog's text as untrusted page content, or, when the debugger could not
  * see it, that the user must answer it.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBrowserTools } from '../../../src/tools/browser';
 import { HOLD_MS, OFF, SIGNAL_ONLY } from '../../../src/tools/browser/dialog-hold';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../../src/tools/types';
@@ -112,6 +112,21 @@ describe('the hold on dialogs a page opens on its own', () => {
     await run('browser_tabs', 'r1', 1);
     expect(host.injected).toContain('1:0');
     expect(armedIn(1)).toBe(true);
+  });
+
+  it('a restarted worker uses the same setter name, so it finds the wrapper already there', async () => {
+    const host = new FakeHost();
+    host.addTab({ tabId: 1, url: 'https://shop.example/cart' });
+    const names: unknown[] = [];
+    for (const mode of [HOLD_MS, SIGNAL_ONLY]) {
+      // A fresh module instance: what a service-worker restart gives (session storage stays).
+      vi.resetModules();
+      const hold = await import('../../../src/tools/browser/dialog-hold');
+      await hold.setDialogHold(host, 1, mode);
+      names.push(host.mainWorldLog.at(-1)?.args[2]);
+    }
+    expect(names[0]).toMatch(/^__kh[0-9a-f]{16}$/);
+    expect(names[1]).toBe(names[0]);
   });
 
   it('never holds a tab whose debugger L2 input already attached', async () => {
