@@ -4,8 +4,8 @@
  * Installs one PageAgent per document and answers the service worker over
  * chrome.runtime.onMessage. Nothing listens to window.postMessage, and to two page DOM events
  * only, which carry no data and are ignored unless a live run uses the tab (dialog-pending.ts):
- * the page cannot talk to this script. The script
- * may be injected twice (manifest and on-demand executeScript share the isolated world), so the second run returns early unless the first
+ * the page cannot talk to this script. The script may be injected twice (manifest and on-demand
+ * executeScript share the isolated world), so the second run returns early unless the first
  * belongs to an extension instance that was reloaded and lost its runtime.
  */
 import * as z from 'zod/mini';
