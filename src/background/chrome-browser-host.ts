@@ -16,6 +16,7 @@ import {
   type TabChange,
   type TabInfo,
 } from '../tools/browser/host';
+import { DIALOG_SIGNAL_MESSAGE } from '../../content-scripts/dialog-pending';
 
 /** Written into dist/ by scripts/build-content-script.mjs. */
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
@@ -157,6 +158,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
   const tabRemoved = new Fanout<[number]>();
   const debuggerEvent = new Fanout<[DebuggerEvent]>();
   const debuggerDetached = new Fanout<[number, string]>();
+  const dialogSignal = new Fanout<[number, number, boolean]>();
 
   chrome.tabs.onUpdated.addListener((tabId, info) => {
     const change: TabChange = { tabId };
@@ -169,6 +171,15 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
   chrome.tabs.onRemoved.addListener((tabId) => tabRemoved.emit(tabId));
   chrome.debugger.onEvent.addListener((source, method, params) => {
     if (source.tabId !== undefined) debuggerEvent.emit({ tabId: source.tabId, method, params });
+  });
+  // Only Keel's own content script (sender.id) in a tab's frame; the page cannot send this. The
+  // tab and frame are Chrome's, never the message's.
+  chrome.runtime.onMessage.addListener((message: unknown, sender) => {
+    const m = message as { kind?: unknown; open?: unknown } | null;
+    if (m?.kind !== DIALOG_SIGNAL_MESSAGE || sender.id !== chrome.runtime.id) return false;
+    if (sender.tab?.id !== undefined && sender.frameId !== undefined)
+      dialogSignal.emit(sender.tab.id, sender.frameId, m.open === true);
+    return false;
   });
   chrome.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId !== undefined) debuggerDetached.emit(source.tabId, String(reason));
@@ -328,6 +339,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
       }
     },
     onDebuggerEvent: (l) => debuggerEvent.add(l),
+    onDialogSignal: (l) => dialogSignal.add(l),
     onDebuggerDetached: (l) => debuggerDetached.add(l),
 
     fileSchemeAccess: () => chrome.extension.isAllowedFileSchemeAccess(),

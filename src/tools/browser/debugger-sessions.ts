@@ -21,9 +21,23 @@ interface Session {
   dialog?: OpenDialog;
 }
 
+/**
+ * A session became able to see dialogs (attached, Page enabled) or is about to stop seeing them.
+ * `going` listeners of a detach Keel chose are awaited (bounded) before it detaches, so a
+ * replacement (the outside-dialog hold) is in place first; `reason` is Chrome's when Chrome or
+ * the user detached it.
+ */
+export type SessionChange =
+  | { kind: 'ready'; tabId: number }
+  | { kind: 'going'; tabId: number; reason?: string };
+
+/** How long a detach waits for its `going` listeners (a page a dialog blocks never answers). */
+const GOING_WAIT_MS = 300;
+
 export class DebuggerSessions {
   private readonly sessions = new Map<number, Session>();
   private readonly attaching = new Map<number, Promise<void>>();
+  private readonly changeListeners = new Set<(change: SessionChange) => unknown>();
 
   constructor(
     private readonly host: BrowserHost,
@@ -35,8 +49,21 @@ export class DebuggerSessions {
       if (e.method === 'Page.javascriptDialogOpening') s.dialog = parseDialog(e.params);
       else if (e.method === 'Page.javascriptDialogClosed') s.dialog = undefined;
     });
-    host.onDebuggerDetached((tabId) => this.forget(tabId));
+    host.onDebuggerDetached((tabId, reason) => {
+      if (this.sessions.has(tabId)) void this.emit({ kind: 'going', tabId, reason });
+      this.forget(tabId);
+    });
     host.onTabRemoved((tabId) => this.forget(tabId));
+  }
+
+  onChange(listener: (change: SessionChange) => unknown): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private async emit(change: SessionChange): Promise<void> {
+    const all = [...this.changeListeners].map(async (l) => l(change));
+    await Promise.all(all).catch(() => undefined);
   }
 
   isAttached(tabId: number): boolean {
@@ -79,6 +106,8 @@ export class DebuggerSessions {
       this.host.debuggerSend(tabId, 'Page.enable').catch(() => undefined),
       this.host.sleep(1500),
     ]);
+    // Page.enable was sent: the browser reports dialogs from now on, even while the page is busy.
+    if (this.sessions.has(tabId)) void this.emit({ kind: 'ready', tabId });
   }
 
   async send<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
@@ -110,12 +139,20 @@ export class DebuggerSessions {
     const s = this.sessions.get(tabId);
     if (!s) return;
     s.cancelIdle();
-    s.cancelIdle = this.host.setTimer(this.idleMs, () => void this.detach(tabId));
+    s.cancelIdle = this.host.setTimer(this.idleMs, () => {
+      // Detaching would leave an open dialog that only this session sees unanswerable.
+      if (this.sessions.get(tabId)?.dialog) this.touch(tabId);
+      else void this.detach(tabId);
+    });
   }
 
   async detach(tabId: number): Promise<void> {
     const s = this.sessions.get(tabId);
     if (!s) return;
+    if (this.changeListeners.size) {
+      await Promise.race([this.emit({ kind: 'going', tabId }), this.host.sleep(GOING_WAIT_MS)]);
+      if (this.sessions.get(tabId) !== s) return;
+    }
     this.forget(tabId);
     await this.host.debuggerDetach(tabId).catch(() => undefined);
   }

@@ -145,6 +145,12 @@ export interface BrowserHost {
     params?: Record<string, unknown>,
   ): Promise<T>;
   onDebuggerEvent(listener: (event: DebuggerEvent) => void): () => void;
+  /**
+   * Keel's content script in a tab's frame says the page is about to open a dialog (`open`
+   * true; the page is held briefly so a debugger attached now sees it) or that its dialog
+   * returned (dialog-hold.ts). The page may forge either: a hint, never proof.
+   */
+  onDialogSignal(listener: (tabId: number, frameId: number, open: boolean) => void): () => void;
   /** The debugger went away without us (the user closed the infobar, the tab closed). */
   onDebuggerDetached(listener: (tabId: number, reason: string) => void): () => void;
 

@@ -7,6 +7,7 @@ import type { AgentTool, ToolLifecycle } from '../types';
 import { DebuggerSessions } from './debugger-sessions';
 import type { BrowserToolDeps } from './deps';
 import type { BrowserHost } from './host';
+import { OutsideDialogs } from './outside-dialogs';
 import { PageClient } from './page-client';
 import { clickTool } from './tools/click';
 import { dialogTool } from './tools/dialog';
@@ -91,11 +92,13 @@ export function createBrowserTools(
     uploadFileTool(deps),
     dialogTool(deps),
   ];
+  const outside = new OutsideDialogs(host, deps.debuggers);
   // The registry stores tools of every parameter type; each tool validates its own params.
-  const tools = typed as unknown as AgentTool[];
-  const lifecycle: ToolLifecycle = {
-    runEnded: (runId) => deps.debuggers.releaseRun(runId),
-    runInterrupted: (runId) => deps.debuggers.releaseRun(runId),
+  const tools = typed.map((t) => outside.watch(t as AgentTool)) as unknown as AgentTool[];
+  const release = (runId: string) => {
+    outside.releaseRun(runId);
+    return deps.debuggers.releaseRun(runId);
   };
+  const lifecycle: ToolLifecycle = { runEnded: release, runInterrupted: release };
   return { tools, lifecycle };
 }

@@ -129,4 +129,50 @@ describe('a todo app in a shadow root, through the tools', () => {
     await expect.poll(() => page.textContent('#dialog-out'), { timeout: 5000 }).toBe('confirmed');
     await page.close();
   });
+  // Chrome reports a dialog only to a debugger session enabled before it opened: the page's own
+  // timer opens these while no session is attached, and the agent answers them after.
+  for (const { kind, answer, out } of [
+    { kind: 'confirm', answer: { action: 'accept' }, out: 'confirmed' },
+    {
+      kind: 'prompt',
+      answer: { action: 'accept', promptText: 'Groceries' },
+      out: 'prompt: Groceries',
+    },
+    { kind: 'alert', answer: { action: 'accept' }, out: 'alert closed' },
+  ] as const) {
+    it(`a ${kind} a page timer opens before the debugger attached is answered with browser_dialog`, async () => {
+      const { page, tabId } = await s.open(`apps/timer-dialog.html?kind=${kind}&delay=2500`);
+      const shown: string[] = [];
+      // Keep Playwright from auto-dismissing: the tools must answer the dialog.
+      page.on('dialog', (d) => {
+        shown.push(d.type());
+      });
+      const asked: ApprovalRequest[] = [];
+      const t = await s.turn(
+        'wait for the popup and answer it',
+        [
+          call('browser_snapshot'),
+          async () => {
+            await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+            return call('browser_dialog', answer);
+          },
+        ],
+        {
+          approve: (req) => {
+            asked.push(req);
+            return 'allow_once';
+          },
+        },
+      );
+      const text = resultText(t.result('browser_dialog'));
+      expect(text).toMatch(new RegExp(`^Accepted the ${kind} dialog in tab ${tabId}`));
+      // The answer is a write on the page's origin: it was judged, and asked for, like one.
+      expect(
+        asked.filter((a) => a.tool.name === 'browser_dialog').map((a) => a.target.origin),
+      ).toEqual([new URL(page.url()).origin]);
+      await expect.poll(() => page.textContent('#out'), { timeout: 5000 }).toBe(out);
+      expect(shown).toEqual([kind]);
+      await page.close();
+    });
+  }
 });

@@ -97,8 +97,11 @@ export function call(
 }
 
 export interface TurnOptions {
-  /** Answer each approval request (default: fail the test — no approval was expected). */
-  approve?: (req: ApprovalRequest) => Decision;
+  /**
+   * Answer each approval request (default: fail the test — no approval was expected); may take
+   * its time, as a user does.
+   */
+  approve?: (req: ApprovalRequest) => Decision | Promise<Decision>;
   /** A per-turn model (turn.submit overrides). */
   model?: string;
   /** Runs the moment turn.complete arrives, before anything else is asked of the engine. */
@@ -303,7 +306,7 @@ export async function startToolSession(
         await client.sendOk({
           type: 'approval.response',
           approvalId: req.approvalId,
-          decision: opts.approve(req),
+          decision: await opts.approve(req),
         });
       }
       // Every planned step was asked for: the turn went as far as the test meant it to.

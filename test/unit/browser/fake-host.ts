@@ -38,6 +38,14 @@ export class FakeHost implements BrowserHost {
     () => ({});
   captures = 0;
   mainWorldCalls: string[] = [];
+  /** Every main-world call with its target and arguments. */
+  mainWorldLog: Array<{ tabId: number; frameId: number; name: string; args: unknown[] }> = [];
+  /** Messages to the content script that are not page requests (`{ kind, … }`). */
+  scriptMessages: Array<{ tabId: number; frameId: number; message: unknown }> = [];
+  /** Frames (`tab:frame`) a dialog blocks: scripts and messages there never run. */
+  blockedFrames = new Set<string>();
+  /** When set, debuggerAttach fails with this message (another debugger, no permission). */
+  attachError?: string;
   mainWorldResult: (fnName: string) => unknown = (fn) => (fn === 'armGuardInPage' ? true : []);
   time = 0;
   private timers: Array<{ at: number; fn: () => void; id: number }> = [];
@@ -48,6 +56,7 @@ export class FakeHost implements BrowserHost {
     removed: new Set<Listener<number>>(),
     dbgEvent: new Set<Listener<DebuggerEvent>>(),
     dbgDetached: new Set<(tabId: number, reason: string) => void>(),
+    dialogSignal: new Set<(tabId: number, frameId: number, open: boolean) => void>(),
   };
 
   addTab(partial: Partial<TabInfo> & { tabId: number; url: string }): TabInfo {
@@ -80,6 +89,11 @@ export class FakeHost implements BrowserHost {
 
   emitDebugger(event: DebuggerEvent): void {
     for (const l of this.listeners.dbgEvent) l(event);
+  }
+
+  /** Keel's content script in a frame heard the page's dialog wrapper (open: before, else after). */
+  emitDialogSignal(tabId: number, open: boolean, frameId = 0): void {
+    for (const l of this.listeners.dialogSignal) l(tabId, frameId, open);
   }
 
   emitDetached(tabId: number): void {
@@ -151,6 +165,10 @@ export class FakeHost implements BrowserHost {
     this.listeners.created.add(l);
     return () => this.listeners.created.delete(l);
   }
+  onDialogSignal(l: (tabId: number, frameId: number, open: boolean) => void) {
+    this.listeners.dialogSignal.add(l);
+    return () => this.listeners.dialogSignal.delete(l);
+  }
   onTabRemoved(l: Listener<number>) {
     this.listeners.removed.add(l);
     return () => this.listeners.removed.delete(l);
@@ -163,6 +181,13 @@ export class FakeHost implements BrowserHost {
         'no_receiver',
         'Could not establish connection. Receiving end does not exist.',
       );
+    if (this.blockedFrames.has(`${tabId}:${frameId}`)) return new Promise(() => undefined);
+    // The worker's own messages to the content script (not page requests): the dialog arm.
+    const kind = (message as { kind?: unknown }).kind;
+    if (typeof kind === 'string') {
+      this.scriptMessages.push({ tabId, frameId, message });
+      return true;
+    }
     const request = (message as { request: { op: string } }).request;
     this.sent.push({ tabId, frameId, request });
     return this.page(tabId, frameId, request);
@@ -178,11 +203,14 @@ export class FakeHost implements BrowserHost {
     return this.frames;
   }
   async runInMainWorld<A extends unknown[], R>(
-    _tabId: number,
-    _frameId: number,
+    tabId: number,
+    frameId: number,
     func: (...args: A) => R,
+    args: A,
   ): Promise<R> {
+    if (this.blockedFrames.has(`${tabId}:${frameId}`)) return new Promise<R>(() => undefined);
     this.mainWorldCalls.push(func.name);
+    this.mainWorldLog.push({ tabId, frameId, name: func.name, args });
     return this.mainWorldResult(func.name) as R;
   }
   async captureVisibleTab(): Promise<CapturedImage> {
@@ -190,6 +218,7 @@ export class FakeHost implements BrowserHost {
     return { mimeType: 'image/jpeg', dataBase64: 'AAAA', width: 800, height: 600 };
   }
   async debuggerAttach(tabId: number): Promise<void> {
+    if (this.attachError) throw new HostError('debugger', this.attachError);
     this.debuggerAttached.add(tabId);
   }
   async debuggerDetach(tabId: number): Promise<void> {

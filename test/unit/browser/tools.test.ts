@@ -290,7 +290,12 @@ describe('actions', () => {
       element: '- button "Buy" [ref=e5]',
       highlight: { x: 1, y: 2, width: 30, height: 10, frameId: 0 },
     });
-    expect(host.mainWorldCalls).toEqual(['armGuardInPage', 'collectGuardInPage']);
+    expect(host.mainWorldCalls).toEqual([
+      // The hold for dialogs the page opens on its own (dialog-hold.ts), then the action's guard.
+      'holdDialogsInPage',
+      'armGuardInPage',
+      'collectGuardInPage',
+    ]);
   });
 
   it('reports dialogs the guard answered', async () => {

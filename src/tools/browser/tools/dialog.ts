@@ -4,7 +4,7 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { TabIdParam } from '../params';
-import { getTabOrThrow, pageTarget, tabIdFor } from '../target';
+import { frameTarget, getTabOrThrow, pageTarget, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 const Params = z.object({
@@ -30,8 +30,11 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     effects: 'write',
     recovery: 'never-retry',
     async resolveTarget(params, ctx) {
-      const target = await pageTarget(deps.host, tabIdFor(params, ctx));
-      return target;
+      const tabId = tabIdFor(params, ctx);
+      const target = await pageTarget(deps.host, tabId);
+      // A dialog an embedded page of another origin opened is that site's: judged as a write there.
+      const from = deps.debuggers.dialogOf(tabId)?.url;
+      return from && !target.forbidden ? frameTarget(target, from) : target;
     },
     async execute(_id, params, signal, _onUpdate, ctx) {
       const tabId = tabIdFor(params, ctx);
@@ -50,7 +53,7 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
         const why = e instanceof Error ? e.message : String(e);
         if (/no dialog/i.test(why)) {
           throw new Error(
-            `No JavaScript dialog is open in tab ${tabId} that the agent can answer. (A dialog that opened before the debugger attached, outside an agent action, cannot be answered here: ask the user to close it.)`,
+            `No JavaScript dialog is open in tab ${tabId} that the agent can answer. (A dialog that opened while the debugger could not see it cannot be answered here: ask the user to answer it.)`,
           );
         }
         throw e;
