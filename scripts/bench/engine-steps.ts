@@ -29,6 +29,7 @@ import {
   toolResultsSinceUser,
   useServer,
 } from './chromium';
+import { benchEngineGrowth, GROWTH_TARGET } from './engine-growth';
 import { InstantProvider, makeNodeRig, noopTool } from './node-engine';
 import { fmtMs, fmtRatio, median, round, type BenchResult, type SummaryRow } from './stats';
 
@@ -218,6 +219,7 @@ export async function benchEngineSteps(
   const steps = opts.steps ?? 50;
   const runs = opts.runs ?? 5;
   const node = await nodeBench(steps, runs);
+  const growth = await benchEngineGrowth({ runs });
   const chromium = await chromiumBench(steps, runs);
   const row = (
     label: string,
@@ -237,7 +239,18 @@ export async function benchEngineSteps(
   return {
     name: 'engine step overhead',
     file: 'engine-steps.json',
-    data: { steps, runs, target: `ratio ≤ ${TARGET}`, node, chromium },
-    rows: [row('Node', node), row('Chromium', chromium)],
+    data: { steps, runs, target: `ratio ≤ ${TARGET}`, node, chromium, growth },
+    rows: [
+      row('Node', node),
+      row('Chromium', chromium),
+      {
+        metric: `engine step growth, Node (${growth.steps}-step turn, ~${growth.largeThreadNodesBefore} vs ~${growth.smallThreadNodesAfterTurn} nodes)`,
+        value: `${fmtMs(growth.largePerStepMs)}/step`,
+        baseline: `${fmtMs(growth.smallPerStepMs)}/step on a new thread`,
+        ratio: fmtRatio(growth.ratio),
+        target: `≤ ${GROWTH_TARGET}×`,
+        ok: growth.ratio <= GROWTH_TARGET,
+      },
+    ],
   };
 }

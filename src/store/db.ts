@@ -6,6 +6,7 @@ import type {
   KeyRecord,
   NodeRecord,
   ReceiptRecord,
+  RunEnvRecord,
   RunRecord,
   SettingsRecord,
   SiteRuleRecord,
@@ -15,7 +16,7 @@ import type {
 } from './records';
 
 /**
- * Dexie schema v2 (v1 + workflows). Indexes exist only for queries the engine makes:
+ * Dexie schema v3 (v1 + workflows, + runEnvs: each run's environment snapshot beside the run). Indexes exist only for queries the engine makes:
  * - nodes by thread (building a path, forking, deleting) and by parent (branch points);
  * - runs by thread and by state (recovery scans every non-terminal run at start-up);
  * - approvals / interactions by run and status (re-showing what a recovered run waits for).
@@ -24,6 +25,7 @@ export class KeelDB extends Dexie {
   threads!: Table<ThreadRecord, string>;
   nodes!: Table<NodeRecord, string>;
   runs!: Table<RunRecord, string>;
+  runEnvs!: Table<RunEnvRecord, string>;
   approvals!: Table<ApprovalRecord, string>;
   interactions!: Table<InteractionRecord, string>;
   receipts!: Table<ReceiptRecord, string>;
@@ -55,6 +57,21 @@ export class KeelDB extends Dexie {
     // v2 adds workflows. Dexie keeps every v1 table and its rows as they are (a new table needs
     // no record migration); test/unit/store/workflows-repo.test.ts opens a v1 database to check.
     this.version(2).stores({ workflows: 'workflowId, updatedAt' });
+    // v3 moves each run's environment snapshot out of its run record (rewritten several times a
+    // step) into runEnvs, written once per run. Existing runs keep theirs: the upgrade moves it
+    // (test/unit/store/run-env-migration.test.ts opens a v2 database to check).
+    this.version(3)
+      .stores({ runEnvs: 'runId, threadId' })
+      .upgrade(async (tx) => {
+        const runs = tx.table<RunRecord, string>('runs');
+        const envs: RunEnvRecord[] = [];
+        await runs.toCollection().modify((run) => {
+          if (!run.env) return;
+          envs.push({ v: run.v, runId: run.runId, threadId: run.threadId, env: run.env });
+          delete run.env;
+        });
+        await tx.table<RunEnvRecord, string>('runEnvs').bulkPut(envs);
+      });
   }
 
   /** Every table: engine steps take them all so a step's scope can never be too small. */
@@ -63,6 +80,7 @@ export class KeelDB extends Dexie {
       this.threads,
       this.nodes,
       this.runs,
+      this.runEnvs,
       this.approvals,
       this.interactions,
       this.receipts,

@@ -1,5 +1,6 @@
+import Dexie, { type PromiseExtended, type Transaction } from 'dexie';
 import type { KeelDB } from './db';
-import type { RunRecord } from './records';
+import type { RunEnvRecord, RunEnvironmentSnapshot, RunRecord } from './records';
 import type { RunState } from '../protocol';
 
 /** Run states in which a run is the thread's current run (not queued, not finished). */
@@ -17,30 +18,44 @@ export const CURRENT_RUN_STATES: readonly RunState[] = [
  * Runs. Every write is a read-modify-write inside the caller's transaction: steer admission and
  * the turn loop update the same record concurrently, and a blind put from a stale in-memory copy
  * would drop an acknowledged steer.
+ *
+ * A run's environment snapshot lives in `runEnvs` (see `RunEnvRecord`), written only when it
+ * changes (at `add`, or when a queued run starts), and joined back into every run returned. The
+ * snapshot is immutable (frozen) once stored, so each repository keeps the committed ones in
+ * memory: a step's four run rewrites then neither write nor read it. The cache holds only what a
+ * committed transaction wrote or read, and it starts empty with every new store (a restarted
+ * worker reads the snapshots again).
  */
 export class RunsRepo {
+  private readonly envs = new Map<string, RunEnvironmentSnapshot>();
+
   constructor(private readonly db: KeelDB) {}
 
+  // Reads join snapshots through Dexie promise chains (`then`), not extra native awaits: each
+  // native await inside a transaction spends Dexie's zone echoes, and a caller that awaits a
+  // few more layers would run its next request outside its transaction (PrematureCommitError).
+
   get(runId: string): Promise<RunRecord | undefined> {
-    return this.db.runs.get(runId);
+    return this.joined(this.db.runs.get(runId).then((r) => (r ? [r] : []))).then((rs) => rs[0]);
   }
 
   async add(run: RunRecord): Promise<void> {
-    await this.db.runs.add(run);
+    await this.write(run, true, 'add');
   }
 
   async update(runId: string, mutate: (r: RunRecord) => void, now?: number): Promise<RunRecord> {
-    const r = await this.db.runs.get(runId);
+    const r = await this.get(runId);
     if (!r) throw new Error(`run ${runId} not found`);
+    const env = r.env;
     mutate(r);
     r.revision += 1;
     if (now !== undefined) r.updatedAt = now;
-    await this.db.runs.put(r);
+    await this.write(r, r.env !== env, 'put');
     return r;
   }
 
   byThread(threadId: string): Promise<RunRecord[]> {
-    return this.db.runs.where('threadId').equals(threadId).toArray();
+    return this.joined(this.db.runs.where('threadId').equals(threadId).toArray());
   }
 
   /** The thread's current run, if any (at most one by construction). */
@@ -53,16 +68,15 @@ export class RunsRepo {
 
   /** Queued runs in queue order. */
   async queued(threadId: string): Promise<RunRecord[]> {
-    const runs = await this.db.runs
-      .where('[threadId+state]')
-      .equals([threadId, 'queued'])
-      .toArray();
+    const runs = await this.joined(
+      this.db.runs.where('[threadId+state]').equals([threadId, 'queued']).toArray(),
+    );
     return runs.sort((a, b) => (a.queueSeq ?? 0) - (b.queueSeq ?? 0));
   }
 
   /** Every run that is neither completed nor failed: what recovery must look at. */
-  async unfinished(): Promise<RunRecord[]> {
-    return this.db.runs.where('state').noneOf(['completed', 'failed']).toArray();
+  unfinished(): Promise<RunRecord[]> {
+    return this.joined(this.db.runs.where('state').noneOf(['completed', 'failed']).toArray());
   }
 
   /** The most recent run of a thread (for the snapshot's stop reason after it ended). */
@@ -73,10 +87,95 @@ export class RunsRepo {
 
   /** Remove one run (a queued message the user withdrew). Inside the caller's transaction. */
   async delete(runId: string): Promise<void> {
+    this.envs.delete(runId);
     await this.db.runs.delete(runId);
+    await this.db.runEnvs.delete(runId);
   }
 
   async deleteByThread(threadId: string): Promise<void> {
     await this.db.runs.where('threadId').equals(threadId).delete();
+    const gone = await this.db.runEnvs.where('threadId').equals(threadId).primaryKeys();
+    for (const runId of gone) this.envs.delete(runId);
+    await this.db.runEnvs.bulkDelete(gone);
   }
+
+  /** Stores the run without its snapshot, and the snapshot beside it when it changed. */
+  private write(run: RunRecord, envChanged: boolean, how: 'add' | 'put'): PromiseLike<unknown> {
+    const { env, ...rest } = run;
+    const stored = rest as RunRecord;
+    const putRun = (): PromiseExtended<unknown> =>
+      how === 'add' ? this.db.runs.add(stored) : this.db.runs.put(stored);
+    if (!envChanged) return putRun();
+    const both = (): PromiseLike<unknown> =>
+      putRun().then((): PromiseLike<unknown> => {
+        if (!env) {
+          this.envs.delete(run.runId);
+          return this.db.runEnvs.delete(run.runId);
+        }
+        deepFreeze(env);
+        this.remember(run.runId, env);
+        return this.db.runEnvs.put({ v: run.v, runId: run.runId, threadId: run.threadId, env });
+      });
+    // One transaction for both rows, so neither lands without the other: the caller's if there
+    // is one, else one of its own.
+    if (Dexie.currentTransaction) return both();
+    return this.db.transaction('rw', [this.db.runs, this.db.runEnvs], both);
+  }
+
+  /** Joins the snapshots into the runs `query` returns: from the cache, else from runEnvs. */
+  private joined(query: PromiseExtended<RunRecord[]>): PromiseExtended<RunRecord[]> {
+    return query.then((runs) => {
+      const missing = this.fromCache(runs);
+      if (!missing.length) return runs;
+      return this.db.runEnvs.bulkGet(missing).then((recs) => {
+        this.fill(runs, recs);
+        return runs;
+      });
+    });
+  }
+
+  /** Joins cached snapshots into `runs`; returns the ids of runs whose snapshot must be read. */
+  private fromCache(runs: RunRecord[]): string[] {
+    const missing: string[] = [];
+    for (const r of runs) {
+      if (r.env) continue; // a record written before v3 moved the snapshot out
+      const env = this.envs.get(r.runId);
+      if (env) r.env = env;
+      else missing.push(r.runId);
+    }
+    return missing;
+  }
+
+  /** Joins snapshots read from `runEnvs` (in `fromCache`'s order) and caches them. */
+  private fill(runs: RunRecord[], recs: (RunEnvRecord | undefined)[]): void {
+    const byId = new Map(runs.map((r) => [r.runId, r]));
+    for (const rec of recs) {
+      const run = rec && byId.get(rec.runId);
+      if (!run || !rec) continue;
+      run.env = deepFreeze(rec.env);
+      this.remember(rec.runId, rec.env);
+    }
+  }
+
+  /**
+   * Caches a snapshot once the transaction that wrote or read it has committed: a rolled-back
+   * transaction must leave nothing behind (its snapshot may never have been stored).
+   */
+  private remember(runId: string, env: RunEnvironmentSnapshot): void {
+    const tx = Dexie.currentTransaction as Transaction | null | undefined;
+    if (!tx) {
+      this.envs.set(runId, env);
+      return;
+    }
+    tx.idbtrans.addEventListener('complete', () => this.envs.set(runId, env));
+  }
+}
+
+/** Freezes a snapshot so that a caller mutating the shared cached copy fails loudly. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
