@@ -208,4 +208,3 @@ class MemoryThreads {
     return pathFrom(await this.allNodes(threadId), leafId);
   }
 }
-

@@ -29,7 +29,12 @@ function oldRun(runId: string, env?: object): Record<string, unknown> {
     updatedAt: 1,
     revision: 4,
     stepCursor: { modelCalls: 2, toolCalls: [], nextToolIndex: 0 },
-    counters: { consecutiveToolFailures: 0, toolsDisabled: false, modelAttempts: 0, budgetBaseline: 0 },
+    counters: {
+      consecutiveToolFailures: 0,
+      toolsDisabled: false,
+      modelAttempts: 0,
+      budgetBaseline: 0,
+    },
     pendingSteers: [],
     nextSteerSeq: 1,
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -56,9 +61,7 @@ describe('runEnvs table (schema v3)', () => {
     expect((await store.threads.get('thr_1'))?.title).toBe('Old');
     const runRows = (await store.rows('runs')) as Record<string, unknown>[];
     expect(runRows.map((r) => 'env' in r)).toEqual([false, false]);
-    expect(await store.rows('runEnvs')).toEqual([
-      { v: 1, runId: 'run_1', threadId: 'thr_1', env },
-    ]);
+    expect(await store.rows('runEnvs')).toEqual([{ v: 1, runId: 'run_1', threadId: 'thr_1', env }]);
     expect(store.db.verno).toBe(3);
     store.close();
   });
