@@ -1,8 +1,9 @@
 /**
  * Snapshot benchmark: our snapshot vs Playwright's, page by page.
  *
- *   npm run bench:snapshot                  the generated page set, plus ../shared/corpus/pages
- *                                           when that folder is beside the checkout
+ *   npm run bench:snapshot                  the generated page set
+ *   KEEL_CORPUS_PAGES=<dir> npm run bench:snapshot
+ *                                           the generated set, plus a real-site corpus read in place
  *   npm run bench:snapshot -- <dir>         only the .html pages of <dir>
  *   BENCH_SEED=7 npm run bench:snapshot     another generated set (default seed 1)
  *
@@ -50,7 +51,10 @@ interface PageResult {
 const PLAYWRIGHT_TIMEOUT_MS = 30_000;
 
 const outDir = join(REPO_ROOT, 'bench-results');
-const CORPUS_DIR = resolve(REPO_ROOT, '../shared/corpus/pages');
+// A real-site page corpus is measured only when named: the repository never reaches outside itself.
+const CORPUS_DIR = process.env.KEEL_CORPUS_PAGES
+  ? resolve(process.env.KEEL_CORPUS_PAGES)
+  : undefined;
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 
 interface PageSet {
@@ -71,7 +75,7 @@ function pageSets(): PageSet[] {
   const sets: PageSet[] = [
     { name: 'generated', dir: generated, source: `scripts/bench/snapshot-pages.ts, seed ${SEED}` },
   ];
-  if (existsSync(CORPUS_DIR))
+  if (CORPUS_DIR && existsSync(CORPUS_DIR))
     sets.push({
       name: 'corpus',
       dir: CORPUS_DIR,
@@ -369,7 +373,11 @@ async function main(): Promise<void> {
   const sets = pageSets();
   console.log(`page sets: ${sets.map((s) => `${s.name} (${s.source})`).join('; ')}`);
   if (!process.argv[2] && sets.length === 1)
-    console.log(`(${CORPUS_DIR} is not present: the real-site corpus is not measured)`);
+    console.log(
+      CORPUS_DIR
+        ? `(${CORPUS_DIR} is not present: the real-site corpus is not measured)`
+        : '(KEEL_CORPUS_PAGES is not set: the real-site corpus is not measured)',
+    );
   const bundle = await pageAgentBundle();
   const browser = await launchChromium();
   const summaries = [];

@@ -7,8 +7,8 @@
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
- * error. The whole run is bounded (about 3–6 minutes here without ../shared, longer with the
- * real-site corpus beside the checkout; a watchdog stops it at 14).
+ * error. The whole run is bounded (about 3–6 minutes here, longer with a real-site corpus named by
+ * KEEL_CORPUS_PAGES; a watchdog stops it at 14).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * The snapshot benchmark's own page set: pages generated from a seed, written by us, covering the
- * structures of the real-site corpus (shared/corpus/pages, which may not be copied into the
- * repository): long articles wrapped in navigation, deep nesting, long tables, forms, iframes
+ * structures of a real-site corpus (whose pages belong to their sites and are not copied into
+ * the repository): long articles wrapped in navigation, deep nesting, long tables, forms, iframes
  * (same-origin, srcdoc, nested, hidden), shadow DOM (open, declarative, nested, closed), hidden
  * text of every kind, huge lists, ARIA widgets, and pages as heavy as the corpus's largest
  * (inline scripts and styles included). The same seed gives the same bytes.

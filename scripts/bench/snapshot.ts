@@ -2,7 +2,7 @@
  * The snapshot benchmark is another engineer's script (scripts/bench-snapshot.ts, `npm run
  * bench:snapshot`): run it as a subprocess and fold its bench-results/snapshot.json into the
  * summary, one pair of rows per page set it measured (the generated set always; the real-site
- * corpus when ../shared/corpus/pages is present). Its baseline is Playwright's own AI-mode
+ * corpus when KEEL_CORPUS_PAGES names one). Its baseline is Playwright's own AI-mode
  * snapshot of the same pages.
  */
 import { spawn } from 'node:child_process';

@@ -52,7 +52,8 @@ async function resultOf(
     const notRun = item.outcome === 'interrupted' && text.startsWith('Not executed');
     const tabId = typeof d.tabId === 'number' ? d.tabId : undefined;
     return {
-      ok: item.ok && (item.outcome ?? 'ok') === 'ok',
+      // 'marked_done': the user checked that an action cut off by a worker stop did happen.
+      ok: item.ok && ['ok', 'marked_done'].includes(item.outcome ?? 'ok'),
       text,
       ...(d.urlAfter ? { url: d.urlAfter } : {}),
       ...(notRun ? { notRun } : {}),

@@ -13,7 +13,7 @@ import { MemoryRuns } from './memory-runs';
 import { MemoryAccess, MemoryData } from './memory-tables';
 import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from './records';
 import type { StoreApi, StoreTable } from './store-api';
-import { pathFrom, ZERO_USAGE } from './threads-repo';
+import { type NewThreadFields, newThreadRecord, pathFrom } from './threads-repo';
 
 /**
  * The in-memory store: the same contract as the Dexie store (store-api.ts; both pass the storage
@@ -98,28 +98,8 @@ class MemoryThreads {
     );
   }
 
-  newThread(fields: {
-    threadId: string;
-    title?: string;
-    now: number;
-    parentThreadId?: string;
-    forkedFromNodeId?: string;
-  }): ThreadRecord {
-    return {
-      v: RECORD_VERSION,
-      threadId: fields.threadId,
-      title: fields.title ?? '',
-      titleSource: fields.title ? 'user' : 'default',
-      createdAt: fields.now,
-      updatedAt: fields.now,
-      leafId: null,
-      parentThreadId: fields.parentThreadId,
-      forkedFromNodeId: fields.forkedFromNodeId,
-      usage: { ...ZERO_USAGE },
-      costUsd: 0,
-      todos: [],
-      revision: 1,
-    };
+  newThread(fields: NewThreadFields): ThreadRecord {
+    return newThreadRecord(fields);
   }
 
   put(t: ThreadRecord): Promise<void> {

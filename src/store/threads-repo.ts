@@ -27,28 +27,8 @@ export class ThreadsRepo {
     return this.db.threads.orderBy('updatedAt').reverse().toArray();
   }
 
-  newThread(fields: {
-    threadId: string;
-    title?: string;
-    now: number;
-    parentThreadId?: string;
-    forkedFromNodeId?: string;
-  }): ThreadRecord {
-    return {
-      v: RECORD_VERSION,
-      threadId: fields.threadId,
-      title: fields.title ?? '',
-      titleSource: fields.title ? 'user' : 'default',
-      createdAt: fields.now,
-      updatedAt: fields.now,
-      leafId: null,
-      parentThreadId: fields.parentThreadId,
-      forkedFromNodeId: fields.forkedFromNodeId,
-      usage: { ...ZERO_USAGE },
-      costUsd: 0,
-      todos: [],
-      revision: 1,
-    };
+  newThread(fields: NewThreadFields): ThreadRecord {
+    return newThreadRecord(fields);
   }
 
   async put(t: ThreadRecord): Promise<void> {
@@ -160,4 +140,31 @@ export function pathFrom(nodes: NodeRecord[], leafId: string): NodeRecord[] {
     cur = cur.parentId ? byId.get(cur.parentId) : undefined;
   }
   return out.reverse();
+}
+
+export interface NewThreadFields {
+  threadId: string;
+  title?: string;
+  now: number;
+  parentThreadId?: string;
+  forkedFromNodeId?: string;
+}
+
+/** A new, empty thread record (both stores build it the same way). */
+export function newThreadRecord(fields: NewThreadFields): ThreadRecord {
+  return {
+    v: RECORD_VERSION,
+    threadId: fields.threadId,
+    title: fields.title ?? '',
+    titleSource: fields.title ? 'user' : 'default',
+    createdAt: fields.now,
+    updatedAt: fields.now,
+    leafId: null,
+    parentThreadId: fields.parentThreadId,
+    forkedFromNodeId: fields.forkedFromNodeId,
+    usage: { ...ZERO_USAGE },
+    costUsd: 0,
+    todos: [],
+    revision: 1,
+  };
 }

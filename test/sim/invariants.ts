@@ -210,8 +210,18 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   }
   // 4. A never-retry write runs at most once per call, beyond retries the user chose.
   const retries = new Map<string, number>();
+  // A retry counts once acked, or when its answer was lost to a kill but its receipt committed
+  // (the decision and the receipt share one transaction): running the write again is then what
+  // the user chose.
+  const receipts = (await w.store.rows('receipts')) as { key: string; outcome: { kind: string } }[];
+  const committed = (o: SentOp) =>
+    receipts.some((r) => r.key.endsWith(`\u0000${o.submissionId}`) && r.outcome.kind === 'ack');
   for (const o of w.ledger.ops)
-    if (o.op.type === 'run.resolveUncertain' && o.op.resolution === 'retry' && acked(o))
+    if (
+      o.op.type === 'run.resolveUncertain' &&
+      o.op.resolution === 'retry' &&
+      (acked(o) || (o.answers.length === 0 && committed(o)))
+    )
       retries.set(String(o.op.runId), (retries.get(String(o.op.runId)) ?? 0) + 1);
   const extra = new Map<string, number>();
   for (const e of w.ledger.executionLog) {

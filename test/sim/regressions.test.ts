@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { History } from './plan';
+import { generate, type History } from './plan';
 import { runHistory } from './run-history';
 
 /**
@@ -470,6 +470,18 @@ describe('simulation regressions (shrunk histories)', () => {
   for (const c of cases) {
     (c.known ? it.fails : it)(`seed ${c.history.seed}: ${c.name}`, async () => {
       const r = await runHistory(c.history);
+      expect(r.violations.map((v) => `step ${v.step}: ${v.message}`)).toEqual([]);
+    });
+  }
+});
+
+// Found by the 100,000-history soak: a never-retry write re-run after `run.resolveUncertain
+// retry` whose ack was lost to a kill (the decision and its receipt had committed). The engine
+// was right; the invariant counted only acked retries. It now also counts a committed receipt.
+describe('simulation invariant: a retry committed before a kill counts as chosen', () => {
+  for (const seed of [5036432, 6041406]) {
+    it(`seed ${seed}`, async () => {
+      const r = await runHistory(generate(seed));
       expect(r.violations.map((v) => `step ${v.step}: ${v.message}`)).toEqual([]);
     });
   }

@@ -28,6 +28,14 @@ export interface ShopServer {
   cart(): CartState;
   /** Every request, for the transcript ("GET /search?q=…"). */
   readonly log: string[];
+  /**
+   * Test variants of the same shop: `remix` serves different ids and classes and the products in
+   * reverse order (what a redesign does); `removed` products are gone from every page;
+   * `addDelayMs` holds the answer to an add to the cart (the cart has changed already).
+   */
+  configure(options: { remix?: boolean; removed?: readonly string[]; addDelayMs?: number }): void;
+  /** Empties the cart (same as `DELETE /api/cart`). */
+  resetCart(): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +44,14 @@ const MAX_QUANTITY = 10;
 export async function startShop(): Promise<ShopServer> {
   const cart = new Map<string, number>();
   const log: string[] = [];
+  let remix = false;
+  let removed = new Set<string>();
+  let addDelayMs = 0;
+  const visible = (ps: readonly Product[]) => {
+    const kept = ps.filter((p) => !removed.has(p.id));
+    return remix ? kept.reverse() : kept;
+  };
+  const find = (id: string) => (removed.has(id) ? undefined : productById(id));
   const lines = (): CartLine[] =>
     [...cart.entries()]
       .map(([id, quantity]) => ({ product: productById(id)!, quantity }))
@@ -61,18 +77,22 @@ export async function startShop(): Promise<ShopServer> {
     });
   });
 
+  const html = (res: ServerResponse, body: string, status = 200) =>
+    page(res, remix ? remixMarkup(body) : body, status);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     if (path !== '/favicon.ico') log.push(`${req.method} ${path}${url.search}`);
-    if (req.method === 'GET' && path === '/') return html(res, homePage(PRODUCTS, count()));
+    if (req.method === 'GET' && path === '/')
+      return html(res, homePage(visible(PRODUCTS), count()));
     if (req.method === 'GET' && path === '/search') {
       const q = (url.searchParams.get('q') ?? '').trim();
-      return html(res, searchPage(q, searchProducts(q), count()));
+      return html(res, searchPage(q, visible(searchProducts(q)), count()));
     }
     const productMatch = /^\/product\/([\w-]+)$/.exec(path);
     if (req.method === 'GET' && productMatch) {
-      const p = productById(productMatch[1]);
+      const p = find(productMatch[1]);
       return p ? html(res, productPage(p, count())) : html(res, notFoundPage(count()), 404);
     }
     if (req.method === 'GET' && path === '/cart') {
@@ -89,12 +109,13 @@ export async function startShop(): Promise<ShopServer> {
     }
     if (req.method === 'POST' && path === '/cart/add') {
       const form = await readForm(req);
-      const p: Product | undefined = productById(form.get('productId') ?? '');
+      const p: Product | undefined = find(form.get('productId') ?? '');
       const qty = Math.floor(Number(form.get('quantity') ?? '1'));
       if (!p || !Number.isFinite(qty) || qty < 1)
         return send(res, 400, 'text/plain', 'bad product or quantity');
       const next = Math.min(MAX_QUANTITY, (cart.get(p.id) ?? 0) + qty);
       cart.set(p.id, next);
+      if (addDelayMs) await new Promise((r) => setTimeout(r, addDelayMs));
       return redirect(res, `/cart?added=${encodeURIComponent(p.id)}&qty=${qty}`);
     }
     if (req.method === 'POST' && path === '/cart/remove') {
@@ -122,6 +143,12 @@ export async function startShop(): Promise<ShopServer> {
     origin: `http://127.0.0.1:${port}`,
     cart: state,
     log,
+    configure(options) {
+      remix = options.remix ?? false;
+      removed = new Set(options.removed ?? []);
+      addDelayMs = options.addDelayMs ?? 0;
+    },
+    resetCart: () => cart.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -135,7 +162,7 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
   res.end(body);
 }
 
-function html(res: ServerResponse, body: string, status = 200): void {
+function page(res: ServerResponse, body: string, status = 200): void {
   send(res, status, 'text/html', body);
 }
 
@@ -153,4 +180,22 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
     chunks.push(chunk as Buffer);
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** The same page with every id, `for` and class renamed (and the style sheet following them). */
+function remixMarkup(body: string): string {
+  return body
+    .replace(/\b(id|for)="([^"]+)"/g, '$1="rx-$2-field"')
+    .replace(
+      /\bclass="([^"]+)"/g,
+      (_m, c: string) =>
+        `class="${c
+          .split(/\s+/)
+          .map((k) => `rx-${k}`)
+          .join(' ')}"`,
+    )
+    .replace(
+      /<style>([\s\S]*?)<\/style>/,
+      (_m, css: string) => `<style>${css.replace(/\.([a-z][\w-]*)/g, '.rx-$1')}</style>`,
+    );
 }

@@ -94,6 +94,9 @@ const EXFIL = {
   encodedMinChars: 16,
   entropyBits: 4.4,
   classChanges: 0.4,
+  relativeEntropy: 0.9,
+  mixedClassChanges: 0.25,
+  caseShare: 0.25,
   hashChars: 64,
 } as const;
 
@@ -103,6 +106,23 @@ export function classChangeRate(text: string): number {
   let changes = 0;
   for (let i = 1; i < text.length; i++) if (cls(text[i]) !== cls(text[i - 1])) changes++;
   return text.length > 1 ? changes / (text.length - 1) : 0;
+}
+
+/**
+ * Whether joined path characters read as encoded data rather than words. Short strings cannot
+ * reach base64's 6 bits a character, so entropy is also judged against its maximum for the
+ * length; and random base64 mixes capitals and small letters in about equal shares, which words,
+ * slugs and camel case do not (test/unit/security/exfiltration.test.ts measures the catch rate).
+ */
+function looksEncoded(letters: string): boolean {
+  if (classChangeRate(letters) > EXFIL.classChanges || entropyBits(letters) > EXFIL.entropyBits)
+    return true;
+  const relative = entropyBits(letters) / Math.log2(Math.min(letters.length, 64));
+  if (relative > EXFIL.relativeEntropy && classChangeRate(letters) > EXFIL.mixedClassChanges)
+    return true;
+  const upper = (letters.match(/[A-Z]/g)?.length ?? 0) / letters.length;
+  const lower = (letters.match(/[a-z]/g)?.length ?? 0) / letters.length;
+  return upper >= EXFIL.caseShare && lower >= EXFIL.caseShare;
 }
 
 /** An absolute URL carried inside another URL (open redirects: /redirect?u=https://evil/…). */
@@ -140,9 +160,7 @@ function carriedData(to: URL): string | undefined {
   // between letters, capitals and digits at about every other character (words and slugs
   // rarely: camel case about one in four), and base64 carries over 4.4 bits a character.
   const letters = path.replace(/[/._~-]/g, '');
-  const encoded =
-    letters.length >= EXFIL.encodedMinChars &&
-    (classChangeRate(letters) > EXFIL.classChanges || entropyBits(letters) > EXFIL.entropyBits);
+  const encoded = letters.length >= EXFIL.encodedMinChars && looksEncoded(letters);
   // Hex of text is mostly digits with a few a–f letters: a long run of them is data too.
   const hexRun = /[0-9a-f]{24,}/i.exec(letters)?.[0];
   if (encoded || (hexRun && (hexRun.match(/\d/g)?.length ?? 0) >= hexRun.length / 3))

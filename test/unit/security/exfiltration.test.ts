@@ -46,8 +46,26 @@ describe('data in the URL', () => {
         const url = `https://evil.example/${split(data, size)}`;
         expect(exfiltrationRisk(FROM, url), url).toMatch(/another site/);
       }),
-      { numRuns: 200 },
+      // Seeded: the check is a heuristic with a measured miss rate (below), so a random seed
+      // would make CI flaky; fast-check prints the seed and the shrunk case of a failure.
+      { numRuns: 200, seed: 1213 },
     );
+  });
+
+  it('catches at least 99.9 % of random base64 and hex secrets (18–60 bytes, 2–12-char segments)', () => {
+    // A deterministic sample, so the figure is the same on every run.
+    const sample = fc.sample(fc.tuple(secret, fc.boolean(), fc.integer({ min: 2, max: 12 })), {
+      numRuns: 20_000,
+      seed: 42,
+    });
+    const missed = sample.filter(([bytes, hex, size]) => {
+      const data = hex ? toHex(bytes) : toB64(bytes);
+      return !exfiltrationRisk(FROM, `https://evil.example/${split(data, size)}`);
+    });
+    expect(
+      missed.length / sample.length,
+      `missed ${missed.length} of ${sample.length}`,
+    ).toBeLessThan(0.001);
   });
 
   it('asks for text secrets encoded into the path', () => {
@@ -57,7 +75,7 @@ describe('data in the URL', () => {
         const url = `https://evil.example/${split(hex ? toHex(bytes) : toB64(bytes), size)}`;
         expect(exfiltrationRisk(FROM, url), url).toMatch(/another site/);
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 1214 },
     );
   });
 

@@ -336,6 +336,47 @@ describe('workflow.run', () => {
     expect(done.workflow!.diverged!.reason).toContain('Step 4 failed');
   });
 
+  it('an action the user marks done after a worker stop counts as replayed, not as left to do', async () => {
+    const { shop, rig, workflowId, requests } = await recorded();
+    await rig.store.settings.put({ ...(await rig.store.settings.get()), defaultModel: null });
+    const before = requests();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let clicking = false;
+    shop.beforeAction = (what) => {
+      if (what !== 'click Add to cart') return undefined;
+      clicking = true;
+      return gate;
+    };
+    // The worker dies while the click runs: the click happens, its result is never committed.
+    const b0 = await rig.reopen({
+      faults: { at: () => (clicking ? new Promise<void>(() => undefined) : undefined) },
+    });
+    const r = await b0.client.ack<{ threadId: string; runId: string }>({
+      type: 'workflow.run',
+      workflowId,
+    });
+    await until(() => clicking);
+    release();
+    await until(() => shop.actions.includes('click Add to cart'));
+    const b1 = await b0.reopen({ faults: { at: () => undefined } });
+    for (let i = 0; (await b1.store.runs.get(r.runId))?.state !== 'paused_uncertain'; i++) {
+      if (i > 200) throw new Error('the run did not pause as uncertain');
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    await b1.client.ack({ type: 'run.resolveUncertain', runId: r.runId, resolution: 'mark_done' });
+    const done = (await b1.client.waitFor(
+      (e) =>
+        e.type === 'turn.complete' && e.runId === r.runId && e.stopReason !== 'paused_uncertain',
+    )) as Complete;
+    expect(done).toMatchObject({
+      stopReason: 'end',
+      workflow: { steps: 4, replayed: 4, modelRequests: 0 },
+    });
+    expect(shop.actions.filter((a) => a === 'click Add to cart')).toHaveLength(1);
+    expect(requests()).toBe(before);
+  });
+
   it('a worker stop in the middle of a replay resumes in the next worker', async () => {
     const { shop, rig, workflowId, requests } = await recorded();
     const before = requests();
