@@ -99,7 +99,8 @@ function figures(where: string, steps: number, s: Samples, shape: ProbeSummary) 
   };
 }
 
-async function nodeBench(steps: number, runs: number) {
+/** The Node half alone (also `tsx scripts/bench/engine-node-only.ts` while profiling). */
+export async function nodeBench(steps: number, runs: number) {
   runInThisContext(PROBE_SOURCE);
   const probe = (globalThis as unknown as { __keelIdbProbe: Probe }).__keelIdbProbe;
   const rig = await makeNodeRig(

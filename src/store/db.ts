@@ -1,4 +1,5 @@
 import Dexie, { type Table } from 'dexie';
+import { TxTracker } from './tx-tracker';
 import type {
   ApprovalRecord,
   CredentialRecord,
@@ -35,12 +36,21 @@ export class KeelDB extends Dexie {
   keys!: Table<KeyRecord, string>;
   skills!: Table<SkillRecord, string>;
   workflows!: Table<WorkflowRecord, string>;
+  /** This connection's transactions, for the repositories' committed caches (tx-tracker.ts). */
+  readonly tracker = new TxTracker();
 
   constructor(
     name = 'keel',
     options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange },
   ) {
     super(name, options);
+    // Nothing here uses Dexie's live queries, table hooks or their query cache, and each costs
+    // work on every request and every commit (the observability layer also broadcasts every
+    // commit's changed key ranges to other contexts): the engine's step runs without them.
+    this.unuse({ stack: 'dbcore', name: 'Observability' });
+    this.unuse({ stack: 'dbcore', name: 'Cache' });
+    this.unuse({ stack: 'dbcore', name: 'HooksMiddleware' });
+    this.use(this.tracker.middleware);
     this.version(1).stores({
       threads: 'threadId, updatedAt',
       nodes: 'id, threadId, parentId, [threadId+seq]',
@@ -72,6 +82,17 @@ export class KeelDB extends Dexie {
         });
         await tx.table<RunEnvRecord, string>('runEnvs').bulkPut(envs);
       });
+  }
+
+  /**
+   * Run `fn` in the caller's read-write transaction, or else in a new one over `tables`, so that
+   * every write to a cached table happens in a transaction the tracker sees commit. Inside the
+   * caller's transaction this is Dexie's own promise (a native wrapper would spend the zone's
+   * echoes: PrematureCommitError a few awaits later).
+   */
+  writing<T>(tables: Table[], fn: () => PromiseLike<T>): Promise<T> {
+    if (this.tracker.current()) return fn() as Promise<T>;
+    return this.transaction('rw', tables, fn);
   }
 
   /** Every table: engine steps take them all so a step's scope can never be too small. */

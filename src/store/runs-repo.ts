@@ -1,4 +1,5 @@
-import Dexie, { type PromiseExtended, type Transaction } from 'dexie';
+import Dexie, { type PromiseExtended } from 'dexie';
+import { CommittedMap, deepFreeze } from './committed-map';
 import type { KeelDB } from './db';
 import type { RunEnvRecord, RunEnvironmentSnapshot, RunRecord } from './records';
 import type { RunState } from '../protocol';
@@ -28,29 +29,53 @@ export const CURRENT_RUN_STATES: readonly RunState[] = [
  */
 export class RunsRepo {
   private readonly envs = new Map<string, RunEnvironmentSnapshot>();
+  /** Committed run records as stored (without their snapshot): committed-map.ts. */
+  private readonly stored: CommittedMap<RunRecord>;
 
-  constructor(private readonly db: KeelDB) {}
+  constructor(private readonly db: KeelDB) {
+    this.stored = new CommittedMap(db.tracker);
+  }
 
   // Reads join snapshots through Dexie promise chains (`then`), not extra native awaits: each
   // native await inside a transaction spends Dexie's zone echoes, and a caller that awaits a
   // few more layers would run its next request outside its transaction (PrematureCommitError).
 
+  /**
+   * The run (frozen when it comes from the committed cache: change a run with `update`). The
+   * returned object is the caller's own; its fields are shared with the cache.
+   */
   get(runId: string): Promise<RunRecord | undefined> {
-    return this.joined(this.db.runs.get(runId).then((r) => (r ? [r] : []))).then((rs) => rs[0]);
+    const hit = this.stored.lookup(runId);
+    const read = hit
+      ? Dexie.Promise.resolve(hit.value ? [{ ...hit.value }] : [])
+      : this.readStored(runId);
+    return this.joined(read).then((rs) => rs[0]);
+  }
+
+  private readStored(runId: string): PromiseExtended<RunRecord[]> {
+    const token = this.stored.readToken();
+    return this.db.runs.get(runId).then((r) => {
+      if (!r) return [];
+      this.stored.fill(runId, r, token);
+      return [{ ...r }];
+    });
   }
 
   async add(run: RunRecord): Promise<void> {
-    await this.write(run, true, 'add');
+    await this.write(run, true, 'add', true);
   }
 
   async update(runId: string, mutate: (r: RunRecord) => void, now?: number): Promise<RunRecord> {
-    const r = await this.get(runId);
-    if (!r) throw new Error(`run ${runId} not found`);
-    const env = r.env;
+    const cur = await this.get(runId);
+    if (!cur) throw new Error(`run ${runId} not found`);
+    const env = cur.env;
+    const { env: _e, ...fields } = cur;
+    const r = structuredClone(fields) as RunRecord;
+    if (env) r.env = env;
     mutate(r);
     r.revision += 1;
     if (now !== undefined) r.updatedAt = now;
-    await this.write(r, r.env !== env, 'put');
+    await this.write(r, r.env !== env, 'put', false);
     return r;
   }
 
@@ -88,24 +113,49 @@ export class RunsRepo {
   /** Remove one run (a queued message the user withdrew). Inside the caller's transaction. */
   async delete(runId: string): Promise<void> {
     this.envs.delete(runId);
-    await this.db.runs.delete(runId);
-    await this.db.runEnvs.delete(runId);
+    await this.db.writing([this.db.runs, this.db.runEnvs], () => {
+      this.stored.write(runId, undefined);
+      return this.db.runs.delete(runId).then(() => this.db.runEnvs.delete(runId));
+    });
   }
 
   async deleteByThread(threadId: string): Promise<void> {
-    await this.db.runs.where('threadId').equals(threadId).delete();
-    const gone = await this.db.runEnvs.where('threadId').equals(threadId).primaryKeys();
-    for (const runId of gone) this.envs.delete(runId);
-    await this.db.runEnvs.bulkDelete(gone);
+    await this.db.writing([this.db.runs, this.db.runEnvs], () =>
+      this.db.runs
+        .where('threadId')
+        .equals(threadId)
+        .primaryKeys()
+        .then((runIds) => {
+          for (const runId of runIds) this.stored.write(runId, undefined);
+          return this.db.runs.bulkDelete(runIds);
+        })
+        .then(() => this.db.runEnvs.where('threadId').equals(threadId).primaryKeys())
+        .then((gone) => {
+          for (const runId of gone) this.envs.delete(runId);
+          return this.db.runEnvs.bulkDelete(gone);
+        }),
+    );
   }
 
   /** Stores the run without its snapshot, and the snapshot beside it when it changed. */
-  private write(run: RunRecord, envChanged: boolean, how: 'add' | 'put'): PromiseLike<unknown> {
+  private write(
+    run: RunRecord,
+    envChanged: boolean,
+    how: 'add' | 'put',
+    callersRecord: boolean,
+  ): PromiseLike<unknown> {
     const { env, ...rest } = run;
     const stored = rest as RunRecord;
-    const putRun = (): PromiseExtended<unknown> =>
-      how === 'add' ? this.db.runs.add(stored) : this.db.runs.put(stored);
-    if (!envChanged) return putRun();
+    // The cache freezes what it holds: a record the caller built stays the caller's own.
+    const cached = callersRecord ? structuredClone(stored) : stored;
+    const putRun = (): PromiseExtended<unknown> => {
+      const done = how === 'add' ? this.db.runs.add(stored) : this.db.runs.put(stored);
+      // After the write succeeded (a duplicate add must not shadow the stored run).
+      return done.then((x) => {
+        this.stored.write(run.runId, cached);
+        return x;
+      });
+    };
     const both = (): PromiseLike<unknown> =>
       putRun().then((): PromiseLike<unknown> => {
         if (!env) {
@@ -118,8 +168,7 @@ export class RunsRepo {
       });
     // One transaction for both rows, so neither lands without the other: the caller's if there
     // is one, else one of its own.
-    if (Dexie.currentTransaction) return both();
-    return this.db.transaction('rw', [this.db.runs, this.db.runEnvs], both);
+    return this.db.writing([this.db.runs, this.db.runEnvs], envChanged ? both : putRun);
   }
 
   /** Joins the snapshots into the runs `query` returns: from the cache, else from runEnvs. */
@@ -162,20 +211,11 @@ export class RunsRepo {
    * transaction must leave nothing behind (its snapshot may never have been stored).
    */
   private remember(runId: string, env: RunEnvironmentSnapshot): void {
-    const tx = Dexie.currentTransaction as Transaction | null | undefined;
-    if (!tx) {
+    // The tracker runs this before anyone awaiting the commit resumes (the run record it joins
+    // joins the cache at the same moment); a read-only or implicit transaction read committed data.
+    const tx = this.db.tracker.current();
+    if (tx) tx.onCommit.push(() => this.envs.set(runId, env));
+    else if (!Dexie.currentTransaction || Dexie.currentTransaction.mode !== 'readwrite')
       this.envs.set(runId, env);
-      return;
-    }
-    tx.idbtrans.addEventListener('complete', () => this.envs.set(runId, env));
   }
-}
-
-/** Freezes a snapshot so that a caller mutating the shared cached copy fails loudly. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
