@@ -131,7 +131,7 @@ export async function nodeBench(steps: number, runs: number) {
   }
 }
 
-async function chromiumBench(steps: number, runs: number) {
+export async function chromiumBench(steps: number, runs: number) {
   const server = await startChatServer({
     respond(req) {
       if (req.isTitle) return { text: 'Bench' };
