@@ -43,9 +43,13 @@ export async function commitAssistant(
 ): Promise<StepOutcome> {
   const { store } = ctx;
   const env = run0.env!;
+  // The ids of the new calls that the thread already used (the only ones repairing looks up).
+  const fresh = new Set(res.calls.map((c) => c.id?.trim()));
   const used = new Set<string>();
-  for (const n of path)
-    if (n.item.kind === 'assistant_message') for (const c of n.item.toolCalls ?? []) used.add(c.id);
+  if (fresh.size)
+    for (const n of path)
+      if (n.item.kind === 'assistant_message')
+        for (const c of n.item.toolCalls ?? []) if (fresh.has(c.id)) used.add(c.id);
   const planned: PlannedToolCall[] = repairToolCallIds(
     res.calls.map((c) => ({ id: c.id, name: c.name, nodeId: c.nodeId, ...parseArgs(c.args) })),
     used,

@@ -1,5 +1,6 @@
 import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord, RunRecord } from '../store/records';
+import { messagesJsonLength } from './context-assembly';
 import { buildContext } from './context-builder';
 import { DEFAULT_CLIP_POLICY } from './context-clipping';
 import { RunAborted, type EngineContext } from './context';
@@ -16,27 +17,15 @@ const COMPACT_PROMPT = [
 
 /**
  * A rough token estimate (≈ 4 characters per token) — enough to decide when to compact. The
- * characters are those of `JSON.stringify(messages)`, summed message by message ("[", the
- * messages, a comma between two, "]"), so that a frozen message the context builder reuses from
- * the previous step is measured once, not on every step.
+ * characters are those of `JSON.stringify(messages)`; for a context buildContext built, it knows
+ * that length already (context-assembly.ts), so a long thread is not serialized on every step.
  */
 export function estimateTokens(
   system: string,
   messages: readonly ProviderMessage[],
   toolsJson: string,
 ): number {
-  let json = 2 + Math.max(0, messages.length - 1);
-  for (const m of messages) json += jsonLength(m);
-  return Math.ceil((system.length + json + toolsJson.length) / 4);
-}
-
-const jsonLengths = new WeakMap<ProviderMessage, number>();
-
-function jsonLength(m: ProviderMessage): number {
-  if (!Object.isFrozen(m)) return JSON.stringify(m).length;
-  let n = jsonLengths.get(m);
-  if (n === undefined) jsonLengths.set(m, (n = JSON.stringify(m).length));
-  return n;
+  return Math.ceil((system.length + messagesJsonLength(messages) + toolsJson.length) / 4);
 }
 
 /** How long a summary may take when the run is not interrupted. */

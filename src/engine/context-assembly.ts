@@ -31,6 +31,8 @@ export interface AssemblyRules {
  */
 export class Assembly {
   private readonly out: ProviderMessage[];
+  /** JSON characters of every message in `out` but the last (which may still take content). */
+  private doneChars = 0;
   private group: {
     calls: readonly ProviderToolCall[];
     results: Map<string, ToolOut>;
@@ -41,7 +43,8 @@ export class Assembly {
     readonly rules: AssemblyRules,
     first: ProviderMessage[] = [],
   ) {
-    this.out = first;
+    this.out = [];
+    for (const m of first) this.push(m);
   }
 
   add(node: NodeRecord): void {
@@ -63,7 +66,7 @@ export class Assembly {
         const message = memo(node, key, () => assistantMessage(item, rules, clipped));
         // An empty assistant message (e.g. a refusal with no content) is dropped: APIs reject them.
         if (!message) break;
-        this.out.push(message);
+        this.push(message);
         if (message.toolCalls.length)
           this.group = { calls: message.toolCalls, results: new Map(), deferred: [] };
         if (item.round === 'plan') this.pushUser([{ type: 'text', text: PLAN_CONTINUE }]);
@@ -107,11 +110,18 @@ export class Assembly {
    */
   messages(): ProviderMessage[] {
     const out = this.out.slice();
+    let chars = this.doneChars + (out.length ? jsonChars(out[out.length - 1]) : 0);
     const group = this.group;
-    if (!group) return out;
-    for (const call of group.calls) out.push(group.results.get(call.id) ?? notExecuted(call));
-    // After a group the last message is a tool result, so deferred content opens a user message.
-    if (group.deferred.length) out.push({ role: 'user', content: [...group.deferred] });
+    const close = (m: ProviderMessage) => {
+      out.push(m);
+      chars += jsonChars(m);
+    };
+    if (group) {
+      for (const call of group.calls) close(group.results.get(call.id) ?? notExecuted(call));
+      // After a group the last message is a tool result: deferred content opens a user message.
+      if (group.deferred.length) close({ role: 'user', content: [...group.deferred] });
+    }
+    builtLength.set(out, { count: out.length, chars: 2 + Math.max(0, out.length - 1) + chars });
     return out;
   }
 
@@ -128,16 +138,46 @@ export class Assembly {
     if (content.length === 0) return;
     const last = this.out[this.out.length - 1];
     if (last && last.role === 'user') last.content.push(...content);
-    else this.out.push({ role: 'user', content: [...content] });
+    else this.push({ role: 'user', content: [...content] });
+  }
+
+  private push(m: ProviderMessage): void {
+    const last = this.out[this.out.length - 1];
+    if (last) this.doneChars += jsonChars(last);
+    this.out.push(m);
   }
 
   private closeGroup(): void {
     const group = this.group;
     if (!group) return;
-    for (const call of group.calls) this.out.push(group.results.get(call.id) ?? notExecuted(call));
+    for (const call of group.calls) this.push(group.results.get(call.id) ?? notExecuted(call));
     this.group = null;
     this.pushUser(group.deferred);
   }
+}
+
+/** `JSON.stringify(messages).length` of arrays `messages()` handed out (while their length holds). */
+const builtLength = new WeakMap<readonly ProviderMessage[], { count: number; chars: number }>();
+
+/**
+ * The length of `JSON.stringify(messages)`: known without serializing for a context this module
+ * built (it summed its messages as it went, each frozen one measured once), else measured.
+ */
+export function messagesJsonLength(messages: readonly ProviderMessage[]): number {
+  const known = builtLength.get(messages);
+  if (known && known.count === messages.length) return known.chars;
+  let chars = 2 + Math.max(0, messages.length - 1);
+  for (const m of messages) chars += jsonChars(m);
+  return chars;
+}
+
+const frozenChars = new WeakMap<ProviderMessage, number>();
+
+function jsonChars(m: ProviderMessage): number {
+  if (!Object.isFrozen(m)) return JSON.stringify(m).length;
+  let n = frozenChars.get(m);
+  if (n === undefined) frozenChars.set(m, (n = JSON.stringify(m).length));
+  return n;
 }
 
 function notExecuted(call: ProviderToolCall): ToolOut {

@@ -108,8 +108,8 @@ function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[]
   const threadId = fullPath[0]?.threadId;
   const r = threadId === undefined ? undefined : resumable.get(threadId);
   if (!r || r.nodes.length > fullPath.length || r.optsKey !== optsKey(opts)) return null;
-  for (let i = 0; i < r.nodes.length; i++)
-    if (fullPath[i] !== r.nodes[i] || !Object.isFrozen(fullPath[i])) return null;
+  // The same objects as the (frozen) nodes of the build being resumed: unchanged since.
+  for (let i = 0; i < r.nodes.length; i++) if (fullPath[i] !== r.nodes[i]) return null;
   const tail = fullPath.slice(r.nodes.length);
   for (const n of tail) if (!Object.isFrozen(n) || isCompaction(n)) return null;
   // From here the entry is extended in place: taken out first, so a throw leaves none behind.
