@@ -115,6 +115,31 @@ describe('committed cache: every writer is seen by the next read', () => {
     expect(await store.runs.get('r2')).toBeUndefined();
   });
 
+  it('settings put and credential writes (what every model call reads)', async () => {
+    const store = fresh();
+    const s0 = await store.settings.get();
+    s0.approvalMode = 'act';
+    // The caller's copy is its own: changing it changes nothing stored or cached.
+    expect((await store.settings.get()).approvalMode).toBe('ask');
+    await store.settings.put(s0);
+    expect((await store.settings.get()).approvalMode).toBe('act');
+    await expect(
+      store.transaction(async () => {
+        await store.settings.put({ ...(await store.settings.get()), approvalMode: 'ask' });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect((await store.settings.get()).approvalMode).toBe('act');
+    expect(await store.credentials.stamp('k')).toBe(0);
+    await store.credentials.setSecret('k', 'secret-1', 10);
+    expect(await store.credentials.stamp('k')).toBe(10);
+    await store.credentials.setSecret('k', 'secret-2', 20);
+    expect(await store.credentials.stamp('k')).toBe(20);
+    expect(await store.credentials.getSecret('k')).toBe('secret-2');
+    await store.credentials.delete('k');
+    expect(await store.credentials.stamp('k')).toBe(0);
+  });
+
   it('a transaction sees its own writes before it commits', async () => {
     const store = fresh();
     await seeded(store);
