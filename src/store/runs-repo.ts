@@ -85,10 +85,10 @@ export class RunsRepo {
 
   /** The thread's current run, if any (at most one by construction). */
   async current(threadId: string): Promise<RunRecord | undefined> {
-    const runs = await this.byThread(threadId);
-    return runs
-      .filter((r) => CURRENT_RUN_STATES.includes(r.state))
-      .sort((a, b) => b.createdAt - a.createdAt)[0];
+    // Through the [threadId+state] index: a thread's finished runs (its whole history) are not read.
+    const keys = CURRENT_RUN_STATES.map((state) => [threadId, state]);
+    const runs = await this.joined(this.db.runs.where('[threadId+state]').anyOf(keys).toArray());
+    return runs.sort((a, b) => b.createdAt - a.createdAt)[0];
   }
 
   /** Queued runs in queue order. */

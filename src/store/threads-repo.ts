@@ -215,9 +215,18 @@ export class ThreadsRepo {
       walked.push(n);
       id = n.parentId;
     }
+    const keep = !this.nodes.anyWrittenHere() && this.db.tracker.cacheUsable();
+    if (prev && keep && prefix === prev.nodes.length) {
+      // The common case, a path that only grew: extend the kept one in place.
+      for (let i = walked.length - 1; i >= 0; i--) {
+        prev.pos.set(walked[i].id, prev.nodes.length);
+        prev.nodes.push(walked[i]);
+      }
+      return prev.nodes.slice();
+    }
     const out = prev ? prev.nodes.slice(0, prefix) : [];
     for (let i = walked.length - 1; i >= 0; i--) out.push(walked[i]);
-    if (!this.nodes.anyWrittenHere() && this.db.tracker.cacheUsable()) this.remember(threadId, out);
+    if (keep) this.remember(threadId, out);
     return out.slice();
   }
 

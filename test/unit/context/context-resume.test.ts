@@ -3,6 +3,7 @@ import type { Item } from '../../../src/protocol';
 import { buildContext, type ContextOptions } from '../../../src/engine/context-builder';
 import { DEFAULT_CLIP_POLICY } from '../../../src/engine/context-clipping';
 import { estimateTokens } from '../../../src/engine/compaction';
+import { callIdsOnPath } from '../../../src/engine/tool-call-ids';
 import { deepFreeze } from '../../../src/store/committed-map';
 import { RECORD_VERSION, type NodeRecord } from '../../../src/store/records';
 import { rng } from '../../../scripts/bench/cost-task';
@@ -85,6 +86,13 @@ describe('buildContext resumes a growing thread exactly', () => {
         // What an earlier step handed out stays as it was (a request may still hold it).
         if (before) expect(JSON.stringify(before.messages), `seed ${seed}, step ${step}`).toBe(before.json);
         before = { messages: resumed, json: JSON.stringify(resumed) };
+        // The thread's used call ids, kept across steps the same way, equal a walk of the path.
+        const walked = path.flatMap((n) =>
+          n.item.kind === 'assistant_message' ? (n.item.toolCalls ?? []).map((c) => c.id) : [],
+        );
+        expect([...callIdsOnPath(path)].sort(), `seed ${seed}, step ${step}`).toEqual(
+          [...new Set(walked)].sort(),
+        );
         expect(estimateTokens('s', resumed, '[]')).toBe(
           Math.ceil((1 + JSON.stringify(scratch).length + 2) / 4),
         );
