@@ -70,6 +70,25 @@ export class CommittedMap<V extends object> {
   }
 
   /**
+   * `write`, recorded before `request` (so that the transaction's next read sees it) and taken
+   * back if the request fails: a caller that catches the error and commits must not leave a
+   * record in the cache that IndexedDB never stored.
+   */
+  writeThrough<T>(key: string, value: V | undefined, request: () => PromiseLike<T>): PromiseLike<T> {
+    const tx = this.tracker.current();
+    const own = tx ? this.pending.get(tx) : undefined;
+    const had = own?.has(key) ?? false;
+    const before = own?.get(key);
+    this.write(key, value);
+    return request().then(undefined, (e: unknown) => {
+      const mine = tx ? this.pending.get(tx) : undefined;
+      if (had) mine?.set(key, before);
+      else mine?.delete(key);
+      throw e;
+    });
+  }
+
+  /**
    * Start of a read from IndexedDB: returns what `fill` needs to know whether the result may
    * join the cache (only if it is committed state: see TxTracker).
    */

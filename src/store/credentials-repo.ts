@@ -45,17 +45,18 @@ export class CredentialsRepo {
       new TextEncoder().encode(plaintext),
     );
     await this.db.writing([this.db.credentials], () =>
-      this.db.credentials.get(id).then((prev) => {
-        this.stamps.write(id, { updatedAt: now });
-        return this.db.credentials.put({
-          v: RECORD_VERSION,
-          id,
-          iv,
-          ciphertext,
-          createdAt: prev?.createdAt ?? now,
-          updatedAt: now,
-        });
-      }),
+      this.db.credentials.get(id).then((prev) =>
+        this.stamps.writeThrough(id, { updatedAt: now }, () =>
+          this.db.credentials.put({
+            v: RECORD_VERSION,
+            id,
+            iv,
+            ciphertext,
+            createdAt: prev?.createdAt ?? now,
+            updatedAt: now,
+          }),
+        ),
+      ),
     );
   }
 
@@ -98,9 +99,8 @@ export class CredentialsRepo {
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.writing([this.db.credentials], () => {
-      this.stamps.write(id, undefined);
-      return this.db.credentials.delete(id);
-    });
+    await this.db.writing([this.db.credentials], () =>
+      this.stamps.writeThrough(id, undefined, () => this.db.credentials.delete(id)),
+    );
   }
 }

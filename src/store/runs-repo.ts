@@ -114,8 +114,9 @@ export class RunsRepo {
   async delete(runId: string): Promise<void> {
     this.envs.delete(runId);
     await this.db.writing([this.db.runs, this.db.runEnvs], () => {
-      this.stored.write(runId, undefined);
-      return this.db.runs.delete(runId).then(() => this.db.runEnvs.delete(runId));
+      return this.stored
+        .writeThrough(runId, undefined, () => this.db.runs.delete(runId))
+        .then(() => this.db.runEnvs.delete(runId));
     });
   }
 
@@ -148,14 +149,11 @@ export class RunsRepo {
     const stored = rest as RunRecord;
     // The cache freezes what it holds: a record the caller built stays the caller's own.
     const cached = callersRecord ? structuredClone(stored) : stored;
-    const putRun = (): PromiseExtended<unknown> => {
-      const done = how === 'add' ? this.db.runs.add(stored) : this.db.runs.put(stored);
-      // After the write succeeded (a duplicate add must not shadow the stored run).
-      return done.then((x) => {
-        this.stored.write(run.runId, cached);
-        return x;
-      });
-    };
+    // Taken back if the write fails (a duplicate add must not shadow the stored run).
+    const putRun = (): PromiseLike<unknown> =>
+      this.stored.writeThrough(run.runId, cached, () =>
+        how === 'add' ? this.db.runs.add(stored) : this.db.runs.put(stored),
+      );
     const both = (): PromiseLike<unknown> =>
       putRun().then((): PromiseLike<unknown> => {
         if (!env) {

@@ -38,9 +38,8 @@ export class SettingsRepo {
 
   async put(s: SettingsRecord): Promise<void> {
     const rec = { ...s, revision: s.revision + 1 };
-    await this.db.writing([this.db.settings], () => {
-      this.cache.write('main', structuredClone(rec));
-      return this.db.settings.put(rec);
-    });
+    await this.db.writing([this.db.settings], () =>
+      this.cache.writeThrough('main', structuredClone(rec), () => this.db.settings.put(rec)),
+    );
   }
 }

@@ -50,10 +50,9 @@ export class ThreadsRepo {
 
   async put(t: ThreadRecord): Promise<void> {
     const rec = structuredClone(t);
-    await this.writing(() => {
-      this.threads.write(rec.threadId, rec);
-      return this.db.threads.put(rec);
-    });
+    await this.writing(() =>
+      this.threads.writeThrough(rec.threadId, rec, () => this.db.threads.put(rec)),
+    );
   }
 
   /** Read-modify-write; throws if the thread is gone. Returns the new record. */
@@ -64,8 +63,7 @@ export class ThreadsRepo {
         const t = structuredClone(cur);
         mutate(t);
         t.revision += 1;
-        this.threads.write(threadId, t);
-        return this.db.threads.put(t).then(() => t);
+        return this.threads.writeThrough(threadId, t, () => this.db.threads.put(t)).then(() => t);
       }),
     );
   }
@@ -143,21 +141,15 @@ export class ThreadsRepo {
           createdAt: fields.item.createdAt,
           item: fields.item,
         });
-        return this.db.nodes.add(rec).then(() => {
-          // After the add succeeded: a duplicate id must not shadow the stored node.
-          this.nodes.write(rec.id, rec);
-          return rec;
-        });
+        // Taken back if the add fails: a duplicate id must not shadow the stored node.
+        return this.nodes.writeThrough(rec.id, rec, () => this.db.nodes.add(rec)).then(() => rec);
       }),
     );
   }
 
   async putNode(rec: NodeRecord): Promise<void> {
     const copy = structuredClone(rec);
-    await this.writing(() => {
-      this.nodes.write(copy.id, copy);
-      return this.db.nodes.put(copy);
-    });
+    await this.writing(() => this.nodes.writeThrough(copy.id, copy, () => this.db.nodes.put(copy)));
   }
 
   async updateNodeItem(id: string, mutate: (item: Item) => void): Promise<NodeRecord> {
@@ -166,8 +158,7 @@ export class ThreadsRepo {
         if (!cur) throw new Error(`node ${id} not found`);
         const rec = structuredClone(cur);
         mutate(rec.item);
-        this.nodes.write(id, rec);
-        return this.db.nodes.put(rec).then(() => rec);
+        return this.nodes.writeThrough(id, rec, () => this.db.nodes.put(rec)).then(() => rec);
       }),
     );
   }

@@ -183,6 +183,25 @@ describe('committed cache: only committed data', () => {
     expect((await again.runs.get('r'))?.state).toBe('streaming_model');
   });
 
+  it('a failed write that the caller catches leaves nothing in the cache', async () => {
+    const store = fresh();
+    await seeded(store);
+    await store.transaction(async () => {
+      // Duplicate keys: the adds fail, the transaction goes on and commits.
+      await expect(
+        store.threads.appendNode({ threadId: 't', parentId: 'c', item: { ...note('a'), text: 'dup' } }),
+      ).rejects.toThrow();
+      await expect(store.runs.add({ ...run('r', 't'), state: 'failed' })).rejects.toThrow();
+      expect((await store.runs.get('r'))?.state).toBe('streaming_model');
+      await store.threads.update('t', (t) => void (t.title = 'kept'));
+    });
+    expect(textOf((await store.threads.getNode('a'))?.item)).toBe('a');
+    expect((await store.threads.getNode('a'))?.parentId).toBeNull();
+    expect(ids(await store.threads.path('t', 'c'))).toEqual(['a', 'b', 'c']);
+    expect((await store.runs.get('r'))?.state).toBe('streaming_model');
+    expect((await store.threads.get('t'))?.title).toBe('kept');
+  });
+
   it('a transaction created after an unfinished writer reads that writer’s data', async () => {
     const store = fresh();
     await seeded(store);
