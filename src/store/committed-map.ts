@@ -17,6 +17,12 @@ export class CommittedMap<V extends object> {
     private readonly tracker: TxTracker,
     /** Told about every committed write (indexes kept beside the map, e.g. a thread's path). */
     private readonly onApply?: (key: string, value: V | undefined, old: V | undefined) => void,
+    /**
+     * At most this many records are kept: past it the map starts over empty (and `onClear` drops
+     * what was built from it), so a worker that works through many long threads stays bounded.
+     */
+    private readonly limit = 10_000,
+    private readonly onClear?: () => void,
   ) {}
 
   /** The value a read here sees, if known without IndexedDB. */
@@ -103,6 +109,13 @@ export class CommittedMap<V extends object> {
     const v = deepFreeze(value);
     this.committed.set(key, v);
     this.onApply?.(key, v, undefined);
+    this.bound();
+  }
+
+  private bound(): void {
+    if (this.committed.size <= this.limit) return;
+    this.committed.clear();
+    this.onClear?.();
   }
 
   /** Drop a key from the committed records (its next read goes to IndexedDB). */
@@ -118,6 +131,7 @@ export class CommittedMap<V extends object> {
     if (value === undefined) this.committed.delete(key);
     else this.committed.set(key, value);
     this.onApply?.(key, value, old);
+    this.bound();
   }
 }
 

@@ -25,9 +25,17 @@ export class ThreadsRepo {
   /** The last path built per thread from committed nodes: the next one usually extends it. */
   private readonly paths = new Map<string, CachedPath>();
 
-  constructor(private readonly db: KeelDB) {
-    this.threads = new CommittedMap(db.tracker);
-    this.nodes = new CommittedMap(db.tracker, (id, now, old) => this.nodeChanged(id, now, old));
+  constructor(
+    private readonly db: KeelDB,
+    limits: { nodes: number } = { nodes: 10_000 },
+  ) {
+    this.threads = new CommittedMap(db.tracker, undefined, 2_000);
+    this.nodes = new CommittedMap(
+      db.tracker,
+      (id, now, old) => this.nodeChanged(id, now, old),
+      limits.nodes,
+      () => this.paths.clear(),
+    );
   }
 
   get(threadId: string): Promise<ThreadRecord | undefined> {

@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Item } from '../../../src/protocol';
 import { RECORD_VERSION, Store, type DexieStore, type RunRecord } from '../../../src/store/store';
+import { ThreadsRepo } from '../../../src/store/threads-repo';
 
 /**
  * Issue 17: the Dexie store keeps committed threads, nodes and runs in memory (committed-map.ts,
@@ -189,7 +190,11 @@ describe('committed cache: only committed data', () => {
     await store.transaction(async () => {
       // Duplicate keys: the adds fail, the transaction goes on and commits.
       await expect(
-        store.threads.appendNode({ threadId: 't', parentId: 'c', item: { ...note('a'), text: 'dup' } }),
+        store.threads.appendNode({
+          threadId: 't',
+          parentId: 'c',
+          item: { kind: 'notice', id: 'a', createdAt: 1, code: 'c', text: 'dup' },
+        }),
       ).rejects.toThrow();
       await expect(store.runs.add({ ...run('r', 't'), state: 'failed' })).rejects.toThrow();
       expect((await store.runs.get('r'))?.state).toBe('streaming_model');
@@ -253,5 +258,25 @@ describe('committed cache: only committed data', () => {
     expect((await next.threads.get('t'))?.title).toBe('at rest');
     expect(textOf((await next.threads.path('t', 'c'))[1].item)).toBe('at rest');
     expect((await next.runs.get('r'))?.state).toBe('completed');
+  });
+
+  it('a bounded cache starts over past its limit and still answers like IndexedDB', async () => {
+    const store = fresh();
+    const threads = new ThreadsRepo(store.db, { nodes: 3 });
+    await threads.put(threads.newThread({ threadId: 'u', now: 1 }));
+    let parent: string | null = null;
+    const chain: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const id = `u${i}`;
+      await threads.appendNode({ threadId: 'u', parentId: parent, item: note(id) });
+      chain.push(id);
+      parent = id;
+      expect(ids(await threads.path('u', id))).toEqual(chain);
+    }
+    await threads.updateNodeItem('u2', (it) => void (it.kind === 'notice' && (it.text = 'U2')));
+    expect(textOf((await threads.path('u', 'u7'))[2].item)).toBe('U2');
+    await threads.delete('u');
+    expect(await threads.path('u', 'u7')).toEqual([]);
+    expect(await threads.getNode('u3')).toBeUndefined();
   });
 });
