@@ -131,7 +131,8 @@ export class Assembly {
    */
   detachLast(): void {
     const last = this.out[this.out.length - 1];
-    if (last?.role === 'user') this.out[this.out.length - 1] = { ...last, content: [...last.content] };
+    if (last?.role === 'user')
+      this.out[this.out.length - 1] = { ...last, content: [...last.content] };
   }
 
   private pushUser(content: ContentBlock[]): void {

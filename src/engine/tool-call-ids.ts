@@ -43,7 +43,8 @@ export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> 
   let frozen = true;
   for (let i = next.nodes.length; i < path.length; i++) {
     const n = path[i];
-    if (n.item.kind === 'assistant_message') for (const c of n.item.toolCalls ?? []) next.ids.add(c.id);
+    if (n.item.kind === 'assistant_message')
+      for (const c of n.item.toolCalls ?? []) next.ids.add(c.id);
     frozen &&= Object.isFrozen(n);
     if (frozen) next.nodes.push(n);
   }

@@ -80,7 +80,11 @@ export class CommittedMap<V extends object> {
    * back if the request fails: a caller that catches the error and commits must not leave a
    * record in the cache that IndexedDB never stored.
    */
-  writeThrough<T>(key: string, value: V | undefined, request: () => PromiseLike<T>): PromiseLike<T> {
+  writeThrough<T>(
+    key: string,
+    value: V | undefined,
+    request: () => PromiseLike<T>,
+  ): PromiseLike<T> {
     const tx = this.tracker.current();
     const own = tx ? this.pending.get(tx) : undefined;
     const had = own?.has(key) ?? false;

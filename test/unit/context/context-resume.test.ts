@@ -18,8 +18,16 @@ import { rng } from '../../../scripts/bench/cost-task';
  */
 
 const OPTS: ContextOptions[] = [
-  { vision: true, providerKind: 'anthropic', truncate: { ...DEFAULT_CLIP_POLICY, batchTokens: 400 } },
-  { vision: false, providerKind: 'openai', truncate: { ...DEFAULT_CLIP_POLICY, keepRecent: 2, batchTokens: 50 } },
+  {
+    vision: true,
+    providerKind: 'anthropic',
+    truncate: { ...DEFAULT_CLIP_POLICY, batchTokens: 400 },
+  },
+  {
+    vision: false,
+    providerKind: 'openai',
+    truncate: { ...DEFAULT_CLIP_POLICY, keepRecent: 2, batchTokens: 50 },
+  },
   { vision: true, providerKind: 'openai' },
 ];
 
@@ -44,23 +52,93 @@ function generator(seed: number, threadId: string) {
     const id = () => `${threadId}-n${k + 1}`;
     const kind = pick(['user', 'assistant', 'assistant', 'notice', 'compaction', 'steer']);
     if (kind === 'user' || kind === 'steer')
-      out.push(node(at(), { kind: 'user_message', id: id(), createdAt: k, text: text(), ...(kind === 'steer' ? { steered: true } : {}) }));
+      out.push(
+        node(at(), {
+          kind: 'user_message',
+          id: id(),
+          createdAt: k,
+          text: text(),
+          ...(kind === 'steer' ? { steered: true } : {}),
+        }),
+      );
     else if (kind === 'notice')
-      out.push(node(at(), { kind: 'notice', id: id(), createdAt: k, code: 'c', text: 'note', forModel: r() < 0.7 }));
+      out.push(
+        node(at(), {
+          kind: 'notice',
+          id: id(),
+          createdAt: k,
+          code: 'c',
+          text: 'note',
+          forModel: r() < 0.7,
+        }),
+      );
     else if (kind === 'compaction' && path.length > 3)
-      out.push(node(at(), { kind: 'notice', id: id(), createdAt: k, code: 'compaction', text: 'compacted', summary: 'summary', summarizesUpTo: pick(path.slice(0, -1)).id }));
+      out.push(
+        node(at(), {
+          kind: 'notice',
+          id: id(),
+          createdAt: k,
+          code: 'compaction',
+          text: 'compacted',
+          summary: 'summary',
+          summarizesUpTo: pick(path.slice(0, -1)).id,
+        }),
+      );
     else {
       const calls = Array.from({ length: Math.floor(r() * 3) }, (_, i) => ({
         id: `c${k}-${i}`,
         name: pick(['read', 'find', 'get_skill']),
         args: { q: text() },
       }));
-      out.push(node(at(), { kind: 'assistant_message', id: id(), createdAt: k, text: r() < 0.8 ? 'step' : '', ...(r() < 0.1 ? { round: 'plan' as const } : {}), providerStopReason: calls.length ? 'tool_use' : 'end', ...(calls.length ? { toolCalls: calls } : {}) }));
+      out.push(
+        node(at(), {
+          kind: 'assistant_message',
+          id: id(),
+          createdAt: k,
+          text: r() < 0.8 ? 'step' : '',
+          ...(r() < 0.1 ? { round: 'plan' as const } : {}),
+          providerStopReason: calls.length ? 'tool_use' : 'end',
+          ...(calls.length ? { toolCalls: calls } : {}),
+        }),
+      );
       for (const c of calls) {
         if (r() < 0.15) continue; // a call without a result (a crash, an interrupt)
-        out.push(node(at(), { kind: 'tool_call', id: id(), createdAt: k, toolCallId: c.id, name: c.name, label: c.name, params: c.args, state: 'result' }));
-        if (r() < 0.1) out.push(node(at(), { kind: 'notice', id: id(), createdAt: k, code: 'w', text: 'mid-group', forModel: true }));
-        out.push(node(at(), { kind: 'tool_result', id: id(), createdAt: k, toolCallId: c.id, name: c.name, ok: r() < 0.8, outcome: 'ok', content: [{ type: 'text', text: text() }], ...(r() < 0.5 ? { untrusted: true } : {}) }));
+        out.push(
+          node(at(), {
+            kind: 'tool_call',
+            id: id(),
+            createdAt: k,
+            toolCallId: c.id,
+            name: c.name,
+            label: c.name,
+            params: c.args,
+            state: 'result',
+          }),
+        );
+        if (r() < 0.1)
+          out.push(
+            node(at(), {
+              kind: 'notice',
+              id: id(),
+              createdAt: k,
+              code: 'w',
+              text: 'mid-group',
+              forModel: true,
+            }),
+          );
+        out.push(
+          node(at(), {
+            kind: 'tool_result',
+            id: id(),
+            createdAt: k,
+            toolCallId: c.id,
+            name: c.name,
+            ok: r() < 0.8,
+            outcome: 'ok',
+            content: [{ type: 'text', text: text() }],
+            ...(r() < 0.5 ? { untrusted: true } : {}),
+          }),
+        );
       }
     }
     return out;
@@ -84,7 +162,8 @@ describe('buildContext resumes a growing thread exactly', () => {
         const scratch = buildContext(structuredClone(path), opts);
         expect(resumed, `seed ${seed}, step ${step}`).toEqual(scratch);
         // What an earlier step handed out stays as it was (a request may still hold it).
-        if (before) expect(JSON.stringify(before.messages), `seed ${seed}, step ${step}`).toBe(before.json);
+        if (before)
+          expect(JSON.stringify(before.messages), `seed ${seed}, step ${step}`).toBe(before.json);
         before = { messages: resumed, json: JSON.stringify(resumed) };
         // The thread's used call ids, kept across steps the same way, equal a walk of the path.
         const walked = path.flatMap((n) =>

@@ -36,7 +36,12 @@ function run(runId: string, threadId: string): RunRecord {
     updatedAt: 1,
     revision: 1,
     stepCursor: { modelCalls: 0, toolCalls: [], nextToolIndex: 0 },
-    counters: { consecutiveToolFailures: 0, toolsDisabled: false, modelAttempts: 0, budgetBaseline: 0 },
+    counters: {
+      consecutiveToolFailures: 0,
+      toolsDisabled: false,
+      modelAttempts: 0,
+      budgetBaseline: 0,
+    },
     pendingSteers: [],
     nextSteerSeq: 1,
     usage: { inputTokens: 0, outputTokens: 0 },
@@ -165,7 +170,10 @@ describe('committed cache: only committed data', () => {
         await store.threads.update('t', (t) => void (t.title = 'lost'));
         await store.threads.appendNode({ threadId: 't', parentId: 'c', item: note('d') });
         await store.threads.update('t', (t) => void (t.leafId = 'd'));
-        await store.threads.updateNodeItem('a', (it) => void (it.kind === 'notice' && (it.text = 'A')));
+        await store.threads.updateNodeItem(
+          'a',
+          (it) => void (it.kind === 'notice' && (it.text = 'A')),
+        );
         await store.runs.update('r', (r) => void (r.state = 'completed'));
         await store.threads.delete('t');
         throw boom;
