@@ -26,6 +26,10 @@ export const CURRENT_RUN_STATES: readonly RunState[] = [
  * memory: a step's four run rewrites then neither write nor read it. The cache holds only what a
  * committed transaction wrote or read, and it starts empty with every new store (a restarted
  * worker reads the snapshots again).
+ *
+ * The run records themselves are kept the same way (committed-map.ts): `get` answers from the
+ * committed records where IndexedDB would return the same (tx-tracker.ts), so the step's
+ * read-modify-writes read no run record from IndexedDB; `update` copies before it mutates.
  */
 export class RunsRepo {
   private readonly envs = new Map<string, RunEnvironmentSnapshot>();

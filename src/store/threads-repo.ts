@@ -10,6 +10,11 @@ export const ZERO_USAGE = { inputTokens: 0, outputTokens: 0 };
  * Threads and their node tree (one aggregate: a node never outlives its thread).
  * Methods that write must be called inside `Store.transaction` when they are part of a
  * multi-record step; on their own each is atomic.
+ *
+ * Committed threads and nodes are kept in memory (committed-map.ts, tx-tracker.ts), and so is the
+ * last path built per thread: a model call's path is then the previous one plus the nodes
+ * appended since, without reading or walking the thread. Records handed out are frozen; writers
+ * copy first. A new repository (a restarted worker) starts empty.
  */
 export class ThreadsRepo {
   /**
