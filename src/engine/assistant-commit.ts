@@ -10,7 +10,7 @@ import { detectIntent, stripIntentTags } from './planning';
 import { afterAssistant, type End, type ModelAgain } from './run-machine';
 import { commitEnd } from './run-end';
 import { currentRound, type StepOutcome } from './step-outcome';
-import { repairToolCallIds } from './tool-call-ids';
+import { callIdsOnPath, repairToolCallIds } from './tool-call-ids';
 import { addUsage, costOf } from './usage';
 
 export { turnStopReason } from './run-machine';
@@ -43,9 +43,7 @@ export async function commitAssistant(
 ): Promise<StepOutcome> {
   const { store } = ctx;
   const env = run0.env!;
-  const used = new Set<string>();
-  for (const n of path)
-    if (n.item.kind === 'assistant_message') for (const c of n.item.toolCalls ?? []) used.add(c.id);
+  const used = res.calls.length ? callIdsOnPath(path) : new Set<string>();
   const planned: PlannedToolCall[] = repairToolCallIds(
     res.calls.map((c) => ({ id: c.id, name: c.name, nodeId: c.nodeId, ...parseArgs(c.args) })),
     used,

@@ -1,17 +1,18 @@
-import type { ContentBlock, Item } from '../protocol';
-import type { ProviderMessage, ProviderToolCall } from '../providers/types';
+import type { ContentBlock } from '../protocol';
+import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord } from '../store/records';
+import { Assembly } from './context-assembly';
 import {
   argsSavings,
-  clipArgs,
-  clippedResults,
+  clipBoundary,
   clipPolicyFor,
-  clipText,
   DEFAULT_CLIP_POLICY,
   type ClipCandidate,
   type ClipPolicy,
 } from './context-clipping';
-import { wrapUntrusted, wrapUntrustedNotes } from './untrusted';
+import { wrapUntrustedNotes } from './untrusted';
+
+export { PLAN_CONTINUE } from './context-assembly';
 
 export interface ContextOptions {
   vision: boolean;
@@ -52,11 +53,6 @@ export function summaryContent(summary: string): ContentBlock[] {
   return [{ type: 'text', text: `${SUMMARY_HEADER}\n${wrapUntrustedNotes(summary)}` }];
 }
 
-/** Text a planning round's assistant message is followed by (spec/000 §1: the [continue] transition). */
-export const PLAN_CONTINUE = '[continue]';
-
-const NOT_EXECUTED = 'This tool call was not executed (the turn ended before it ran).';
-
 /**
  * Build the provider conversation from the path root → leaf (spec/001 §2 buildSessionContext).
  *
@@ -69,9 +65,72 @@ const NOT_EXECUTED = 'This tool call was not executed (the turn ended before it 
  * - notices for the model and steered user messages that land inside a tool group are sent
  *   after the group's results;
  * - consecutive user contents merge into one user message.
+ *
+ * A long thread's next context is the previous one plus the nodes appended since, unless a batch
+ * of old results gets clipped or a compaction lands: when `fullPath` begins with the very
+ * (frozen, so unchanged) nodes of the thread's previous build, under the same options, the build
+ * resumes from there (`Resumable`), so a step's cost does not grow with the thread. The result is
+ * the same as a build from scratch (test/unit/context/context-resume.test.ts).
  */
 export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] {
-  const out: ProviderMessage[] = [];
+  return resume(fullPath, opts) ?? fromScratch(fullPath, opts);
+}
+
+/** Where a build stopped, to resume from (one per thread, the latest). */
+interface Resumable {
+  /** The path built, root → leaf (this entry's own array). */
+  nodes: NodeRecord[];
+  optsKey: string;
+  /** Tool calls seen on the (post-compaction) path, for the clip candidates of later results. */
+  calls: Map<string, { name: string; args: unknown }>;
+  candidates: ClipCandidate[];
+  boundary: number;
+  assembly: Assembly;
+}
+
+const MAX_RESUMABLE = 16;
+const resumable = new Map<string, Resumable>();
+
+function optsKey(opts: ContextOptions): string {
+  const p = opts.truncate;
+  const policy = p
+    ? `${p.keepRecent}|${p.maxChars}|${p.maxArgChars}|${p.batchTokens}|${[...p.whitelist].join(',')}`
+    : '-';
+  return `${opts.vision}|${opts.providerKind}|${policy}`;
+}
+
+function isCompaction(n: NodeRecord): boolean {
+  const it = n.item;
+  return it.kind === 'notice' && it.code === 'compaction' && !!it.summary && !!it.summarizesUpTo;
+}
+
+function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] | null {
+  const threadId = fullPath[0]?.threadId;
+  const r = threadId === undefined ? undefined : resumable.get(threadId);
+  if (!r || r.nodes.length > fullPath.length || r.optsKey !== optsKey(opts)) return null;
+  // The same objects as the (frozen) nodes of the build being resumed: unchanged since.
+  for (let i = 0; i < r.nodes.length; i++) if (fullPath[i] !== r.nodes[i]) return null;
+  const tail = fullPath.slice(r.nodes.length);
+  for (const n of tail) if (!Object.isFrozen(n) || isCompaction(n)) return null;
+  // From here the entry is extended in place: taken out first, so a throw leaves none behind.
+  resumable.delete(threadId);
+  const policy = opts.truncate;
+  if (policy) {
+    addCandidates(r.calls, r.candidates, tail, policy, opts.vision);
+    // A new batch of clipped results changes older messages: that build starts over.
+    if (clipBoundary(r.candidates, policy) !== r.boundary) return null;
+  }
+  r.assembly.detachLast();
+  for (const n of tail) {
+    r.nodes.push(n);
+    r.assembly.add(n);
+  }
+  keep(threadId, r);
+  return r.assembly.messages();
+}
+
+function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] {
+  const first: ProviderMessage[] = [];
   // A compaction replaces everything up to the node it summarizes (the latest one wins).
   let path = fullPath;
   for (let i = fullPath.length - 1; i >= 0; i--) {
@@ -79,146 +138,66 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
     if (it.kind === 'notice' && it.code === 'compaction' && it.summary && it.summarizesUpTo) {
       const cut = fullPath.findIndex((n) => n.id === it.summarizesUpTo);
       if (cut >= 0 && cut < i) {
-        out.push({ role: 'user', content: summaryContent(it.summary) });
+        first.push({ role: 'user', content: summaryContent(it.summary) });
         path = [...fullPath.slice(cut + 1, i), ...fullPath.slice(i + 1)];
       }
       break;
     }
   }
   const policy = opts.truncate;
-  const clip = policy
-    ? clippedResults(clipCandidates(path, policy, opts.vision), policy)
-    : new Set<string>();
+  const calls = new Map<string, { name: string; args: unknown }>();
+  const candidates: ClipCandidate[] = [];
+  let boundary = 0;
+  const clip = new Set<string>();
+  if (policy) {
+    addCandidates(calls, candidates, path, policy, opts.vision);
+    boundary = clipBoundary(candidates, policy);
+    for (const c of candidates.slice(0, boundary)) if (c.clippable) clip.add(c.id);
+  }
   // The calls whose results are clipped send their long arguments clipped too.
   const clippedCalls = new Set<string>();
   for (const n of path)
     if (n.item.kind === 'tool_result' && clip.has(n.id)) clippedCalls.add(n.item.toolCallId);
-  let group: {
-    calls: ProviderToolCall[];
-    results: Map<string, ProviderMessage & { role: 'tool' }>;
-    deferred: ContentBlock[];
-  } | null = null;
-
-  const pushUser = (content: ContentBlock[]) => {
-    if (content.length === 0) return;
-    const last = out[out.length - 1];
-    if (last && last.role === 'user') last.content.push(...content);
-    else out.push({ role: 'user', content: [...content] });
-  };
-
-  const closeGroup = () => {
-    if (!group) return;
-    for (const call of group.calls) {
-      out.push(
-        group.results.get(call.id) ?? {
-          role: 'tool',
-          toolCallId: call.id,
-          toolName: call.name,
-          content: [{ type: 'text', text: NOT_EXECUTED }],
-          isError: true,
-        },
-      );
-    }
-    const deferred = group.deferred;
-    group = null;
-    pushUser(deferred);
-  };
-
-  for (const node of path) {
-    const item = node.item;
-    switch (item.kind) {
-      case 'user_message': {
-        const content = userContent(item, opts.vision);
-        if (group) group.deferred.push(...content);
-        else pushUser(content);
-        break;
-      }
-      case 'assistant_message': {
-        closeGroup();
-        const calls: ProviderToolCall[] = (item.toolCalls ?? []).map((c) => ({
-          id: c.id,
-          name: c.name,
-          args:
-            policy && clippedCalls.has(c.id)
-              ? clipArgs(c.args ?? {}, policy.maxArgChars)
-              : (c.args ?? {}),
-        }));
-        const thinking = (item.thinkingParts ?? []).filter(
-          (t) => !t.providerKind || t.providerKind === opts.providerKind,
-        );
-        // An empty assistant message (e.g. a refusal with no content) is dropped: APIs reject them.
-        if (!item.text && calls.length === 0 && thinking.length === 0) break;
-        out.push({
-          role: 'assistant',
-          text: item.text,
-          ...(thinking.length ? { thinking } : {}),
-          toolCalls: calls,
-        });
-        if (calls.length) group = { calls, results: new Map(), deferred: [] };
-        if (item.round === 'plan') pushUser([{ type: 'text', text: PLAN_CONTINUE }]);
-        break;
-      }
-      case 'tool_result': {
-        if (!group || !group.calls.some((c) => c.id === item.toolCallId)) break; // orphan: no call to answer
-        if (group.results.has(item.toolCallId)) break;
-        const call = group.calls.find((c) => c.id === item.toolCallId)!;
-        const clipTo = clip.has(node.id) && policy ? policy.maxChars : undefined;
-        group.results.set(item.toolCallId, {
-          role: 'tool',
-          toolCallId: item.toolCallId,
-          toolName: call.name,
-          content: resultContent(item, opts.vision, clipTo),
-          isError: !item.ok,
-        });
-        break;
-      }
-      case 'notice': {
-        if (!item.forModel) break;
-        const block: ContentBlock = { type: 'text', text: `[Keel] ${item.text}` };
-        if (group) group.deferred.push(block);
-        else pushUser([block]);
-        break;
-      }
-      case 'tool_call':
-        break; // carried by the assistant message's toolCalls
-    }
-  }
-  closeGroup();
-  return out;
+  const assembly = new Assembly(
+    { vision: opts.vision, providerKind: opts.providerKind, policy, clip, clippedCalls },
+    first,
+  );
+  for (const n of path) assembly.add(n);
+  const threadId = fullPath[0]?.threadId;
+  if (threadId !== undefined && fullPath.every((n) => Object.isFrozen(n)))
+    keep(threadId, {
+      nodes: fullPath.slice(),
+      optsKey: optsKey(opts),
+      calls,
+      candidates,
+      boundary,
+      assembly,
+    });
+  return assembly.messages();
 }
 
-function userContent(
-  item: Extract<Item, { kind: 'user_message' }>,
-  vision: boolean,
-): ContentBlock[] {
-  const blocks: ContentBlock[] = [];
-  if (vision)
-    for (const img of item.images ?? [])
-      blocks.push({ type: 'image', mimeType: img.mimeType, dataBase64: img.dataBase64 });
-  else if (item.images?.length)
-    blocks.push({
-      type: 'text',
-      text: `[${item.images.length} image(s) omitted: this model cannot see images]`,
-    });
-  if (item.text)
-    blocks.push({
-      type: 'text',
-      text: item.steered ? `[The user added while you were working] ${item.text}` : item.text,
-    });
-  return blocks;
+function keep(threadId: string, r: Resumable): void {
+  resumable.delete(threadId);
+  resumable.set(threadId, r);
+  if (resumable.size > MAX_RESUMABLE) resumable.delete(resumable.keys().next().value as string);
 }
 
 /** Rough tokens of an image the APIs bill (a screenshot-sized one). */
 const IMAGE_TOKENS = 1600;
 
 /**
- * Every tool result on the path with what clipping it would save (≈ 4 characters a token): its
- * long text blocks, its images (an old one is replaced by a placeholder), its call's arguments.
+ * Appends every tool result of `nodes` (in path order) with what clipping it would save
+ * (≈ 4 characters a token): its long text blocks, its images (an old one is replaced by a
+ * placeholder), its call's arguments. `calls` collects the calls seen so far.
  */
-function clipCandidates(path: NodeRecord[], policy: ClipPolicy, vision: boolean): ClipCandidate[] {
-  const calls = new Map<string, { name: string; args: unknown }>();
-  const out: ClipCandidate[] = [];
-  for (const node of path) {
+function addCandidates(
+  calls: Map<string, { name: string; args: unknown }>,
+  out: ClipCandidate[],
+  nodes: NodeRecord[],
+  policy: ClipPolicy,
+  vision: boolean,
+): void {
+  for (const node of nodes) {
     const item = node.item;
     if (item.kind === 'assistant_message')
       for (const c of item.toolCalls ?? []) calls.set(c.id, { name: c.name, args: c.args });
@@ -237,35 +216,4 @@ function clipCandidates(path: NodeRecord[], policy: ClipPolicy, vision: boolean)
       clippable: !policy.whitelist.has(name),
     });
   }
-  return out;
-}
-
-function resultContent(
-  item: Extract<Item, { kind: 'tool_result' }>,
-  vision: boolean,
-  clipTo?: number,
-): ContentBlock[] {
-  const blocks: ContentBlock[] = [];
-  for (const b of item.content) {
-    if (b.type === 'image') {
-      // Old screenshots are the costliest thing in a long context: only recent ones are resent.
-      blocks.push(
-        vision && clipTo === undefined
-          ? b
-          : {
-              type: 'text',
-              text: `[image omitted (${b.mimeType})${vision ? '' : ': this model cannot see images'}]`,
-            },
-      );
-    } else {
-      const t = clipTo === undefined ? b.text : clipText(b.text, clipTo);
-      blocks.push({
-        type: 'text',
-        text: item.untrusted ? wrapUntrusted(t, item.name ?? 'tool') : t,
-      });
-    }
-  }
-  if (blocks.length === 0)
-    blocks.push({ type: 'text', text: item.ok ? '(no output)' : '(failed without a message)' });
-  return blocks;
 }

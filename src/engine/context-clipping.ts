@@ -80,6 +80,17 @@ export function clippedResults(
   candidates: readonly ClipCandidate[],
   policy: ClipPolicy,
 ): Set<string> {
+  const boundary = clipBoundary(candidates, policy);
+  const out = new Set<string>();
+  for (const c of candidates.slice(0, boundary)) if (c.clippable) out.add(c.id);
+  return out;
+}
+
+/**
+ * How many of the oldest candidates are clipped (`clippedResults` takes the clippable ones of
+ * them): the same number means the same clipped set, so a context can be continued.
+ */
+export function clipBoundary(candidates: readonly ClipCandidate[], policy: ClipPolicy): number {
   let boundary = 0;
   let pending = 0;
   for (let i = 0; i < candidates.length; i++) {
@@ -91,9 +102,7 @@ export function clippedResults(
       pending = 0;
     }
   }
-  const out = new Set<string>();
-  for (const c of candidates.slice(0, boundary)) if (c.clippable) out.add(c.id);
-  return out;
+  return boundary;
 }
 
 /** Text cut to `max` characters, with a note saying so (unchanged when it fits). */

@@ -41,8 +41,9 @@ export async function modelStep(
   const contextOpts = runContextOptions(env);
   let path = await store.threads.path(run.threadId, cut.leaf);
   let messages = buildContext(path, contextOpts);
-  const tools = env.modelInfo.toolUse && !round ? toolSpecs(env.toolCatalog) : [];
-  const estimate = estimateTokens(env.systemPrompt, messages, JSON.stringify(tools));
+  const specs = env.modelInfo.toolUse && !round ? catalogSpecs(env.toolCatalog) : NO_TOOLS;
+  const tools = specs.tools;
+  const estimate = estimateTokens(env.systemPrompt, messages, specs.json);
   const compacted = await maybeCompact(ctx, run, path, estimate, signal);
   if (compacted !== path) {
     path = compacted;
@@ -110,6 +111,24 @@ export async function modelStep(
 
   // 4. Commit the assistant message and decide the run's next state.
   return commitAssistant(ctx, run, assistantId, res, path);
+}
+
+const NO_TOOLS = { tools: [], json: '[]' };
+
+/**
+ * The tool specs of a run's catalog and their JSON, once per catalog: the snapshot is frozen for
+ * the whole run (runs-repo.ts), and its schemas are the same on every model call.
+ */
+const specsOf = new WeakMap<object, { tools: ProviderRequest['tools']; json: string }>();
+
+function catalogSpecs(catalog: Parameters<typeof toolSpecs>[0]) {
+  let s = specsOf.get(catalog);
+  if (!s) {
+    const tools = toolSpecs(catalog);
+    s = { tools, json: JSON.stringify(tools) };
+    if (Object.isFrozen(catalog)) specsOf.set(catalog, s);
+  }
+  return s;
 }
 
 /** What the user saw of a round's text: intent tags never reach them. */

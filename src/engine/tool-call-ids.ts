@@ -1,3 +1,4 @@
+import type { NodeRecord } from '../store/records';
 import type { IdSource } from './types';
 
 /**
@@ -10,11 +11,47 @@ export function repairToolCallIds<T extends { id: string }>(
   usedInThread: ReadonlySet<string>,
   ids: IdSource,
 ): T[] {
-  const seen = new Set(usedInThread);
+  const seen = new Set<string>();
   return calls.map((c) => {
     let id = c.id?.trim();
-    if (!id || seen.has(id)) id = ids.next('call');
+    if (!id || seen.has(id) || usedInThread.has(id)) id = ids.next('call');
     seen.add(id);
     return { ...c, id };
   });
+}
+
+/** The call ids of a path's assistant messages, kept per thread for the path's next growth. */
+const known = new Map<string, { nodes: NodeRecord[]; ids: Set<string> }>();
+const MAX_KNOWN = 16;
+
+/**
+ * Every tool call id the assistant messages of `path` used. A path that extends the thread's
+ * previous one by the same (frozen, so unchanged) nodes only adds the new nodes' ids, so a long
+ * thread is not walked on every model call.
+ */
+export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> {
+  const threadId = path[0]?.threadId;
+  let k = threadId === undefined ? undefined : known.get(threadId);
+  if (k && k.nodes.length <= path.length) {
+    for (let i = 0; i < k.nodes.length; i++)
+      if (path[i] !== k.nodes[i]) {
+        k = undefined;
+        break;
+      }
+  } else k = undefined;
+  const next = k ?? { nodes: [], ids: new Set<string>() };
+  let frozen = true;
+  for (let i = next.nodes.length; i < path.length; i++) {
+    const n = path[i];
+    if (n.item.kind === 'assistant_message')
+      for (const c of n.item.toolCalls ?? []) next.ids.add(c.id);
+    frozen &&= Object.isFrozen(n);
+    if (frozen) next.nodes.push(n);
+  }
+  if (threadId !== undefined && frozen) {
+    known.delete(threadId);
+    known.set(threadId, next);
+    if (known.size > MAX_KNOWN) known.delete(known.keys().next().value as string);
+  } else if (threadId !== undefined) known.delete(threadId);
+  return next.ids;
 }

@@ -1,3 +1,4 @@
+import { CommittedMap } from './committed-map';
 import type { KeelDB } from './db';
 import { RECORD_VERSION } from './records';
 
@@ -8,8 +9,12 @@ import { RECORD_VERSION } from './records';
  */
 export class CredentialsRepo {
   private keyPromise: Promise<CryptoKey> | null = null;
+  /** Committed `updatedAt` per credential id (committed-map.ts): `stamp` runs every model call. */
+  private readonly stamps: CommittedMap<{ updatedAt: number }>;
 
-  constructor(private readonly db: KeelDB) {}
+  constructor(private readonly db: KeelDB) {
+    this.stamps = new CommittedMap(db.tracker);
+  }
 
   private key(): Promise<CryptoKey> {
     this.keyPromise ??= (async () => {
@@ -39,15 +44,20 @@ export class CredentialsRepo {
       key,
       new TextEncoder().encode(plaintext),
     );
-    const prev = await this.db.credentials.get(id);
-    await this.db.credentials.put({
-      v: RECORD_VERSION,
-      id,
-      iv,
-      ciphertext,
-      createdAt: prev?.createdAt ?? now,
-      updatedAt: now,
-    });
+    await this.db.writing([this.db.credentials], () =>
+      this.db.credentials.get(id).then((prev) =>
+        this.stamps.writeThrough(id, { updatedAt: now }, () =>
+          this.db.credentials.put({
+            v: RECORD_VERSION,
+            id,
+            iv,
+            ciphertext,
+            createdAt: prev?.createdAt ?? now,
+            updatedAt: now,
+          }),
+        ),
+      ),
+    );
   }
 
   async getSecret(id: string): Promise<string | null> {
@@ -71,7 +81,12 @@ export class CredentialsRepo {
 
   /** When the secret was last written (0 if absent): lets callers cache what they built from it. */
   async stamp(id: string): Promise<number> {
-    return (await this.db.credentials.get(id))?.updatedAt ?? 0;
+    const hit = this.stamps.lookup(id);
+    if (hit) return hit.value?.updatedAt ?? 0;
+    const token = this.stamps.readToken();
+    const rec = await this.db.credentials.get(id);
+    if (rec) this.stamps.fill(id, { updatedAt: rec.updatedAt }, token);
+    return rec?.updatedAt ?? 0;
   }
 
   /** The ids of every stored credential (never their values). */
@@ -84,6 +99,8 @@ export class CredentialsRepo {
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.credentials.delete(id);
+    await this.db.writing([this.db.credentials], () =>
+      this.stamps.writeThrough(id, undefined, () => this.db.credentials.delete(id)),
+    );
   }
 }

@@ -9,9 +9,9 @@ import {
   MemorySkills,
   MemoryWorkflows,
 } from './memory-repos';
+import { MemoryRuns } from './memory-runs';
 import { MemoryAccess, MemoryData } from './memory-tables';
-import { RECORD_VERSION, type NodeRecord, type RunRecord, type ThreadRecord } from './records';
-import { CURRENT_RUN_STATES } from './runs-repo';
+import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from './records';
 import type { StoreApi, StoreTable } from './store-api';
 import { type NewThreadFields, newThreadRecord, pathFrom } from './threads-repo';
 
@@ -186,68 +186,5 @@ class MemoryThreads {
   async path(threadId: string, leafId: string | null): Promise<NodeRecord[]> {
     if (!leafId) return [];
     return pathFrom(await this.allNodes(threadId), leafId);
-  }
-}
-
-class MemoryRuns {
-  constructor(private readonly a: MemoryAccess) {}
-
-  get(runId: string): Promise<RunRecord | undefined> {
-    return this.a.run(() => this.a.get<RunRecord>('runs', runId));
-  }
-
-  add(run: RunRecord): Promise<void> {
-    return this.a.run(() => this.a.add('runs', run.runId, run));
-  }
-
-  update(runId: string, mutate: (r: RunRecord) => void, now?: number): Promise<RunRecord> {
-    return this.a.run(() => {
-      const r = this.a.get<RunRecord>('runs', runId);
-      if (!r) throw new Error(`run ${runId} not found`);
-      mutate(r);
-      r.revision += 1;
-      if (now !== undefined) r.updatedAt = now;
-      this.a.put('runs', runId, r);
-      return r;
-    });
-  }
-
-  byThread(threadId: string): Promise<RunRecord[]> {
-    return this.a.run(() => this.a.select<RunRecord>('runs', (r) => r.threadId === threadId));
-  }
-
-  async current(threadId: string): Promise<RunRecord | undefined> {
-    const runs = await this.byThread(threadId);
-    return runs
-      .filter((r) => CURRENT_RUN_STATES.includes(r.state))
-      .sort((x, y) => y.createdAt - x.createdAt)[0];
-  }
-
-  async queued(threadId: string): Promise<RunRecord[]> {
-    const runs = await this.byThread(threadId);
-    return runs
-      .filter((r) => r.state === 'queued')
-      .sort((x, y) => (x.queueSeq ?? 0) - (y.queueSeq ?? 0));
-  }
-
-  unfinished(): Promise<RunRecord[]> {
-    return this.a.run(() =>
-      this.a.select<RunRecord>('runs', (r) => r.state !== 'completed' && r.state !== 'failed'),
-    );
-  }
-
-  async latest(threadId: string): Promise<RunRecord | undefined> {
-    const runs = await this.byThread(threadId);
-    return runs.filter((r) => r.state !== 'queued').sort((x, y) => y.createdAt - x.createdAt)[0];
-  }
-
-  delete(runId: string): Promise<void> {
-    return this.a.run(() => void this.a.delete('runs', runId));
-  }
-
-  deleteByThread(threadId: string): Promise<void> {
-    return this.a.run(
-      () => void this.a.deleteWhere<RunRecord>('runs', (r) => r.threadId === threadId),
-    );
   }
 }

@@ -221,6 +221,20 @@ export interface RunRecord {
   workflow?: ReplayState;
 }
 
+/**
+ * A run's environment snapshot, stored once beside its run (table `runEnvs`, keyed by runId).
+ * The snapshot (system prompt, model info, tool catalog: ~27 KB with the browser tools) never
+ * changes once the run has started, while the run record is rewritten several times per step;
+ * keeping it out of that record is most of what a step writes (docs/benchmarks.md). The runs
+ * repository joins it back: callers see `RunRecord.env` as before.
+ */
+export interface RunEnvRecord {
+  v: typeof RECORD_VERSION;
+  runId: string;
+  threadId: string;
+  env: RunEnvironmentSnapshot;
+}
+
 export interface ApprovalRecord {
   v: typeof RECORD_VERSION;
   approvalId: string;

@@ -1,3 +1,4 @@
+import { CommittedMap } from './committed-map';
 import type { KeelDB } from './db';
 import { RECORD_VERSION, type SettingsRecord } from './records';
 
@@ -17,13 +18,28 @@ export function defaultSettings(): SettingsRecord {
 }
 
 export class SettingsRepo {
-  constructor(private readonly db: KeelDB) {}
+  /** The committed settings record (committed-map.ts): every model call reads it. */
+  private readonly cache: CommittedMap<SettingsRecord>;
 
+  constructor(private readonly db: KeelDB) {
+    this.cache = new CommittedMap(db.tracker);
+  }
+
+  /** The settings, as the caller's own copy (callers change and put it back). */
   async get(): Promise<SettingsRecord> {
-    return (await this.db.settings.get('main')) ?? defaultSettings();
+    const hit = this.cache.lookup('main');
+    if (hit) return hit.value ? structuredClone(hit.value) : defaultSettings();
+    const token = this.cache.readToken();
+    const rec = await this.db.settings.get('main');
+    if (!rec) return defaultSettings();
+    this.cache.fill('main', structuredClone(rec), token);
+    return rec;
   }
 
   async put(s: SettingsRecord): Promise<void> {
-    await this.db.settings.put({ ...s, revision: s.revision + 1 });
+    const rec = { ...s, revision: s.revision + 1 };
+    await this.db.writing([this.db.settings], () =>
+      this.cache.writeThrough('main', structuredClone(rec), () => this.db.settings.put(rec)),
+    );
   }
 }

@@ -31,6 +31,7 @@ export type StoreTable =
   | 'threads'
   | 'nodes'
   | 'runs'
+  | 'runEnvs'
   | 'approvals'
   | 'interactions'
   | 'receipts'

@@ -9,6 +9,7 @@ import {
   type KeyRecord,
   type InteractionRecord,
   type NodeRecord,
+  type RunEnvironmentSnapshot,
   type RunRecord,
   type Store,
   type StoreTable,
@@ -419,6 +420,64 @@ export function storeConformance(name: string, open: OpenStore, rawPut: RawPut):
         expect(r.nextSteerSeq).toBe(4);
         expect(r.stepCursor.modelCalls).toBe(2);
         expect(r.revision).toBe(6);
+      });
+
+      it('the environment snapshot is stored once beside the run, joined back on every read', async () => {
+        const name = `keel-env-${++storeCounter}-${Math.random().toString(36).slice(2)}`;
+        const store = fresh(name);
+        const env = { v: 1, systemPrompt: 'p'.repeat(2000), toolCatalog: [{ name: 'a' }] };
+        const snapshot = env as unknown as RunEnvironmentSnapshot;
+        await store.runs.add(runRecord({ runId: 'r1', threadId: 't', env: snapshot }));
+        await store.runs.add(runRecord({ runId: 'q1', threadId: 't', state: 'queued' }));
+        for (let i = 0; i < 3; i++)
+          await store.transaction(() =>
+            store.runs.update('r1', (r) => void (r.stepCursor.modelCalls += 1)),
+          );
+        // At rest the run row carries no snapshot; the snapshot row is the one written by add.
+        const runRows = await rows<RunRecord>(store, 'runs');
+        expect(runRows.map((r) => 'env' in r)).toEqual([false, false]);
+        expect(await rows(store, 'runEnvs')).toEqual([
+          { v: RECORD_VERSION, runId: 'r1', threadId: 't', env },
+        ]);
+        // Every way of reading a run joins it back, in this store and in a restarted one.
+        for (const s of [store, fresh(name)]) {
+          expect((await s.runs.get('r1'))?.env).toEqual(env);
+          expect((await s.runs.current('t'))?.env).toEqual(env);
+          expect((await s.runs.unfinished()).find((r) => r.runId === 'r1')?.env).toEqual(env);
+          expect((await s.runs.byThread('t')).map((r) => r.env ?? null)).toEqual(
+            (await s.runs.byThread('t')).map((r) => (r.runId === 'r1' ? env : null)),
+          );
+          expect((await s.runs.get('r1'))?.stepCursor.modelCalls).toBe(3);
+        }
+        // A queued run gains its snapshot when it starts; deleting the thread's runs drops both.
+        await store.transaction(() =>
+          store.runs.update('q1', (r) => {
+            r.state = 'streaming_model';
+            r.env = snapshot;
+          }),
+        );
+        expect((await store.runs.get('q1'))?.env).toEqual(env);
+        expect((await rows(store, 'runEnvs')).length).toBe(2);
+        await store.runs.deleteByThread('t');
+        expect(await rows(store, 'runEnvs')).toEqual([]);
+        expect(await store.runs.get('r1')).toBeUndefined();
+      });
+
+      it('a rolled-back snapshot write leaves no snapshot behind, in the store or its cache', async () => {
+        const name = `keel-env-rb-${++storeCounter}-${Math.random().toString(36).slice(2)}`;
+        const store = fresh(name);
+        await store.runs.add(runRecord({ runId: 'q1', threadId: 't', state: 'queued' }));
+        const env = { v: 1, systemPrompt: 'p' } as unknown as RunEnvironmentSnapshot;
+        await expect(
+          store.transaction(async () => {
+            await store.runs.update('q1', (r) => void (r.env = env));
+            expect((await store.runs.get('q1'))?.env).toEqual(env); // sees its own write
+            throw new Error('abort');
+          }),
+        ).rejects.toThrow('abort');
+        expect((await store.runs.get('q1'))?.env).toBeUndefined();
+        expect(await rows(store, 'runEnvs')).toEqual([]);
+        expect((await fresh(name).runs.get('q1'))?.env).toBeUndefined();
       });
 
       it('current is the newest run in a current state; queued are in queue order; latest skips queued runs', async () => {
