@@ -9,6 +9,7 @@
  */
 import { normalizeSpace, clip } from '../dom/text';
 import { composedElements, mayHostShadow, type ShadowOf } from '../dom/composed';
+import { HOVER_ATTR } from '../dom/hover-reveal';
 
 const NOTABLE =
   '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
@@ -86,6 +87,8 @@ export class ChangeTracker {
   }
 
   private isOurs(r: MutationRecord): boolean {
+    // The hover an action emulates for a hover-only control (dom/hover-reveal.ts).
+    if (r.type === 'attributes' && r.attributeName === HOVER_ATTR) return true;
     for (const el of this.ignore) {
       if (r.target === el || el.contains(r.target)) return true;
       if (r.addedNodes.length === 1 && r.addedNodes[0] === el) return true;

@@ -46,9 +46,11 @@ function mouse(
   buttons: number,
   detail: number,
   mods: readonly Modifier[],
+  relatedTarget: Element | null = null,
 ): boolean {
   const view = viewOf(el);
   const init = {
+    relatedTarget,
     bubbles: type !== 'mouseenter' && type !== 'mouseleave',
     cancelable: type !== 'mouseenter' && type !== 'mouseleave',
     composed: true,
@@ -80,17 +82,43 @@ function mouse(
   return el.dispatchEvent(new view.MouseEvent(type, init));
 }
 
+/** Where the synthetic pointer is, per document: what the last action hovered. */
+const pointerAt = new WeakMap<Document, WeakRef<Element>>();
+
+/** `el` and its composed ancestors, innermost first. */
+function chainOf(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let cur: Element | null = el; cur; cur = composedParent(cur)) out.push(cur);
+  return out;
+}
+
+/**
+ * The pointer moving onto `el`, with Chromium's boundary events: from where the previous
+ * action left it, pointerout on that element and pointerleave on each of its ancestors the
+ * pointer leaves (innermost first), pointerover on `el` and pointerenter on each ancestor it
+ * enters (outermost first: a row's `mouseenter` fires when its button is the target), the same
+ * for mouse events, then pointermove and mousemove. Over an element already under the pointer,
+ * over/enter are sent again to `el` itself (a menu may have closed since).
+ */
 export function dispatchHover(el: Element, p: Point, mods: readonly Modifier[] = []): void {
-  for (const type of [
-    'pointerover',
-    'pointerenter',
-    'mouseover',
-    'mouseenter',
-    'pointermove',
-    'mousemove',
-  ]) {
-    mouse(el, type, p, 'left', 0, 0, mods);
+  const doc = el.ownerDocument;
+  const before = pointerAt.get(doc)?.deref();
+  pointerAt.set(doc, new WeakRef(el));
+  const prev = before && before !== el && before.isConnected ? before : null;
+  const into = chainOf(el);
+  const left = prev ? chainOf(prev).filter((a) => !into.includes(a)) : [];
+  const prevChain = prev ? chainOf(prev) : [];
+  const entered = before === el ? [el] : into.filter((a) => !prevChain.includes(a)).reverse();
+  for (const kind of ['pointer', 'mouse']) {
+    if (prev) {
+      mouse(prev, `${kind}out`, p, 'left', 0, 0, mods, el);
+      for (const a of left) mouse(a, `${kind}leave`, p, 'left', 0, 0, mods, el);
+    }
+    mouse(el, `${kind}over`, p, 'left', 0, 0, mods, prev);
+    for (const a of entered) mouse(a, `${kind}enter`, p, 'left', 0, 0, mods, prev);
   }
+  mouse(el, 'pointermove', p, 'left', 0, 0, mods);
+  mouse(el, 'mousemove', p, 'left', 0, 0, mods);
 }
 
 /**

@@ -7,8 +7,12 @@
 import { composedClosest } from './composed';
 import { clip, normalizeSpace } from './text';
 
-/** Roles whose meaning is their row's when unnamed (a button's icon is not its row). */
-const DERIVED_ROLES = new Set(['checkbox', 'radio', 'switch']);
+/**
+ * Roles whose meaning is their row's when unnamed. A button there is a row action (TodoMVC's
+ * destroy button, a table row's icon button): the marked derivation tells which row it acts on,
+ * never what it does.
+ */
+const DERIVED_ROLES = new Set(['checkbox', 'radio', 'switch', 'button']);
 const ROW = 'li, tr, [role=row], [role=listitem], [role=option], [role=treeitem]';
 const MAX_CHARS = 60;
 

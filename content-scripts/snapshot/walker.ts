@@ -10,6 +10,7 @@ import type { PageEnv } from '../env';
 import { actionableOf } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
+import { HoverRevealIndex } from '../dom/hover-reveal';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
 import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
@@ -95,12 +96,15 @@ const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
 /** Controls a page may hide and draw through their label (CSS-only toggles). */
 const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
+/** Roles of the row actions a page shows only on :hover (listed with `[on hover]`). */
+const HOVER_ROLES = new Set(['button', 'link', 'menuitem', 'checkbox', 'switch', 'radio', 'tab']);
 
 export class SnapshotWalker {
   readonly lines: SnapshotLine[] = [];
   readonly crossFrames: CrossFrame[] = [];
   readonly styles = new StyleCache();
   private readonly labels = new LabelIndex();
+  private readonly hoverReveal = new HoverRevealIndex();
   refs = 0;
   chars = 0;
   stopped = false;
@@ -159,7 +163,10 @@ export class SnapshotWalker {
     const tag = el.localName;
     if (SKIP_TAGS.has(tag) || this.opts.exclude.has(el)) return;
     const style = this.styles.get(el);
-    if (isSubtreeHidden(el, style)) return;
+    if (isSubtreeHidden(el, style)) {
+      if (style.display === 'none' && !parent.inControl) this.hoverOnly(el, parent);
+      return;
+    }
 
     const display = style.display || 'inline';
     const position = style.position || 'static';
@@ -328,6 +335,37 @@ export class SnapshotWalker {
       href,
       rowNameOf(el, role, name),
     );
+  }
+
+  /**
+   * A control hidden only until the pointer is over its row (a `:hover` rule shows it, as
+   * TodoMVC's destroy button): listed flagged `[on hover]`, since a click on it emulates that
+   * hover (actions/pointer.ts). Hidden by anything else (aria-hidden, [hidden], inert), or
+   * without such a rule, it stays out. Its name is its own label or text; unnamed, its row's.
+   */
+  private hoverOnly(el: Element, ctx: Ctx): void {
+    const role = roleOf(el);
+    if (!role || !HOVER_ROLES.has(role)) return;
+    if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return;
+    if ((el as HTMLElement).inert || !this.hoverReveal.revealedOnHover(el)) return;
+    const name = clip(
+      normalizeSpace(el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || ''),
+      100,
+    );
+    this.flush();
+    const ref = this.opts.refPrefix + this.registry.refFor(el);
+    this.refs++;
+    const state = stateOf(el, role);
+    const line = controlLine(
+      el,
+      role,
+      name,
+      ref,
+      { ...state, flags: [...state.flags, 'on hover'] },
+      undefined,
+      rowNameOf(el, role, name),
+    );
+    this.emit({ depth: ctx.depth, kind: 'control', text: line });
   }
 
   /**
