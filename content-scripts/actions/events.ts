@@ -177,6 +177,37 @@ export interface KeySpec {
   keyCode: number;
   /** Text the key inserts (printable keys), if any. */
   text?: string;
+  /** Typed with Shift on a US layout (capitals, `!`, `?`…): the events carry shiftKey. */
+  shift?: boolean;
+}
+
+/** US-layout punctuation: [code, keyCode] of the key, and whether Shift gives this character. */
+const PUNCTUATION: Record<string, [string, number, boolean]> = {};
+for (const [code, keyCode, plain, shifted] of [
+  ['Backquote', 192, '`', '~'],
+  ['Minus', 189, '-', '_'],
+  ['Equal', 187, '=', '+'],
+  ['BracketLeft', 219, '[', '{'],
+  ['BracketRight', 221, ']', '}'],
+  ['Backslash', 220, '\\', '|'],
+  ['Semicolon', 186, ';', ':'],
+  ['Quote', 222, "'", '"'],
+  ['Comma', 188, ',', '<'],
+  ['Period', 190, '.', '>'],
+  ['Slash', 191, '/', '?'],
+  ['Digit1', 49, '', '!'],
+  ['Digit2', 50, '', '@'],
+  ['Digit3', 51, '', '#'],
+  ['Digit4', 52, '', '$'],
+  ['Digit5', 53, '', '%'],
+  ['Digit6', 54, '', '^'],
+  ['Digit7', 55, '', '&'],
+  ['Digit8', 56, '', '*'],
+  ['Digit9', 57, '', '('],
+  ['Digit0', 48, '', ')'],
+] as const) {
+  if (plain) PUNCTUATION[plain] = [code, keyCode, false];
+  PUNCTUATION[shifted] = [code, keyCode, true];
 }
 
 const KEY_CODES: Record<string, [string, number]> = {
@@ -226,9 +257,21 @@ export function keySpec(name: string): KeySpec | null {
   if ([...canonical].length !== 1) return null;
   const ch = canonical;
   const upper = ch.toUpperCase();
-  if (/[a-z]/i.test(ch))
-    return { key: ch, code: `Key${upper}`, keyCode: upper.charCodeAt(0), text: ch };
+  if (/^[a-z]$/i.test(ch))
+    return {
+      key: ch,
+      code: `Key${upper}`,
+      keyCode: upper.charCodeAt(0),
+      text: ch,
+      ...(ch !== ch.toLowerCase() ? { shift: true } : {}),
+    };
   if (/[0-9]/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch };
+  const punct = Object.hasOwn(PUNCTUATION, ch) ? PUNCTUATION[ch] : undefined;
+  if (punct) {
+    const [code, keyCode, shift] = punct;
+    return { key: ch, code, keyCode, text: ch, ...(shift ? { shift } : {}) };
+  }
+  // Beyond a US keyboard (accented letters, other scripts): no physical key to name.
   return { key: ch, code: '', keyCode: 0, text: ch };
 }
 
@@ -252,7 +295,24 @@ export function dispatchKey(
       cancelable: true,
       composed: true,
       view,
-      ...modifierInit(mods),
+      ...modifierInit(spec.shift && !mods.includes('Shift') ? [...mods, 'Shift'] : mods),
+    }),
+  );
+}
+
+/**
+ * The cancelable `beforeinput` a real key sends before it edits (execCommand sends none): input
+ * masks, editors and validating fields decide there. False when the page prevented it.
+ */
+export function beforeInput(el: Element, inputType: string, data: string | null): boolean {
+  const view = (el.ownerDocument.defaultView ?? window) as Window & typeof globalThis;
+  return el.dispatchEvent(
+    new view.InputEvent('beforeinput', {
+      bubbles: true,
+      cancelable: true,
+      composed: true,
+      inputType,
+      data,
     }),
   );
 }
