@@ -10,6 +10,7 @@ import { describeElement } from './describe';
 import { beforeInput, dispatchKey, keySpec, type Modifier } from './events';
 import { bringIntoView, type Deferred } from './pointer';
 import { pressEnterToSubmit } from './enter';
+import { deepActive } from './risk';
 
 export function pressKey(
   ctx: AgentContext,
@@ -27,9 +28,12 @@ export function pressKey(
   }
   const el = ref !== undefined ? ctx.resolve(ref, docId) : null;
   if (el) bringIntoView(el);
+  // Without a ref the key goes where a real one would: the focused element itself, inside shadow
+  // roots and same-origin frames (document.activeElement is only the outermost host or iframe),
+  // which is also what the approval described (risk.ts).
   const target = (): HTMLElement => {
     if (el) return el as HTMLElement;
-    const active = ctx.doc.activeElement as HTMLElement | null;
+    const active = deepActive(ctx, ctx.doc).el as HTMLElement | null;
     return active ?? ctx.doc.body;
   };
   const shown = target();

@@ -72,8 +72,12 @@ describe.each(FRAMEWORKS)('todo app in %s', (fw) => {
     for (const r of t.results) expect(r.ok, `${r.name}: ${resultText(r)}`).toBe(true);
     expect(state.items).toEqual(TODO_EXPECTED);
     expect(state.filter).toBe(TODO_FILTER);
-    // What the model saw: the "Active" route lists the active items only, and the end state.
+    // What the model saw: Escape cancelled the edit (the typed title never became the item's,
+    // e.g. saved on the blur that follows), the "Active" route lists the active items only, and
+    // the end state.
     const snapshots = t.resultsOf('browser_snapshot').map(resultText);
+    for (const text of snapshots) expect(text).not.toMatch(/^(- )?Walk the cat$/m);
+    expect(snapshots.some((text) => /^(- )?Walk the dog$/m.test(text))).toBe(true);
     const active = snapshots[snapshots.length - 3];
     expect(active).toContain('Buy oat milk');
     expect(active).toContain('Feed the cats');
