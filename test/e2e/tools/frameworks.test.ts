@@ -1,11 +1,12 @@
 /**
- * One TodoMVC app written in thirteen frameworks from their real npm packages, bundled at test
+ * One TodoMVC app written in fourteen frameworks from their real npm packages, bundled at test
  * time (test/fixtures/widgets/build.ts) and served on 127.0.0.1: React 19 with controlled
  * inputs, Preact, Vue 3, Svelte 5, Lit in a shadow root, vanilla DOM, and the ways older apps
  * listen — jQuery (keyup + `e.which`, focusout), Backbone (events hash, keypress + `e.which`,
  * blur), Knockout (keyup + `keyCode` bindings, `checked` on click, `hasFocus`), Alpine
  * (`keyup.enter`), Mithril (auto-redraw, `keyCode`), Solid (document-delegated events, native
- * focusout), Stimulus (action descriptors with key filters). Every app hides the destroy button
+ * focusout), Stimulus (action descriptors with key filters), AngularJS 1.x (`ng-submit` forms:
+ * Enter submits, `ng-blur`, a keydown directive). Every app hides the destroy button
  * until its row is hovered (TodoMVC's CSS) and routes by `#/active` / `#/completed`.
  *
  * The same scripted model (todo-task.ts) does the same task in each through the extension's
@@ -17,7 +18,7 @@ import { resultText, startToolSession, type ToolSession } from './support';
 import { recordMatrixRow, rowOf } from './matrix-record';
 import { TODO_EXPECTED, TODO_FILTER, TODO_GOAL, todoPlan } from './todo-task';
 
-export const FRAMEWORKS = [
+const FRAMEWORKS = [
   'react',
   'preact',
   'vue',
@@ -31,6 +32,7 @@ export const FRAMEWORKS = [
   'mithril',
   'solid',
   'stimulus',
+  'angularjs',
 ];
 
 let s: ToolSession;
