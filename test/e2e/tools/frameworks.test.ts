@@ -1,12 +1,13 @@
 /**
- * One TodoMVC app written in fourteen frameworks from their real npm packages, bundled at test
+ * One TodoMVC app written in fifteen frameworks from their real npm packages, bundled at test
  * time (test/fixtures/widgets/build.ts) and served on 127.0.0.1: React 19 with controlled
  * inputs, Preact, Vue 3, Svelte 5, Lit in a shadow root, vanilla DOM, and the ways older apps
  * listen — jQuery (keyup + `e.which`, focusout), Backbone (events hash, keypress + `e.which`,
  * blur), Knockout (keyup + `keyCode` bindings, `checked` on click, `hasFocus`), Alpine
  * (`keyup.enter`), Mithril (auto-redraw, `keyCode`), Solid (document-delegated events, native
  * focusout), Stimulus (action descriptors with key filters), AngularJS 1.x (`ng-submit` forms:
- * Enter submits, `ng-blur`, a keydown directive). Every app hides the destroy button
+ * Enter submits, `ng-blur`, a keydown directive), Angular (JIT-compiled, zoneless signals,
+ * `(keyup.enter)`). Every app hides the destroy button
  * until its row is hovered (TodoMVC's CSS) and routes by `#/active` / `#/completed`.
  *
  * The same scripted model (todo-task.ts) does the same task in each through the extension's
@@ -33,6 +34,7 @@ const FRAMEWORKS = [
   'solid',
   'stimulus',
   'angularjs',
+  'angular',
 ];
 
 let s: ToolSession;
