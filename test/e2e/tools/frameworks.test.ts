@@ -1,5 +1,5 @@
 /**
- * One TodoMVC app written in fifteen frameworks from their real npm packages, bundled at test
+ * One TodoMVC app written in sixteen ways from their real npm packages, bundled at test
  * time (test/fixtures/widgets/build.ts) and served on 127.0.0.1: React 19 with controlled
  * inputs, Preact, Vue 3, Svelte 5, Lit in a shadow root, vanilla DOM, and the ways older apps
  * listen — jQuery (keyup + `e.which`, focusout), Backbone (events hash, keypress + `e.which`,
@@ -7,7 +7,8 @@
  * (`keyup.enter`), Mithril (auto-redraw, `keyCode`), Solid (document-delegated events, native
  * focusout), Stimulus (action descriptors with key filters), AngularJS 1.x (`ng-submit` forms:
  * Enter submits, `ng-blur`, a keydown directive), Angular (JIT-compiled, zoneless signals,
- * `(keyup.enter)`). Every app hides the destroy button
+ * `(keyup.enter)`), plain custom elements (nested shadow roots, `:host(:hover)`, composed
+ * CustomEvents). Every app hides the destroy button
  * until its row is hovered (TodoMVC's CSS) and routes by `#/active` / `#/completed`.
  *
  * The same scripted model (todo-task.ts) does the same task in each through the extension's
@@ -35,6 +36,7 @@ const FRAMEWORKS = [
   'stimulus',
   'angularjs',
   'angular',
+  'webcomponents',
 ];
 
 let s: ToolSession;
