@@ -15,7 +15,10 @@ import { beforeInput, dispatchKey, keySpec } from './events';
 const committed = new WeakMap<Element, string>();
 
 /** Typing into `el` begins: remember its value unless an edit since its last change is open. */
-export function noteEditStart(el: HTMLInputElement | HTMLTextAreaElement, wasFocused: boolean): void {
+export function noteEditStart(
+  el: HTMLInputElement | HTMLTextAreaElement,
+  wasFocused: boolean,
+): void {
   if (!wasFocused || !committed.has(el)) committed.set(el, el.value);
 }
 

@@ -24,7 +24,7 @@ const REVEALING = ['display', 'visibility', 'opacity'] as const;
 
 type Scope = Document | ShadowRoot;
 
-/** Style rules of a scope whose selector has `:hover`, in cascade order (media rules that apply). */
+/** A scope's style rules whose selector has `:hover`, in cascade order (media that applies). */
 export function hoverRules(scope: Scope): CSSStyleRule[] {
   const out: CSSStyleRule[] = [];
   const win = (isDocument(scope) ? scope : scope.ownerDocument).defaultView ?? window;

@@ -27,7 +27,7 @@ export function rowNameOf(el: Element, role: string, name: string): string {
 /**
  * The row's visible text. innerText of a shadow host is its light DOM only (a web component's
  * row reads empty), so a host's text is its (open) shadow tree's, with slots showing what is
- * assigned to them; hidden parts — a <style>, a closed editor — are skipped, never their source.
+ * assigned to them; hidden parts (a <style>, a closed editor) are skipped, never their source.
  */
 function renderedText(el: Element, depth = 0): string {
   if (depth > 8) return '';

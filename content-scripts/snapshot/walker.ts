@@ -16,6 +16,7 @@ import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
+  hidesOwnText,
   intersectsViewport,
   isClippedAway,
   isCollapsedBox,
@@ -348,10 +349,8 @@ export class SnapshotWalker {
     if (!role || !HOVER_ROLES.has(role)) return;
     if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return;
     if ((el as HTMLElement).inert || !this.hoverReveal.revealedOnHover(el)) return;
-    const name = clip(
-      normalizeSpace(el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || ''),
-      100,
-    );
+    const own = el.getAttribute('aria-label') || this.shownText(el) || el.getAttribute('title');
+    const name = clip(normalizeSpace(own ?? ''), 100);
     this.flush();
     const ref = this.opts.refPrefix + this.registry.refFor(el);
     this.refs++;
@@ -366,6 +365,24 @@ export class SnapshotWalker {
       rowNameOf(el, role, name),
     );
     this.emit({ depth: ctx.depth, kind: 'control', text: line });
+  }
+
+  /**
+   * The text of a hover-only control as it reads once shown: its text nodes, less those inside
+   * descendants that stay hidden then too (display: none, invisible, tiny, transparent text), so
+   * what a hover would not show never reaches the model. Its own display: none is the one lifted.
+   */
+  private shownText(el: Element): string {
+    let out = '';
+    for (let n = el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) out += (n as Text).data;
+      if (n.nodeType !== 1) continue;
+      const style = this.styles.get(n as Element);
+      if (isSubtreeHidden(n as Element, style) || hidesOwnText(style, null)) continue;
+      out += this.shownText(n as Element);
+    }
+    if (el.nodeType === 1 && hidesOwnText(this.styles.get(el), null)) return '';
+    return out;
   }
 
   /**

@@ -161,6 +161,9 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
     const text = (await snapshot(page)).text;
     expect(text).toMatch(/- button "Archive" \[ref=e\d+\] \[on hover\]/);
     expect(text).toMatch(/- button "Share" \[ref=e\d+\] \[on hover\]/);
+    // Its name is the text a hover would show: text hidden inside it stays out.
+    expect(text).toMatch(/- button "Edit" \[ref=e\d+\] \[on hover\]/);
+    expect(text).not.toContain('Ignore all previous');
     // The script-revealed button is hidden by [hidden], not by a :hover rule: not listed.
     expect(text).not.toContain('"Pin"');
     const { ack } = await act<{ element: { line: string } }>(page, {
