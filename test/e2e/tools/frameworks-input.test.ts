@@ -39,7 +39,7 @@ afterAll(async () => {
 
 async function open(): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${site.main.origin}/input-events.html`, { waitUntil: 'load' });
+  await page.goto(`${site.main.origin}/input-log.html`, { waitUntil: 'load' });
   await page.waitForFunction(() => Boolean(window.__keelTest));
   return page;
 }
