@@ -11,12 +11,12 @@ import { actionableOf } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
 import { HoverRevealIndex } from '../dom/hover-reveal';
+import { hoverOnlyControls, shownText } from './hover-only';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
 import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
-  hidesOwnText,
   intersectsViewport,
   isClippedAway,
   isCollapsedBox,
@@ -97,8 +97,6 @@ const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
 /** Controls a page may hide and draw through their label (CSS-only toggles). */
 const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
-/** Roles of the row actions a page shows only on :hover (listed with `[on hover]`). */
-const HOVER_ROLES = new Set(['button', 'link', 'menuitem', 'checkbox', 'switch', 'radio', 'tab']);
 
 export class SnapshotWalker {
   readonly lines: SnapshotLine[] = [];
@@ -338,51 +336,21 @@ export class SnapshotWalker {
     );
   }
 
-  /**
-   * A control hidden only until the pointer is over its row (a `:hover` rule shows it, as
-   * TodoMVC's destroy button): listed flagged `[on hover]`, since a click on it emulates that
-   * hover (actions/pointer.ts). Hidden by anything else (aria-hidden, [hidden], inert), or
-   * without such a rule, it stays out. Its name is its own label or text; unnamed, its row's.
-   */
+  /** Hover-only controls under this hidden element (hover-only.ts), flagged `[on hover]`. */
   private hoverOnly(el: Element, ctx: Ctx): void {
-    const role = roleOf(el);
-    if (!role || !HOVER_ROLES.has(role)) return;
-    if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return;
-    if ((el as HTMLElement).inert || !this.hoverReveal.revealedOnHover(el)) return;
-    const own = el.getAttribute('aria-label') || this.shownText(el) || el.getAttribute('title');
-    const name = clip(normalizeSpace(own ?? ''), 100);
-    this.flush();
-    const ref = this.opts.refPrefix + this.registry.refFor(el);
-    this.refs++;
-    const state = stateOf(el, role);
-    const line = controlLine(
-      el,
-      role,
-      name,
-      ref,
-      { ...state, flags: [...state.flags, 'on hover'] },
-      undefined,
-      rowNameOf(el, role, name),
-    );
-    this.emit({ depth: ctx.depth, kind: 'control', text: line });
-  }
-
-  /**
-   * The text of a hover-only control as it reads once shown: its text nodes, less those inside
-   * descendants that stay hidden then too (display: none, invisible, tiny, transparent text), so
-   * what a hover would not show never reaches the model. Its own display: none is the one lifted.
-   */
-  private shownText(el: Element): string {
-    let out = '';
-    for (let n = el.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === 3) out += (n as Text).data;
-      if (n.nodeType !== 1) continue;
-      const style = this.styles.get(n as Element);
-      if (isSubtreeHidden(n as Element, style) || hidesOwnText(style, null)) continue;
-      out += this.shownText(n as Element);
+    for (const { el: c, role } of hoverOnlyControls(el, this.hoverReveal, this.styles)) {
+      const own =
+        c.getAttribute('aria-label') || shownText(c, this.styles) || c.getAttribute('title');
+      const name = clip(normalizeSpace(own ?? ''), 100);
+      this.flush();
+      const ref = this.opts.refPrefix + this.registry.refFor(c);
+      this.refs++;
+      const state = stateOf(c, role);
+      const flags = [...state.flags, 'on hover'];
+      const row = rowNameOf(c, role, name);
+      const line = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
+      this.emit({ depth: ctx.depth, kind: 'control', text: line });
     }
-    if (el.nodeType === 1 && hidesOwnText(this.styles.get(el), null)) return '';
-    return out;
   }
 
   /**

@@ -164,6 +164,9 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
     // Its name is the text a hover would show: text hidden inside it stays out.
     expect(text).toMatch(/- button "Edit" \[ref=e\d+\] \[on hover\]/);
     expect(text).not.toContain('Ignore all previous');
+    // A CSS menu's items show on hover: listed, except one hidden on its own.
+    expect(text).toMatch(/- link "Lamps" \[ref=e\d+\] \[on hover\]/);
+    expect(text).not.toContain('Desks');
     // The script-revealed button is hidden by [hidden], not by a :hover rule: not listed.
     expect(text).not.toContain('"Pin"');
     const { ack } = await act<{ element: { line: string } }>(page, {
@@ -184,6 +187,16 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
         sheets: document.adoptedStyleSheets.length,
       })),
     ).toEqual({ marked: 0, sheets: 0 });
+    // The menu item is clicked through the menu's hover: the link is followed.
+    await act(page, {
+      op: 'click',
+      ref: refOf(text, /link "Lamps"/),
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
+    expect(await page.evaluate(() => location.hash)).toBe('#lamps');
     await page.close();
   });
 
