@@ -217,9 +217,27 @@ export function focus(
   };
 }
 
-/** For trusted input: scroll into view and give the centre in this frame's viewport. */
+/**
+ * For trusted input: scroll into view and give the centre in this frame's viewport. A hover-only
+ * control is measured with its hover applied: that is where it shows once the real pointer,
+ * moving there, hovers its row. Hidden otherwise, it is an error — never the point (0, 0).
+ */
 export function locate(ctx: AgentContext, ref: string, docId: string | undefined): LocateResult {
   const el = ctx.resolve(ref, docId);
+  const hover = revealByHover(el);
+  try {
+    if (!isShown(el))
+      ctx.fail(
+        'not_actionable',
+        `Element ${ref} is not visible. Take a new browser_snapshot; it may be inside a closed menu or collapsed section.`,
+      );
+    return locateShown(ctx, el);
+  } finally {
+    hover?.restore();
+  }
+}
+
+function locateShown(ctx: AgentContext, el: Element): LocateResult {
   const p = bringIntoView(el);
   const offset = frameOffset(el);
   const r = el.getBoundingClientRect();

@@ -16,7 +16,7 @@ import { WIDGETS_DIR } from '../../fixtures/widgets/build';
 import { launchChromium } from '../browser/support/chromium';
 import { pageAgentBundle } from '../browser/support/bundle';
 import { serveFixtureSite } from '../browser/support/server';
-import { act, call, refOf, snapshot } from '../browser/support/page-harness';
+import { act, call, callRaw, refOf, snapshot } from '../browser/support/page-harness';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -212,6 +212,26 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
     expect(!res.ok && res.error.message).toMatch(/covered by .*veil/);
     expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([]);
     expect(await page.evaluate(() => document.querySelectorAll('[data-keel-hover]').length)).toBe(0);
+    await page.close();
+  });
+
+  it('trusted input (L2) finds a hover-only control where it shows; a hidden one is an error', async () => {
+    const page = await open();
+    const archive = refOf((await snapshot(page)).text, /button "Archive"/);
+    const at = await call<{ x: number; y: number }>(page, { op: 'locate', ref: archive });
+    // The real pointer moving there hovers the row, which shows the button under it.
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.click(at.x, at.y);
+    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([
+      'archived',
+    ]);
+    // A button hidden by script (not by a :hover rule) has no place to click: an error, not (0, 0).
+    await page.hover('#t2');
+    const pin = refOf((await snapshot(page)).text, /button "Pin"/);
+    await page.mouse.move(0, 0);
+    const res = await callRaw(page, { op: 'locate', ref: pin });
+    expect(res.ok).toBe(false);
+    expect(!res.ok && res.error.code).toBe('not_actionable');
     await page.close();
   });
 
