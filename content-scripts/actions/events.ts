@@ -70,6 +70,8 @@ function mouse(
     return el.dispatchEvent(
       new view.PointerEvent(type, {
         ...init,
+        // Chromium's pointer events carry no click count: detail is 0.
+        detail: 0,
         bubbles: type !== 'pointerenter' && type !== 'pointerleave',
         cancelable: type !== 'pointerenter' && type !== 'pointerleave',
         pointerId: 1,
@@ -124,10 +126,11 @@ export function dispatchHover(el: Element, p: Point, mods: readonly Modifier[] =
 }
 
 /**
- * The event sequence of a real click, as Chromium dispatches it: hover, then per press
- * pointerdown, mousedown (focus moves unless prevented), pointerup, mouseup and click (or
- * auxclick) with `detail` counting the presses, then dblclick (detail 2) after the second, or
- * contextmenu. Activation behaviour (links, checkboxes, submit) follows from the dispatched
+ * The event sequence of a real click, as Chromium on Linux dispatches it: hover, then per press
+ * pointerdown, mousedown (focus moves unless prevented), contextmenu for the right button,
+ * pointerup, mouseup, then click (left) or auxclick (middle, right); mouse events carry
+ * `detail` counting the presses, pointer events 0; dblclick (detail 2) after the second left
+ * press. Checked against trusted input (test/e2e/tools/frameworks-input.test.ts). Activation behaviour (links, checkboxes, submit) follows from the dispatched
  * `click` itself. All are composed, so listeners outside a shadow root hear them.
  */
 export function dispatchClick(
@@ -143,12 +146,13 @@ export function dispatchClick(
     mouse(el, 'pointerdown', p, button, BUTTONS_MASK[button], n, mods);
     const down = mouse(el, 'mousedown', p, button, BUTTONS_MASK[button], n, mods);
     if (down && n === 1) focusForClick(el, shadowOf);
+    // Chromium on Linux and macOS opens the context menu on the press (Windows: on release).
+    if (button === 'right') mouse(el, 'contextmenu', p, button, BUTTONS_MASK[button], 0, mods);
     mouse(el, 'pointerup', p, button, 0, n, mods);
     mouse(el, 'mouseup', p, button, 0, n, mods);
     if (button === 'left') mouse(el, 'click', p, button, 0, n, mods);
-    else if (button === 'middle') mouse(el, 'auxclick', p, button, 0, n, mods);
+    else mouse(el, 'auxclick', p, button, 0, n, mods);
   }
-  if (button === 'right') mouse(el, 'contextmenu', p, button, 0, 1, mods);
   if (button === 'left' && clickCount >= 2) mouse(el, 'dblclick', p, button, 0, 2, mods);
 }
 

@@ -153,6 +153,31 @@ describe('synthetic input is the input Chromium sends (seed ' + SEED + ')', () =
     await keel.close();
     await trusted.close();
   });
+
+  it('a double-click and a right click: presses, detail, button and buttons as Chromium sends them', async () => {
+    const presses = /^(pointerdown|pointerup|mousedown|mouseup|click|dblclick|auxclick|contextmenu)$/;
+    const fields = ['type', 'target', 'detail', 'button', 'buttons'];
+    const keel = await open();
+    const found = await call<{ matches: string[] }>(keel, {
+      op: 'find',
+      query: 'Row three',
+      kind: 'text',
+      limit: 5,
+      refPrefix: '',
+    });
+    const ref = /\[ref=(e\d+)\]/.exec(found.matches.join('\n'))?.[1];
+    for (const [button, clickCount] of [
+      ['left', 2],
+      ['right', 1],
+    ] as const)
+      await act(keel, { op: 'click', ref, button, clickCount, modifiers: [], force: false });
+    const trusted = await open();
+    await trusted.dblclick('#t3');
+    await trusted.click('#t3', { button: 'right' });
+    expect(await logOf(keel, presses, fields)).toEqual(await logOf(trusted, presses, fields));
+    await keel.close();
+    await trusted.close();
+  });
 });
 
 describe('controls shown only while their row is hovered (CSS :hover)', () => {
