@@ -41,8 +41,7 @@ function commitOnEnter(el: HTMLElement): void {
 export function pressEnterToSubmit(el: HTMLElement): string {
   const spec = keySpec('Enter');
   if (!spec) return '';
-  const allowed =
-    dispatchKey(el, 'keydown', spec, []) && dispatchKey(el, 'keypress', spec, []);
+  const allowed = dispatchKey(el, 'keydown', spec, []) && dispatchKey(el, 'keypress', spec, []);
   let outcome = 'Enter pressed';
   if (allowed) {
     // Chromium announces Enter in a single-line field as a line break it then does not insert.

@@ -99,7 +99,13 @@ describe('synthetic input is the input Chromium sends (seed ' + SEED + ')', () =
     const text = seededText(SEED + 1, 8);
     const keel = await open();
     const snap = (await snapshot(keel)).text;
-    await act(keel, { op: 'type', ref: refOf(snap, /textbox "Field"/), text, clear: false, submit: false });
+    await act(keel, {
+      op: 'type',
+      ref: refOf(snap, /textbox "Field"/),
+      text,
+      clear: false,
+      submit: false,
+    });
     await act(keel, {
       op: 'click',
       ref: refOf(snap, /button "Elsewhere"/),
@@ -133,10 +139,17 @@ describe('synthetic input is the input Chromium sends (seed ' + SEED + ')', () =
     await act(keel, { op: 'hover', ref: rowRef });
     // The row's mouseenter listener showed its button: now the snapshot has it.
     const pin = refOf((await snapshot(keel)).text, /button "Pin"/);
-    await act(keel, { op: 'click', ref: pin, button: 'left', clickCount: 1, modifiers: [], force: false });
-    expect(await keel.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([
-      'pinned',
-    ]);
+    await act(keel, {
+      op: 'click',
+      ref: pin,
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
+    expect(await keel.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual(
+      ['pinned'],
+    );
     const trusted = await open();
     await trusted.hover('#t2');
     await trusted.click('#b2');
@@ -155,7 +168,8 @@ describe('synthetic input is the input Chromium sends (seed ' + SEED + ')', () =
   });
 
   it('a double-click and a right click: presses, detail, button and buttons as Chromium sends them', async () => {
-    const presses = /^(pointerdown|pointerup|mousedown|mouseup|click|dblclick|auxclick|contextmenu)$/;
+    const presses =
+      /^(pointerdown|pointerup|mousedown|mouseup|click|dblclick|auxclick|contextmenu)$/;
     const fields = ['type', 'target', 'detail', 'button', 'buttons'];
     const keel = await open();
     const found = await call<{ matches: string[] }>(keel, {
@@ -203,9 +217,9 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
       force: false,
     });
     expect(ack.element.line).toMatch(/button "Archive"/);
-    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([
-      'archived',
-    ]);
+    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual(
+      ['archived'],
+    );
     expect(
       await page.evaluate(() => ({
         marked: document.querySelectorAll('[data-keel-hover]').length,
@@ -228,15 +242,23 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
   it('a revealed button under a veil is an error naming the veil, never a click on it', async () => {
     const page = await open();
     const share = refOf((await snapshot(page)).text, /button "Share"/);
-    const res = await page.evaluate(
-      (r) => window.__keelTest!.handle(r),
-      { op: 'click', ref: share, button: 'left', clickCount: 1, modifiers: [], force: false },
-    );
+    const res = await page.evaluate((r) => window.__keelTest!.handle(r), {
+      op: 'click',
+      ref: share,
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
     expect(res.ok).toBe(false);
     expect(!res.ok && res.error.code).toBe('not_actionable');
     expect(!res.ok && res.error.message).toMatch(/covered by .*veil/);
-    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([]);
-    expect(await page.evaluate(() => document.querySelectorAll('[data-keel-hover]').length)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual(
+      [],
+    );
+    expect(await page.evaluate(() => document.querySelectorAll('[data-keel-hover]').length)).toBe(
+      0,
+    );
     await page.close();
   });
 
@@ -247,9 +269,9 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
     // The real pointer moving there hovers the row, which shows the button under it.
     await page.mouse.move(at.x, at.y);
     await page.mouse.click(at.x, at.y);
-    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([
-      'archived',
-    ]);
+    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual(
+      ['archived'],
+    );
     // A button hidden by script (not by a :hover rule) has no place to click: an error, not (0, 0).
     await page.hover('#t2');
     const pin = refOf((await snapshot(page)).text, /button "Pin"/);
@@ -264,12 +286,18 @@ describe('controls shown only while their row is hovered (CSS :hover)', () => {
     const page = await open();
     const archive = refOf((await snapshot(page)).text, /button "Archive"/);
     await page.evaluate(() => document.getElementById('r1')!.remove());
-    const res = await page.evaluate(
-      (r) => window.__keelTest!.handle(r),
-      { op: 'click', ref: archive, button: 'left', clickCount: 1, modifiers: [], force: false },
-    );
+    const res = await page.evaluate((r) => window.__keelTest!.handle(r), {
+      op: 'click',
+      ref: archive,
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
     expect(res.ok).toBe(false);
-    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { actions: string[] }).actions)).toEqual(
+      [],
+    );
     await page.close();
   });
 });

@@ -51,7 +51,10 @@ function startEditing(title: string): Step[] {
   return [
     call('browser_find', { query: title }),
     (c) =>
-      call('browser_click', { ref: c.ref(new RegExp(`^- text "${escape(title)}"`)), doubleClick: true }),
+      call('browser_click', {
+        ref: c.ref(new RegExp(`^- text "${escape(title)}"`)),
+        doubleClick: true,
+      }),
     call('browser_snapshot'),
   ];
 }
@@ -60,7 +63,12 @@ export function todoPlan(): Step[] {
   return [
     ...startEditing('Buy milk'),
     (c) =>
-      call('browser_type', { ref: c.ref(editBox('Buy milk')), text: 'Buy oat milk', clear: true, submit: true }),
+      call('browser_type', {
+        ref: c.ref(editBox('Buy milk')),
+        text: 'Buy oat milk',
+        clear: true,
+        submit: true,
+      }),
     call('browser_snapshot'),
     (c) =>
       call('browser_type', {
@@ -73,11 +81,21 @@ export function todoPlan(): Step[] {
     (c) => call('browser_click', { ref: c.ref(/- checkbox .*"Walk the dog"/) }),
     // Escape cancels an edit.
     ...startEditing('Walk the dog'),
-    (c) => call('browser_type', { ref: c.ref(editBox('Walk the dog')), text: 'Walk the cat', clear: true }),
+    (c) =>
+      call('browser_type', {
+        ref: c.ref(editBox('Walk the dog')),
+        text: 'Walk the cat',
+        clear: true,
+      }),
     call('browser_press_key', { key: 'Escape' }),
     // Leaving the field saves the edit: the click on the filter link moves focus away.
     ...startEditing('Feed the cat'),
-    (c) => call('browser_type', { ref: c.ref(editBox('Feed the cat')), text: 'Feed the cats', clear: true }),
+    (c) =>
+      call('browser_type', {
+        ref: c.ref(editBox('Feed the cat')),
+        text: 'Feed the cats',
+        clear: true,
+      }),
     (c) => call('browser_click', { ref: c.ref(/- link "Active"/) }),
     call('browser_snapshot'),
     (c) => call('browser_click', { ref: refInRow(c, 'Buy oat milk', 'button') }),

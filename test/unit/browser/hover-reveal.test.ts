@@ -5,7 +5,11 @@
  */
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { HoverRevealIndex, hoverRules, withoutHover } from '../../../content-scripts/dom/hover-reveal';
+import {
+  HoverRevealIndex,
+  hoverRules,
+  withoutHover,
+} from '../../../content-scripts/dom/hover-reveal';
 
 describe('withoutHover', () => {
   it('drops :hover from a compound and stands in * where :hover was the whole compound', () => {
