@@ -189,6 +189,7 @@ function adopt(scope: Scope, text: string): () => void {
     };
   } catch {
     const style = doc.createElement('style');
+    style.setAttribute(ATTR, '');
     style.textContent = text;
     (isDocument(scope) ? (doc.head ?? doc.documentElement) : scope).append(style);
     return () => style.remove();

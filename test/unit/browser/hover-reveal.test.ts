@@ -5,7 +5,10 @@
  */
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
+import { ChangeTracker } from '../../../content-scripts/actions/change-tracker';
 import {
+  emulateHover,
+  HOVER_ATTR,
   HoverRevealIndex,
   hoverRules,
   withoutHover,
@@ -58,5 +61,34 @@ describe('HoverRevealIndex', () => {
     const index = new HoverRevealIndex();
     expect(index.revealedOnHover(root.querySelector('.act')!)).toBe(true);
     expect(index.revealedOnHover(root.querySelector('.doc-only')!)).toBe(false);
+  });
+});
+
+describe('emulateHover', () => {
+  it('applies the hover rules to the chain for one action and leaves nothing behind, unseen as a page change', async () => {
+    document.head.innerHTML =
+      '<style>li .x { display: none } li:hover .x { display: block }</style>';
+    document.body.innerHTML = '<ul><li id="row"><button class="x">Delete</button></li></ul>';
+    const button = document.querySelector('.x')!;
+    const tracker = new ChangeTracker(document, () => performance.now(), new Set());
+    const hover = emulateHover(button);
+    expect(document.getElementById('row')!.hasAttribute(HOVER_ATTR)).toBe(true);
+    expect(document.adoptedStyleSheets).toHaveLength(1);
+    const twin = document.adoptedStyleSheets[0].cssRules[0] as CSSStyleRule;
+    expect(twin.selectorText).toBe(`li[${HOVER_ATTR}] .x`);
+    hover.restore();
+    expect(document.querySelectorAll(`[${HOVER_ATTR}]`)).toHaveLength(0);
+    expect(document.adoptedStyleSheets).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(tracker.mutations).toBe(0);
+    tracker.stop();
+  });
+
+  it('does nothing where no scope has a hover rule', () => {
+    document.head.innerHTML = '';
+    document.body.innerHTML = '<button>Go</button>';
+    emulateHover(document.querySelector('button')!).restore();
+    expect(document.querySelectorAll(`[${HOVER_ATTR}]`)).toHaveLength(0);
+    expect(document.adoptedStyleSheets).toHaveLength(0);
   });
 });
