@@ -9,6 +9,7 @@
  */
 import { normalizeSpace, clip } from '../dom/text';
 import { composedElements, mayHostShadow, type ShadowOf } from '../dom/composed';
+import { HOVER_ATTR } from '../dom/hover-reveal';
 
 const NOTABLE =
   '[role=dialog],[role=alertdialog],dialog[open],[role=alert],[aria-live=assertive],[role=status]';
@@ -86,6 +87,9 @@ export class ChangeTracker {
   }
 
   private isOurs(r: MutationRecord): boolean {
+    // The hover an action emulates for a hover-only control (dom/hover-reveal.ts).
+    if (r.type === 'attributes' && r.attributeName === HOVER_ATTR) return true;
+    if (r.type === 'childList' && isHoverStyle(r)) return true;
     for (const el of this.ignore) {
       if (r.target === el || el.contains(r.target)) return true;
       if (r.addedNodes.length === 1 && r.addedNodes[0] === el) return true;
@@ -180,4 +184,11 @@ function watchNavigation(doc: Document, onNavigate: (ev: NavigateEventLike) => v
   };
   nav.addEventListener('navigate', listener);
   return () => nav.removeEventListener('navigate', listener);
+}
+
+/** The <style> the hover emulation adds where a stylesheet cannot be adopted. */
+function isHoverStyle(r: MutationRecord): boolean {
+  const nodes = [...Array.from(r.addedNodes), ...Array.from(r.removedNodes)];
+  const node = nodes.length === 1 ? nodes[0] : null;
+  return node?.nodeType === 1 && (node as Element).hasAttribute(HOVER_ATTR);
 }

@@ -7,9 +7,10 @@
 import type { AgentContext } from '../agent-context';
 import type { ActionAck } from '../messages';
 import { describeElement } from './describe';
-import { dispatchKey, keySpec, type Modifier } from './events';
+import { beforeInput, dispatchKey, keySpec, type Modifier } from './events';
 import { bringIntoView, type Deferred } from './pointer';
-import { pressEnterToSubmit } from './typing';
+import { pressEnterToSubmit } from './enter';
+import { deepActive } from './risk';
 
 export function pressKey(
   ctx: AgentContext,
@@ -27,9 +28,12 @@ export function pressKey(
   }
   const el = ref !== undefined ? ctx.resolve(ref, docId) : null;
   if (el) bringIntoView(el);
+  // Without a ref the key goes where a real one would: the focused element itself, inside shadow
+  // roots and same-origin frames (document.activeElement is only the outermost host or iframe),
+  // which is also what the approval described (risk.ts).
   const target = (): HTMLElement => {
     if (el) return el as HTMLElement;
-    const active = ctx.doc.activeElement as HTMLElement | null;
+    const active = deepActive(ctx, ctx.doc).el as HTMLElement | null;
     return active ?? ctx.doc.body;
   };
   const shown = target();
@@ -49,8 +53,9 @@ export function pressKey(
         pressEnterToSubmit(t);
         return;
       }
-      const allowed = dispatchKey(t, 'keydown', spec, modifiers);
-      if (allowed && spec.text && plain) dispatchKey(t, 'keypress', spec, modifiers);
+      // A prevented keydown or keypress stops the key's default action, as with a real key.
+      let allowed = dispatchKey(t, 'keydown', spec, modifiers);
+      if (allowed && spec.text && plain) allowed = dispatchKey(t, 'keypress', spec, modifiers);
       if (allowed) defaultAction(ctx, t, spec.key, modifiers, plain);
       dispatchKey(t, 'keyup', spec, modifiers);
     },
@@ -91,12 +96,19 @@ function defaultAction(
     return;
   }
   if (isEditable(el)) {
-    if (key === 'Backspace') doc.execCommand('delete');
-    else if (key === 'Delete') doc.execCommand('forwardDelete');
+    // Each edit is announced by the cancelable beforeinput a real key sends (execCommand does not).
+    const edit = (command: string, inputType: string, data: string | null = null) => {
+      if (beforeInput(el, inputType, data)) doc.execCommand(command, false, data ?? undefined);
+    };
+    const text = mods.includes('Shift') ? key.toUpperCase() : key;
+    if (key === 'Backspace') edit('delete', 'deleteContentBackward');
+    else if (key === 'Delete') edit('forwardDelete', 'deleteContentForward');
     else if (key === 'Enter')
-      doc.execCommand(el.isContentEditable ? 'insertParagraph' : 'insertLineBreak');
-    else if (key.length === 1 && plain)
-      doc.execCommand('insertText', false, mods.includes('Shift') ? key.toUpperCase() : key);
+      edit(
+        el.isContentEditable ? 'insertParagraph' : 'insertLineBreak',
+        el.isContentEditable ? 'insertParagraph' : 'insertLineBreak',
+      );
+    else if (key.length === 1 && plain) edit('insertText', 'insertText', text);
     else if (key === 'Tab') moveFocus(ctx, el, mods.includes('Shift'));
     return;
   }

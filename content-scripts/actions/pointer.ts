@@ -19,6 +19,7 @@ import {
 import { describeElement } from './describe';
 import { sameSize, urlScore } from '../frame-url';
 import { composedContains, deepElementFromPoint, type ShadowOf } from '../dom/composed';
+import { emulateHover, type HoverEmulation } from '../dom/hover-reveal';
 
 export interface Deferred<R> {
   result: R;
@@ -101,6 +102,44 @@ export function click(
   force: boolean,
 ): Deferred<ActionAck> {
   const el = ctx.resolve(ref, docId);
+  const hover = revealByHover(el);
+  try {
+    return clickShown(ctx, el, ref, button, clickCount, modifiers, force, hover);
+  } catch (e) {
+    hover?.restore();
+    throw e;
+  }
+}
+
+function isShown(el: Element): boolean {
+  const h = el as HTMLElement;
+  return typeof h.checkVisibility !== 'function' || h.checkVisibility({ visibilityProperty: true });
+}
+
+/**
+ * A control the page shows only while the pointer is over it or its row (a `:hover` rule): a
+ * user's pointer on the way to it hovers that chain, so the page's hover rules are applied for
+ * the action. Null when the element is shown anyway, or hover does not show it either (then the
+ * usual "not visible" error follows).
+ */
+function revealByHover(el: Element): HoverEmulation | null {
+  if (isShown(el)) return null;
+  const hover = emulateHover(el);
+  if (isShown(el)) return hover;
+  hover.restore();
+  return null;
+}
+
+function clickShown(
+  ctx: AgentContext,
+  el: Element,
+  ref: string,
+  button: MouseButton,
+  clickCount: number,
+  modifiers: Modifier[],
+  force: boolean,
+  hover: HoverEmulation | null,
+): Deferred<ActionAck> {
   assertActionable(ctx, el, ref);
   let target = el;
   // A hidden control styled through its label (CSS-only toggles) is clicked through the label.
@@ -137,7 +176,13 @@ export function click(
   );
   return {
     result: { docId: ctx.registry.docId, url: ctx.env.win.location.href, element },
-    run: () => dispatchClick(eventTarget, p, button, clickCount, modifiers, shadowOf),
+    run: () => {
+      try {
+        dispatchClick(eventTarget, p, button, clickCount, modifiers, shadowOf);
+      } finally {
+        hover?.restore();
+      }
+    },
     doc: target.ownerDocument,
   };
 }
@@ -172,9 +217,27 @@ export function focus(
   };
 }
 
-/** For trusted input: scroll into view and give the centre in this frame's viewport. */
+/**
+ * For trusted input: scroll into view and give the centre in this frame's viewport. A hover-only
+ * control is measured with its hover applied: that is where it shows once the real pointer,
+ * moving there, hovers its row. Hidden otherwise, it is an error — never the point (0, 0).
+ */
 export function locate(ctx: AgentContext, ref: string, docId: string | undefined): LocateResult {
   const el = ctx.resolve(ref, docId);
+  const hover = revealByHover(el);
+  try {
+    if (!isShown(el))
+      ctx.fail(
+        'not_actionable',
+        `Element ${ref} is not visible. Take a new browser_snapshot; it may be inside a closed menu or collapsed section.`,
+      );
+    return locateShown(ctx, el);
+  } finally {
+    hover?.restore();
+  }
+}
+
+function locateShown(ctx: AgentContext, el: Element): LocateResult {
   const p = bringIntoView(el);
   const offset = frameOffset(el);
   const r = el.getBoundingClientRect();

@@ -29,7 +29,11 @@ function frameDocument(el: Element): Document | null {
   }
 }
 
-function deepActive(ctx: AgentContext, doc: Document): { el: Element | null; inFrame: boolean } {
+/** The focused element through shadow roots and same-origin frames (inFrame: cross-origin). */
+export function deepActive(
+  ctx: AgentContext,
+  doc: Document,
+): { el: Element | null; inFrame: boolean } {
   let el: Element | null = doc.activeElement;
   for (let hops = 0; el && hops < 20; hops++) {
     const shadow = ctx.env.shadowRootOf(el);

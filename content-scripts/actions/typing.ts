@@ -1,15 +1,17 @@
 /**
  * Typing into text fields and contenteditable editors.
  *
- * Text goes in through execCommand('insertText') where possible: it fires beforeinput/input
- * like real typing, updates framework-controlled inputs (React tracks the value setter) and keeps
- * the editor's undo stack. Inputs without a text caret (date, number, color…) get the value
- * through the native setter plus input/change events. Short text is typed key by key so
- * autocomplete widgets that listen to keydown react.
+ * Text goes in through execCommand('insertText') where possible: it fires input like real
+ * typing (a cancelable beforeinput is sent first, since execCommand sends none), updates
+ * framework-controlled inputs (React tracks the value setter), keeps the editor's undo stack,
+ * and counts as a user edit, so Chromium sends `change` on blur itself. Inputs without a text
+ * caret (date, number, color…) get the value through the native setter plus input/change
+ * events. Short text is typed key by key so autocomplete widgets that listen to keydown react.
  */
 import type { AgentContext } from '../agent-context';
 import type { ActionAck } from '../messages';
-import { dispatchKey, keySpec } from './events';
+import { beforeInput, dispatchKey, keySpec } from './events';
+import { noteCommitted, noteEditStart, pressEnterToSubmit } from './enter';
 import { describeElement } from './describe';
 import { bringIntoView, type Deferred } from './pointer';
 
@@ -113,7 +115,9 @@ export function typeText(
     },
     doc: target.ownerDocument,
     run: async () => {
+      const wasFocused = target.matches(':focus');
       target.focus({ preventScroll: true });
+      if (editable.kind === 'field' && !editable.caretless) noteEditStart(editable.el, wasFocused);
       if (editable.kind === 'field')
         await typeIntoField(editable.el, text, clear, editable.caretless);
       else await typeIntoRich(editable.el, text, clear);
@@ -193,8 +197,11 @@ async function typeIntoField(
       if (!first) await nextTask();
       first = false;
       const key = keySpec(ch) ?? { key: ch, code: '', keyCode: 0, text: ch };
-      if (dispatchKey(el, 'keydown', key, [])) {
-        dispatchKey(el, 'keypress', key, []);
+      if (
+        dispatchKey(el, 'keydown', key, []) &&
+        dispatchKey(el, 'keypress', key, []) &&
+        beforeInput(el, 'insertText', ch)
+      ) {
         value += ch;
         setNativeValue(el, value);
         fire(el, 'input', ch);
@@ -219,48 +226,66 @@ async function typeIntoField(
       // email inputs have no selection API: text is appended by insertText anyway.
     }
   }
+  let bypassed = false;
   if (clear && !text) {
-    if (!doc.execCommand('delete')) {
+    if (beforeInput(el, 'deleteContentBackward', null) && !doc.execCommand('delete')) {
       setNativeValue(el, '');
       fire(el, 'input');
+      bypassed = true;
     }
   } else if (text.length <= KEY_BY_KEY_LIMIT) {
     let first = true;
     for (const ch of text) {
       if (!first) await nextTask();
-      typeChar(el, ch, clear && first);
+      if (typeChar(el, ch, clear && first) === 'bypassed') bypassed = true;
       first = false;
     }
-  } else {
-    insert(el, text, clear);
+  } else if (beforeInput(el, 'insertText', text)) {
+    bypassed = insert(el, text, clear) === 'bypassed';
   }
-  if (el.value !== before) fire(el, 'change');
+  // Text that went in through insertText is a user edit to Chromium: it sends `change` itself
+  // on blur, and Enter sends one (enter.ts). A value set around it needs the event from here.
+  if (bypassed && el.value !== before) {
+    fire(el, 'change');
+    noteCommitted(el);
+  }
 }
 
+/** How a key's text went in: as a user edit, by setting the value, or not at all. */
+type Inserted = 'edited' | 'bypassed' | 'none';
+
+/**
+ * One key: keydown, keypress, beforeinput, the insertion (input), keyup, as Chromium sends them
+ * for a real key. A page that prevents keydown, keypress or beforeinput stops the text, as it
+ * would stop a real key's.
+ */
 function typeChar(
   el: HTMLInputElement | HTMLTextAreaElement | HTMLElement,
   ch: string,
   replacing: boolean,
-): void {
+): Inserted {
   const spec = ch === '\n' ? keySpec('Enter') : keySpec(ch);
   const key = spec ?? { key: ch, code: '', keyCode: 0, text: ch };
-  const allowed = dispatchKey(el, 'keydown', key, []);
-  if (allowed) {
-    dispatchKey(el, 'keypress', key, []);
-    insert(el, ch, replacing);
-  }
+  let inserted: Inserted = 'none';
+  if (
+    dispatchKey(el, 'keydown', key, []) &&
+    dispatchKey(el, 'keypress', key, []) &&
+    beforeInput(el, ch === '\n' ? 'insertLineBreak' : 'insertText', ch === '\n' ? null : ch)
+  )
+    inserted = insert(el, ch, replacing);
   dispatchKey(el, 'keyup', key, []);
+  return inserted;
 }
 
 function insert(
   el: HTMLInputElement | HTMLTextAreaElement | HTMLElement,
   text: string,
   replacing: boolean,
-): void {
+): Inserted {
   const doc = el.ownerDocument;
   if (doc.activeElement !== el && !(el as HTMLElement).isContentEditable)
     (el as HTMLElement).focus({ preventScroll: true });
-  if (doc.execCommand('insertText', false, text)) return;
+  if (doc.execCommand('insertText', false, text)) return 'edited';
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea')) {
     const field = el as HTMLInputElement | HTMLTextAreaElement;
     setNativeValue(field, replacing ? text : field.value + text);
@@ -269,6 +294,7 @@ function insert(
     el.append(text);
     fire(el, 'input', text);
   }
+  return 'bypassed';
 }
 
 async function typeIntoRich(el: HTMLElement, text: string, clear: boolean): Promise<void> {
@@ -282,7 +308,7 @@ async function typeIntoRich(el: HTMLElement, text: string, clear: boolean): Prom
     sel.addRange(range);
   }
   if (clear && !text) {
-    doc.execCommand('delete');
+    if (beforeInput(el, 'deleteContentBackward', null)) doc.execCommand('delete');
     return;
   }
   if (text.length <= KEY_BY_KEY_LIMIT) {
@@ -292,40 +318,7 @@ async function typeIntoRich(el: HTMLElement, text: string, clear: boolean): Prom
       typeChar(el, ch, false);
       first = false;
     }
-  } else {
+  } else if (beforeInput(el, 'insertText', text)) {
     insert(el, text, false);
   }
-}
-
-/**
- * Enter in a field: key events, then what a browser does by default when the page lets it —
- * implicit submission through the form's default button (its click listeners run), or
- * requestSubmit() when the form has none.
- */
-export function pressEnterToSubmit(el: HTMLElement): string {
-  const spec = keySpec('Enter');
-  if (!spec) return '';
-  const allowed = dispatchKey(el, 'keydown', spec, []);
-  if (allowed) dispatchKey(el, 'keypress', spec, []);
-  let outcome = 'Enter pressed';
-  if (allowed) {
-    const form = (el as HTMLInputElement).form ?? el.closest('form');
-    if (form) {
-      const submitter = Array.from(form.elements).find(
-        (c) =>
-          (c.localName === 'button' && (c as HTMLButtonElement).type === 'submit') ||
-          (c.localName === 'input' && ['submit', 'image'].includes((c as HTMLInputElement).type)),
-      ) as HTMLElement | undefined;
-      if (submitter && !(submitter as HTMLButtonElement).disabled) {
-        // What a browser does: a synthetic click on the default button (no focus change).
-        submitter.click();
-        outcome = 'form submitted with its submit button';
-      } else if (!submitter) {
-        form.requestSubmit();
-        outcome = 'form submitted';
-      }
-    }
-  }
-  dispatchKey(el, 'keyup', spec, []);
-  return outcome;
 }

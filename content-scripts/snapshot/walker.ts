@@ -10,6 +10,8 @@ import type { PageEnv } from '../env';
 import { actionableOf } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
+import { HoverRevealIndex } from '../dom/hover-reveal';
+import { hoverOnlyControls, shownText } from './hover-only';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
 import { rowNameOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
@@ -101,6 +103,7 @@ export class SnapshotWalker {
   readonly crossFrames: CrossFrame[] = [];
   readonly styles = new StyleCache();
   private readonly labels = new LabelIndex();
+  private readonly hoverReveal = new HoverRevealIndex();
   refs = 0;
   chars = 0;
   stopped = false;
@@ -159,7 +162,10 @@ export class SnapshotWalker {
     const tag = el.localName;
     if (SKIP_TAGS.has(tag) || this.opts.exclude.has(el)) return;
     const style = this.styles.get(el);
-    if (isSubtreeHidden(el, style)) return;
+    if (isSubtreeHidden(el, style)) {
+      if (style.display === 'none' && !parent.inControl) this.hoverOnly(el, parent);
+      return;
+    }
 
     const display = style.display || 'inline';
     const position = style.position || 'static';
@@ -328,6 +334,23 @@ export class SnapshotWalker {
       href,
       rowNameOf(el, role, name),
     );
+  }
+
+  /** Hover-only controls under this hidden element (hover-only.ts), flagged `[on hover]`. */
+  private hoverOnly(el: Element, ctx: Ctx): void {
+    for (const { el: c, role } of hoverOnlyControls(el, this.hoverReveal, this.styles)) {
+      const own =
+        c.getAttribute('aria-label') || shownText(c, this.styles) || c.getAttribute('title');
+      const name = clip(normalizeSpace(own ?? ''), 100);
+      this.flush();
+      const ref = this.opts.refPrefix + this.registry.refFor(c);
+      this.refs++;
+      const state = stateOf(c, role);
+      const flags = [...state.flags, 'on hover'];
+      const row = rowNameOf(c, role, name);
+      const line = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
+      this.emit({ depth: ctx.depth, kind: 'control', text: line });
+    }
   }
 
   /**

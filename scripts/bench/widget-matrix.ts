@@ -51,7 +51,7 @@ export async function benchWidgetMatrix(opts: { timeoutMs?: number } = {}): Prom
           /* already gone */
         }
       },
-      opts.timeoutMs ?? 4 * 60_000,
+      opts.timeoutMs ?? 6 * 60_000,
     );
     child.on('exit', (c) => {
       clearTimeout(timer);

@@ -11,13 +11,17 @@ import { pageTarget } from '../target';
 const Params = z.object({ ref: RefParam, tabId: TabIdParam });
 type Params = z.infer<typeof Params>;
 
-/** browser_hover: pointer-over events (menus opened by script). CSS :hover needs browser_mouse. */
+/**
+ * browser_hover: pointer-over events (menus opened by script). Controls only CSS :hover shows are
+ * in the snapshot as `[on hover]` and clicked directly; other CSS :hover content needs
+ * browser_mouse.
+ */
 export function hoverTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
   return {
     name: 'browser_hover',
     label: 'Hover',
     description:
-      'Move the pointer over an element by ref (mouseover/mouseenter events), e.g. to open a menu or show a tooltip, and report what appeared. Menus shown only by CSS :hover need browser_mouse with action move.',
+      'Move the pointer over an element by ref (mouseover/mouseenter events), e.g. to open a menu or show a tooltip, and report what appeared. Controls shown only by CSS :hover are already in the snapshot marked [on hover]: click them directly. Other content shown only by CSS :hover needs browser_mouse with action move.',
     parameters: Params,
     level: 'L1',
     effects: 'read',
