@@ -217,7 +217,6 @@ export class RunsRepo {
     // joins the cache at the same moment); a read-only or implicit transaction read committed data.
     const tx = this.db.tracker.current();
     if (tx) tx.onCommit.push(() => this.envs.set(runId, env));
-    else if (Dexie.currentTransaction?.mode !== 'readwrite')
-      this.envs.set(runId, env);
+    else if (Dexie.currentTransaction?.mode !== 'readwrite') this.envs.set(runId, env);
   }
 }
