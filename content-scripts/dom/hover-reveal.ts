@@ -19,8 +19,6 @@ const HOVER = /:hover\b/;
 /** Set on the hovered chain while an action emulates :hover (the change tracker ignores it). */
 export const HOVER_ATTR = 'data-keel-hover';
 const ATTR = HOVER_ATTR;
-/** Properties whose change on :hover reveals an element. */
-const REVEALING = ['display', 'visibility', 'opacity'] as const;
 
 type Scope = Document | ShadowRoot;
 
