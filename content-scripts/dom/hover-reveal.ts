@@ -18,7 +18,6 @@
 const HOVER = /:hover\b/;
 /** Set on the hovered chain while an action emulates :hover (the change tracker ignores it). */
 export const HOVER_ATTR = 'data-keel-hover';
-const ATTR = HOVER_ATTR;
 
 type Scope = Document | ShadowRoot;
 
@@ -89,17 +88,21 @@ function reveals(rule: CSSStyleRule): boolean {
   return opacity !== '' && parseFloat(opacity) > 0;
 }
 
-/** Per snapshot: the revealing :hover rules of each scope, read once. */
+/** Per snapshot: the selectors of each scope's revealing :hover rules, read and rewritten once. */
 export class HoverRevealIndex {
-  private readonly byScope = new Map<Scope, CSSStyleRule[]>();
+  private readonly byScope = new Map<Scope, string[]>();
 
-  private rulesOf(scope: Scope): CSSStyleRule[] {
-    let rules = this.byScope.get(scope);
-    if (!rules) {
-      rules = hoverRules(scope).filter(reveals);
-      this.byScope.set(scope, rules);
+  /** Each revealing rule's `:hover` parts as they read with the pointer over the row. */
+  private selectorsOf(scope: Scope): string[] {
+    let selectors = this.byScope.get(scope);
+    if (!selectors) {
+      selectors = [];
+      for (const rule of hoverRules(scope).filter(reveals))
+        for (const part of selectorParts(rule.selectorText))
+          if (HOVER.test(part)) selectors.push(withoutHover(part));
+      this.byScope.set(scope, selectors);
     }
-    return rules;
+    return selectors;
   }
 
   /**
@@ -110,14 +113,11 @@ export class HoverRevealIndex {
   revealedOnHover(el: Element): boolean {
     const root = el.getRootNode();
     if (!isDocument(root) && !isShadowRoot(root)) return false;
-    for (const rule of this.rulesOf(root as Scope)) {
-      for (const part of selectorParts(rule.selectorText)) {
-        if (!HOVER.test(part)) continue;
-        try {
-          if (el.matches(withoutHover(part))) return true;
-        } catch {
-          // a selector that reads differently without :hover (`:host(:hover)`): not judged
-        }
+    for (const selector of this.selectorsOf(root as Scope)) {
+      try {
+        if (el.matches(selector)) return true;
+      } catch {
+        // a selector that reads differently without :hover (`:host(:hover)`): not judged
       }
     }
     return false;
@@ -160,15 +160,17 @@ export function emulateHover(el: Element): HoverEmulation {
     const rules = hoverRules(scope);
     if (!rules.length) continue;
     const text = rules
-      .map((r) => `${r.selectorText.replace(/:hover\b/g, `[${ATTR}]`)} { ${r.style.cssText} }`)
+      .map(
+        (r) => `${r.selectorText.replace(/:hover\b/g, `[${HOVER_ATTR}]`)} { ${r.style.cssText} }`,
+      )
       .join('\n');
     undo.push(adopt(scope, text));
   }
   if (!undo.length) return { restore: () => {} };
-  for (const e of chain) e.setAttribute(ATTR, '');
+  for (const e of chain) e.setAttribute(HOVER_ATTR, '');
   return {
     restore: () => {
-      for (const e of chain) e.removeAttribute(ATTR);
+      for (const e of chain) e.removeAttribute(HOVER_ATTR);
       for (const u of undo) u();
     },
   };
@@ -187,7 +189,7 @@ function adopt(scope: Scope, text: string): () => void {
     };
   } catch {
     const style = doc.createElement('style');
-    style.setAttribute(ATTR, '');
+    style.setAttribute(HOVER_ATTR, '');
     style.textContent = text;
     (isDocument(scope) ? (doc.head ?? doc.documentElement) : scope).append(style);
     return () => style.remove();

@@ -1,7 +1,7 @@
 import type { ContentBlock, Item } from '../protocol';
 import type { ProviderMessage, ProviderToolCall } from '../providers/types';
 import type { NodeRecord } from '../store/records';
-import { deepFreeze } from '../store/committed-map';
+import { deepFreeze } from '../store/deep-freeze';
 import { clipArgs, clipText, type ClipPolicy } from './context-clipping';
 import { wrapUntrusted } from './untrusted';
 

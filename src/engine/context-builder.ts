@@ -2,6 +2,7 @@ import type { ContentBlock } from '../protocol';
 import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord } from '../store/records';
 import { Assembly } from './context-assembly';
+import { startsWithSame, ThreadMemo } from './path-memo';
 import {
   argsSavings,
   clipBoundary,
@@ -88,8 +89,7 @@ interface Resumable {
   assembly: Assembly;
 }
 
-const MAX_RESUMABLE = 16;
-const resumable = new Map<string, Resumable>();
+const resumable = new ThreadMemo<Resumable>();
 
 function optsKey(opts: ContextOptions): string {
   const p = opts.truncate;
@@ -106,10 +106,10 @@ function isCompaction(n: NodeRecord): boolean {
 
 function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] | null {
   const threadId = fullPath[0]?.threadId;
-  const r = threadId === undefined ? undefined : resumable.get(threadId);
-  if (!r || r.nodes.length > fullPath.length || r.optsKey !== optsKey(opts)) return null;
+  const r = resumable.get(threadId);
+  if (!r || threadId === undefined || r.optsKey !== optsKey(opts)) return null;
   // The same objects as the (frozen) nodes of the build being resumed: unchanged since.
-  for (let i = 0; i < r.nodes.length; i++) if (fullPath[i] !== r.nodes[i]) return null;
+  if (!startsWithSame(fullPath, r.nodes)) return null;
   const tail = fullPath.slice(r.nodes.length);
   for (const n of tail) if (!Object.isFrozen(n) || isCompaction(n)) return null;
   // From here the entry is extended in place: taken out first, so a throw leaves none behind.
@@ -125,7 +125,7 @@ function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[]
     r.nodes.push(n);
     r.assembly.add(n);
   }
-  keep(threadId, r);
+  resumable.keep(threadId, r);
   return r.assembly.messages();
 }
 
@@ -165,7 +165,7 @@ function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMess
   for (const n of path) assembly.add(n);
   const threadId = fullPath[0]?.threadId;
   if (threadId !== undefined && fullPath.every((n) => Object.isFrozen(n)))
-    keep(threadId, {
+    resumable.keep(threadId, {
       nodes: fullPath.slice(),
       optsKey: optsKey(opts),
       calls,
@@ -174,12 +174,6 @@ function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMess
       assembly,
     });
   return assembly.messages();
-}
-
-function keep(threadId: string, r: Resumable): void {
-  resumable.delete(threadId);
-  resumable.set(threadId, r);
-  if (resumable.size > MAX_RESUMABLE) resumable.delete(resumable.keys().next().value as string);
 }
 
 /** Rough tokens of an image the APIs bill (a screenshot-sized one). */

@@ -1,5 +1,6 @@
 import type { NodeRecord } from '../store/records';
 import type { IdSource } from './types';
+import { startsWithSame, ThreadMemo } from './path-memo';
 
 /**
  * Providers sometimes send empty tool-call ids, or reuse one (some compatible servers number
@@ -21,8 +22,7 @@ export function repairToolCallIds<T extends { id: string }>(
 }
 
 /** The call ids of a path's assistant messages, kept per thread for the path's next growth. */
-const known = new Map<string, { nodes: NodeRecord[]; ids: Set<string> }>();
-const MAX_KNOWN = 16;
+const known = new ThreadMemo<{ nodes: NodeRecord[]; ids: Set<string> }>();
 
 /**
  * Every tool call id the assistant messages of `path` used. A path that extends the thread's
@@ -31,15 +31,8 @@ const MAX_KNOWN = 16;
  */
 export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> {
   const threadId = path[0]?.threadId;
-  let k = threadId === undefined ? undefined : known.get(threadId);
-  if (k && k.nodes.length <= path.length) {
-    for (let i = 0; i < k.nodes.length; i++)
-      if (path[i] !== k.nodes[i]) {
-        k = undefined;
-        break;
-      }
-  } else k = undefined;
-  const next = k ?? { nodes: [], ids: new Set<string>() };
+  const k = known.get(threadId);
+  const next = k && startsWithSame(path, k.nodes) ? k : { nodes: [], ids: new Set<string>() };
   let frozen = true;
   for (let i = next.nodes.length; i < path.length; i++) {
     const n = path[i];
@@ -48,10 +41,9 @@ export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> 
     frozen &&= Object.isFrozen(n);
     if (frozen) next.nodes.push(n);
   }
-  if (threadId !== undefined && frozen) {
-    known.delete(threadId);
-    known.set(threadId, next);
-    if (known.size > MAX_KNOWN) known.delete(known.keys().next().value as string);
-  } else if (threadId !== undefined) known.delete(threadId);
+  if (threadId !== undefined) {
+    if (frozen) known.keep(threadId, next);
+    else known.delete(threadId);
+  }
   return next.ids;
 }

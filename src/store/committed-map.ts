@@ -1,3 +1,5 @@
+import Dexie, { type PromiseExtended } from 'dexie';
+import { deepFreeze } from './deep-freeze';
 import type { TxState, TxTracker } from './tx-tracker';
 
 /** What a lookup found: a value (`undefined`: deleted by this transaction), or nothing known. */
@@ -33,6 +35,21 @@ export class CommittedMap<V extends object> {
     if (!this.tracker.cacheUsable()) return null;
     const v = this.committed.get(key);
     return v === undefined ? null : { hit: true, value: v };
+  }
+
+  /**
+   * The value a read here sees: from the cache when it may answer, else from `load` (IndexedDB),
+   * whose result joins the cache if it is committed state. A Dexie promise, so that a caller
+   * inside a transaction stays in it.
+   */
+  read(key: string, load: () => PromiseExtended<V | undefined>): Promise<V | undefined> {
+    const hit = this.lookup(key);
+    if (hit) return Dexie.Promise.resolve(hit.value);
+    const token = this.readToken();
+    return load().then((v) => {
+      if (v) this.fill(key, v, token);
+      return v;
+    });
   }
 
   /** The committed value, ignoring open transactions (for indexes maintained in `onApply`). */
@@ -137,14 +154,4 @@ export class CommittedMap<V extends object> {
     this.onApply?.(key, value, old);
     this.bound();
   }
-}
-
-/** Freezes a record and everything in it, so that mutating a shared cached copy fails loudly. */
-export function deepFreeze<T>(value: T): T {
-  // Byte arrays cannot be frozen (nor are they shared by a caller's mutation of a record's fields).
-  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

@@ -1,5 +1,6 @@
 import Dexie, { type PromiseExtended } from 'dexie';
-import { CommittedMap, deepFreeze } from './committed-map';
+import { CommittedMap } from './committed-map';
+import { deepFreeze } from './deep-freeze';
 import type { KeelDB } from './db';
 import type { RunEnvRecord, RunEnvironmentSnapshot, RunRecord } from './records';
 import type { RunState } from '../protocol';

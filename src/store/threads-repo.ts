@@ -44,13 +44,7 @@ export class ThreadsRepo {
   }
 
   get(threadId: string): Promise<ThreadRecord | undefined> {
-    const hit = this.threads.lookup(threadId);
-    if (hit) return Dexie.Promise.resolve(hit.value);
-    const token = this.threads.readToken();
-    return this.db.threads.get(threadId).then((t) => {
-      if (t) this.threads.fill(threadId, t, token);
-      return t;
-    });
+    return this.threads.read(threadId, () => this.db.threads.get(threadId));
   }
 
   list(): Promise<ThreadRecord[]> {
@@ -97,13 +91,7 @@ export class ThreadsRepo {
   }
 
   getNode(id: string): Promise<NodeRecord | undefined> {
-    const hit = this.nodes.lookup(id);
-    if (hit) return Dexie.Promise.resolve(hit.value);
-    const token = this.nodes.readToken();
-    return this.db.nodes.get(id).then((n) => {
-      if (n) this.nodes.fill(id, n, token);
-      return n;
-    });
+    return this.nodes.read(id, () => this.db.nodes.get(id));
   }
 
   /** The sequence the next node of this thread will get (no side effect). */

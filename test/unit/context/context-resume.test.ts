@@ -4,7 +4,7 @@ import { buildContext, type ContextOptions } from '../../../src/engine/context-b
 import { DEFAULT_CLIP_POLICY } from '../../../src/engine/context-clipping';
 import { estimateTokens } from '../../../src/engine/compaction';
 import { callIdsOnPath } from '../../../src/engine/tool-call-ids';
-import { deepFreeze } from '../../../src/store/committed-map';
+import { deepFreeze } from '../../../src/store/deep-freeze';
 import { RECORD_VERSION, type NodeRecord } from '../../../src/store/records';
 import { rng } from '../../../scripts/bench/cost-task';
 
