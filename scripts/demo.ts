@@ -265,6 +265,7 @@ async function main(): Promise<number> {
     console.log(
       `\nDEMO PASSED: the cart holds ${QUANTITY} × ${target.name} (${formatPrice(target.priceCents)} each), the cheapest USB-C cable under $10.`,
     );
+    console.log(NEXT_STEPS);
     return 0;
   } catch (err) {
     stopFollowing();
@@ -278,6 +279,15 @@ async function main(): Promise<number> {
     clearTimeout(deadline);
   }
 }
+
+/** What a user can do after a passing demo (the README's next sections say the same). */
+const NEXT_STEPS = `
+Next:
+  - read what happened: demo-output/transcript.txt, demo-output/shop.png, demo-output/side-panel.png
+  - watch it in a window (needs a display): npm run demo -- --headed
+  - with a real model: ANTHROPIC_API_KEY=... npm run demo   (or OPENAI_API_KEY, OPENAI_BASE_URL, MODEL)
+  - use Keel in your own Chrome: npm run build, then chrome://extensions → Developer mode →
+    Load unpacked → dist/, and add your provider's key in the side panel's settings`;
 
 /** The side panel page at side-panel width, scrolled to the end of the conversation. */
 async function screenshotPanel(panel: Page, path: string): Promise<void> {
