@@ -223,7 +223,7 @@ export class OutsideDialogs {
       (e: unknown) => {
         // The page is not held for a debugger that does not come; its signals still count, and
         // the next one tries again (then attached in time for the dialog after it).
-        this.unattachable.set(tabId, e instanceof Error ? e.message : String(e));
+        this.unattachable.set(tabId, errorMessage(e));
         void this.apply(tabId);
       },
     );
