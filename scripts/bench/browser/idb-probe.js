@@ -240,11 +240,12 @@
     const store = tx.objectStore(op.store);
     if (op.kind === 'put' || op.kind === 'add') {
       // add as put: the replay database may already hold the key from the seed
-      if (op.key === undefined) orig.put.call(store, op.value);
-      else orig.put.call(store, op.value, op.key);
-    } else if (op.kind === 'delete') orig.del.call(store, decodeQuery(op.query));
-    else if (op.kind === 'clear') orig.clear.call(store);
-    else if (op.kind === 'read' && withReads) {
+      if (op.key === undefined) return orig.put.call(store, op.value);
+      return orig.put.call(store, op.value, op.key);
+    }
+    if (op.kind === 'delete') return orig.del.call(store, decodeQuery(op.query));
+    if (op.kind === 'clear') return orig.clear.call(store);
+    if (op.kind === 'read' && withReads) {
       const src = op.target === 'index' ? store.index(op.index) : store;
       const fn = origReads[op.target][op.method];
       let req;
@@ -264,6 +265,44 @@
         };
       }
     }
+  }
+
+  const patched = {
+    put: StoreP.put,
+    add: StoreP.add,
+    del: StoreP.delete,
+    clear: StoreP.clear,
+    cursorUpdate: CursorP.update,
+    cursorDelete: CursorP.delete,
+    cursorContinue: CursorP.continue,
+    cursorAdvance: CursorP.advance,
+  };
+  /** The prototypes as they were before the probe (`on` false) or with its recorders (true). */
+  function recorders(on) {
+    const src = on ? patched : orig;
+    StoreP.put = src.put;
+    StoreP.add = src.add;
+    StoreP.delete = src.del;
+    StoreP.clear = src.clear;
+    CursorP.update = src.cursorUpdate;
+    CursorP.delete = src.cursorDelete;
+    CursorP.continue = src.cursorContinue;
+    CursorP.advance = src.cursorAdvance;
+  }
+
+  /** Dexie's schema string of one recorded store: primary key first, then its indexes. */
+  function dexieSpec(s) {
+    const path = (p) => (Array.isArray(p) ? `[${p.join('+')}]` : p);
+    const primary =
+      s.keyPath === null
+        ? s.autoIncrement
+          ? '++'
+          : ''
+        : (s.autoIncrement ? '++' : '') + path(s.keyPath);
+    const indexes = s.indexes.map(
+      (ix) => (ix.unique ? '&' : '') + (ix.multiEntry ? '*' : '') + path(ix.keyPath),
+    );
+    return [primary, ...indexes].join(',');
   }
 
   globalThis.__keelIdbProbe = {
@@ -317,7 +356,7 @@
     },
     async replay(mode) {
       const rec = this.last;
-      const full = mode !== 'commits';
+      const full = mode === 'full';
       const name = `keel-bench-baseline-${Date.now()}-${++replays}`;
       const open = indexedDB.open(name, 1);
       open.onupgradeneeded = () => {
@@ -359,13 +398,82 @@
             ? db.transaction(t.stores, t.mode, { durability: t.durability })
             : db.transaction(t.stores, t.mode);
           const done = commit(tx);
-          for (const op of t.ops) runOp(tx, op, full);
+          if (mode === 'awaited') {
+            // Each write waits for its success before the next is issued (as an `await` per
+            // write does), in the same transaction.
+            for (const op of t.ops) {
+              const req = runOp(tx, op, false);
+              if (req) await request(req);
+            }
+          } else for (const op of t.ops) runOp(tx, op, full);
           await done;
         }
         return now() - t0;
       } finally {
         db.close();
         indexedDB.deleteDatabase(name);
+      }
+    },
+    /**
+     * → ms. The recorded read-write transactions and their writes (as 'commits' replays them),
+     * through Dexie (`globalThis.Dexie`, loaded by the caller) the way Keel's repositories write:
+     * each write awaited in turn inside `db.transaction('rw', …)`. What the chosen stack costs for
+     * the same commits, before any engine code runs (informational).
+     */
+    async replayDexie(awaitEach = true) {
+      const Dexie = globalThis.Dexie;
+      if (typeof Dexie !== 'function')
+        throw new Error('replayDexie: globalThis.Dexie is not loaded');
+      const rec = this.last;
+      const name = `keel-bench-dexie-${Date.now()}-${++replays}`;
+      const db = new Dexie(name);
+      db.version(1).stores(Object.fromEntries(rec.schema.map((s) => [s.name, dexieSpec(s)])));
+      recorders(false);
+      try {
+        await db.open();
+        const seed = rec.seed.filter((r) => r.key === undefined);
+        if (seed.length)
+          await db.transaction('rw', Array.from(new Set(seed.map((r) => r.store))), async () => {
+            for (const r of seed) await db.table(r.store).put(r.value);
+          });
+        const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+        const t0 = now();
+        for (const t of rec.txns) {
+          if (t.mode !== 'readwrite') continue;
+          await db.transaction('rw', t.stores, async () => {
+            const issued = [];
+            for (const op of t.ops) {
+              const table = db.table(op.store);
+              let p;
+              if (op.kind === 'put' || op.kind === 'add')
+                p = op.key === undefined ? table.put(op.value) : table.put(op.value, op.key);
+              else if (op.kind === 'delete') {
+                const q = decodeQuery(op.query);
+                p =
+                  q instanceof KeyRange
+                    ? table
+                        .where(':id')
+                        .between(
+                          q.lower === undefined ? Dexie.minKey : q.lower,
+                          q.upper === undefined ? Dexie.maxKey : q.upper,
+                          !q.lowerOpen,
+                          !q.upperOpen,
+                        )
+                        .delete()
+                    : table.delete(q);
+              } else if (op.kind === 'clear') p = table.clear();
+              if (!p) continue;
+              if (awaitEach) await p;
+              else issued.push(p);
+            }
+            await Promise.all(issued);
+          });
+        }
+        return now() - t0;
+      } finally {
+        recorders(true);
+        db.close();
+        await Dexie.delete(name).catch(() => undefined);
       }
     },
   };
