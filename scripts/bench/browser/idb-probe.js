@@ -427,6 +427,10 @@
       const rec = this.last;
       const name = `keel-bench-dexie-${Date.now()}-${++replays}`;
       const db = new Dexie(name);
+      // As Keel opens it (src/store/db.ts): without the live-query, cache and hooks layers.
+      db.unuse({ stack: 'dbcore', name: 'Observability' });
+      db.unuse({ stack: 'dbcore', name: 'Cache' });
+      db.unuse({ stack: 'dbcore', name: 'HooksMiddleware' });
       db.version(1).stores(Object.fromEntries(rec.schema.map((s) => [s.name, dexieSpec(s)])));
       recorders(false);
       try {
