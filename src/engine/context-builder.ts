@@ -2,6 +2,7 @@ import type { ContentBlock } from '../protocol';
 import type { ProviderMessage } from '../providers/types';
 import type { NodeRecord } from '../store/records';
 import { Assembly } from './context-assembly';
+import { pathMark, type PathMark } from '../store/path-lineage';
 import { startsWithSame, ThreadMemo } from './path-memo';
 import {
   argsSavings,
@@ -81,6 +82,8 @@ export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): Prov
 interface Resumable {
   /** The path built, root → leaf (this entry's own array). */
   nodes: NodeRecord[];
+  /** The store's mark of the path `nodes` copies, if it marked it (path-lineage.ts). */
+  mark: PathMark | undefined;
   optsKey: string;
   /** Tool calls seen on the (post-compaction) path, for the clip candidates of later results. */
   calls: Map<string, { name: string; args: unknown }>;
@@ -109,7 +112,7 @@ function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[]
   const r = resumable.get(threadId);
   if (!r || threadId === undefined || r.optsKey !== optsKey(opts)) return null;
   // The same objects as the (frozen) nodes of the build being resumed: unchanged since.
-  if (!startsWithSame(fullPath, r.nodes)) return null;
+  if (!startsWithSame(fullPath, r.nodes, r.mark)) return null;
   const tail = fullPath.slice(r.nodes.length);
   for (const n of tail) if (!Object.isFrozen(n) || isCompaction(n)) return null;
   // From here the entry is extended in place: taken out first, so a throw leaves none behind.
@@ -125,6 +128,7 @@ function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[]
     r.nodes.push(n);
     r.assembly.add(n);
   }
+  r.mark = pathMark(fullPath);
   resumable.keep(threadId, r);
   return r.assembly.messages();
 }
@@ -167,6 +171,7 @@ function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMess
   if (threadId !== undefined && fullPath.every((n) => Object.isFrozen(n)))
     resumable.keep(threadId, {
       nodes: fullPath.slice(),
+      mark: pathMark(fullPath),
       optsKey: optsKey(opts),
       calls,
       candidates,

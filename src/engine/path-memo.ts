@@ -1,3 +1,4 @@
+import { extendsMarked, type PathMark } from '../store/path-lineage';
 import type { NodeRecord } from '../store/records';
 
 /**
@@ -7,12 +8,26 @@ import type { NodeRecord } from '../store/records';
  * "none of them changed since".
  */
 
-/** Whether `path` begins with exactly the objects of `prefix` (frozen: unchanged since). */
+/**
+ * Whether `path` begins with exactly the objects of `prefix` (frozen: unchanged since).
+ * `prefixMark` is the store's mark of the path `prefix` was taken from (path-lineage.ts): when
+ * `path` is a later copy of the same kept path with only appends since, the answer is known
+ * without comparing the nodes, so a long thread's step does not walk the whole path for it.
+ */
 export function startsWithSame(
   path: readonly NodeRecord[],
   prefix: readonly NodeRecord[],
+  prefixMark?: PathMark,
 ): boolean {
   if (prefix.length > path.length) return false;
+  const last = prefix.length - 1;
+  if (
+    prefixMark?.length === prefix.length &&
+    extendsMarked(path, prefixMark) &&
+    // Cheap guards against an array changed in place after it was marked.
+    (last < 0 || (path[0] === prefix[0] && path[last] === prefix[last]))
+  )
+    return true;
   for (let i = 0; i < prefix.length; i++) if (path[i] !== prefix[i]) return false;
   return true;
 }

@@ -1,5 +1,6 @@
 import type { NodeRecord } from '../store/records';
 import type { IdSource } from './types';
+import { pathMark, type PathMark } from '../store/path-lineage';
 import { startsWithSame, ThreadMemo } from './path-memo';
 
 /**
@@ -22,7 +23,12 @@ export function repairToolCallIds<T extends { id: string }>(
 }
 
 /** The call ids of a path's assistant messages, kept per thread for the path's next growth. */
-const known = new ThreadMemo<{ nodes: NodeRecord[]; ids: Set<string> }>();
+const known = new ThreadMemo<{
+  nodes: NodeRecord[];
+  /** The store's mark of the path `nodes` copies, if it marked it (path-lineage.ts). */
+  mark?: PathMark;
+  ids: Set<string>;
+}>();
 
 /**
  * Every tool call id the assistant messages of `path` used. A path that extends the thread's
@@ -32,7 +38,8 @@ const known = new ThreadMemo<{ nodes: NodeRecord[]; ids: Set<string> }>();
 export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> {
   const threadId = path[0]?.threadId;
   const k = known.get(threadId);
-  const next = k && startsWithSame(path, k.nodes) ? k : { nodes: [], ids: new Set<string>() };
+  const next =
+    k && startsWithSame(path, k.nodes, k.mark) ? k : { nodes: [], ids: new Set<string>() };
   let frozen = true;
   for (let i = next.nodes.length; i < path.length; i++) {
     const n = path[i];
@@ -42,6 +49,7 @@ export function callIdsOnPath(path: readonly NodeRecord[]): ReadonlySet<string> 
     if (frozen) next.nodes.push(n);
   }
   if (threadId !== undefined) {
+    next.mark = pathMark(path, next.nodes.length);
     if (frozen) known.keep(threadId, next);
     else known.delete(threadId);
   }

@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import { CommittedMap } from './committed-map';
+import { markPath } from './path-lineage';
 import type { KeelDB } from './db';
 import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from './records';
 import type { Item } from '../protocol';
@@ -209,27 +210,32 @@ export class ThreadsRepo {
     }
     const keep = !this.nodes.anyWrittenHere() && this.db.tracker.cacheUsable();
     if (prev && keep && prefix === prev.nodes.length) {
-      // The common case, a path that only grew: extend the kept one in place.
+      // The common case, a path that only grew: extend the kept one in place (an append keeps
+      // its version: path-lineage.ts).
       for (let i = walked.length - 1; i >= 0; i--) {
         prev.pos.set(walked[i].id, prev.nodes.length);
         prev.nodes.push(walked[i]);
       }
-      return prev.nodes.slice();
+      return handOut(prev);
     }
     const out = prev ? prev.nodes.slice(0, prefix) : [];
     for (let i = walked.length - 1; i >= 0; i--) out.push(walked[i]);
-    if (keep) this.remember(threadId, out);
+    if (keep) return handOut(this.remember(threadId, out));
     return out.slice();
   }
 
-  private remember(threadId: string, nodes: NodeRecord[]): void {
+  private remember(threadId: string, nodes: NodeRecord[]): CachedPath {
     const prev = this.paths.get(threadId);
     if (prev && nodes.length >= prev.nodes.length && sharesPrefix(prev.nodes, nodes)) {
       for (let i = prev.nodes.length; i < nodes.length; i++) prev.pos.set(nodes[i].id, i);
       prev.nodes = nodes;
-      return;
+      // Not an append in place: whoever kept work on the old array compares again.
+      prev.version += 1;
+      return prev;
     }
-    this.paths.set(threadId, { nodes, pos: new Map(nodes.map((n, i) => [n.id, i])) });
+    const fresh = { nodes, pos: new Map(nodes.map((n, i) => [n.id, i])), version: 0 };
+    this.paths.set(threadId, fresh);
+    return fresh;
   }
 
   /** A committed node changed: the cached path holding it takes the new record, or is dropped. */
@@ -238,8 +244,10 @@ export class ThreadsRepo {
     const p = threadId ? this.paths.get(threadId) : undefined;
     const at = p?.pos.get(id);
     if (!p || at === undefined || !threadId) return;
-    if (now && now.parentId === p.nodes[at].parentId) p.nodes[at] = now;
-    else this.paths.delete(threadId);
+    if (now && now.parentId === p.nodes[at].parentId) {
+      p.nodes[at] = now;
+      p.version += 1;
+    } else this.paths.delete(threadId);
   }
 
   /** Run a write in the caller's transaction, or in one of its own (so the cache sees it commit). */
@@ -251,6 +259,15 @@ export class ThreadsRepo {
 interface CachedPath {
   nodes: NodeRecord[];
   pos: Map<string, number>;
+  /** Bumped whenever an element of `nodes` is replaced (appends keep it): path-lineage.ts. */
+  version: number;
+}
+
+/** A copy of a kept path for a caller, marked with where it came from (path-lineage.ts). */
+function handOut(p: CachedPath): NodeRecord[] {
+  const copy = p.nodes.slice();
+  markPath(copy, p, p.version);
+  return copy;
 }
 
 /** Whether `longer` begins with `shorter`'s records (the same objects: none changed since). */
