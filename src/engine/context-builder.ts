@@ -6,7 +6,8 @@ import { pathMark, type PathMark } from '../store/path-lineage';
 import { startsWithSame, ThreadMemo } from './path-memo';
 import {
   argsSavings,
-  clipBoundary,
+  clipScan,
+  type ClipScan,
   clipPolicyFor,
   DEFAULT_CLIP_POLICY,
   type ClipCandidate,
@@ -89,6 +90,8 @@ interface Resumable {
   calls: Map<string, { name: string; args: unknown }>;
   candidates: ClipCandidate[];
   boundary: number;
+  /** The clip replay over `candidates`, to continue when more are appended. */
+  scan: ClipScan | undefined;
   assembly: Assembly;
 }
 
@@ -121,7 +124,8 @@ function resume(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[]
   if (policy) {
     addCandidates(r.calls, r.candidates, tail, policy, opts.vision);
     // A new batch of clipped results changes older messages: that build starts over.
-    if (clipBoundary(r.candidates, policy) !== r.boundary) return null;
+    r.scan = clipScan(r.candidates, policy, r.scan);
+    if (r.scan.boundary !== r.boundary) return null;
   }
   r.assembly.detachLast();
   for (const n of tail) {
@@ -152,10 +156,12 @@ function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMess
   const calls = new Map<string, { name: string; args: unknown }>();
   const candidates: ClipCandidate[] = [];
   let boundary = 0;
+  let scan: ClipScan | undefined;
   const clip = new Set<string>();
   if (policy) {
     addCandidates(calls, candidates, path, policy, opts.vision);
-    boundary = clipBoundary(candidates, policy);
+    scan = clipScan(candidates, policy);
+    boundary = scan.boundary;
     for (const c of candidates.slice(0, boundary)) if (c.clippable) clip.add(c.id);
   }
   // The calls whose results are clipped send their long arguments clipped too.
@@ -176,6 +182,7 @@ function fromScratch(fullPath: NodeRecord[], opts: ContextOptions): ProviderMess
       calls,
       candidates,
       boundary,
+      scan,
       assembly,
     });
   return assembly.messages();

@@ -91,9 +91,30 @@ export function clippedResults(
  * them): the same number means the same clipped set, so a context can be continued.
  */
 export function clipBoundary(candidates: readonly ClipCandidate[], policy: ClipPolicy): number {
-  let boundary = 0;
-  let pending = 0;
-  for (let i = 0; i < candidates.length; i++) {
+  return clipScan(candidates, policy).boundary;
+}
+
+/**
+ * Where the replay of `clipBoundary` stands after `next` candidates. The replay only looks back
+ * (the result leaving the window at candidate i is candidate i − keepRecent), so appending
+ * candidates continues it from here: a long thread's next context does not replay every result.
+ */
+export interface ClipScan {
+  readonly next: number;
+  readonly boundary: number;
+  readonly pending: number;
+}
+
+const SCAN_START: ClipScan = { next: 0, boundary: 0, pending: 0 };
+
+/** The replay continued from `from` over the candidates appended since (all: from the start). */
+export function clipScan(
+  candidates: readonly ClipCandidate[],
+  policy: ClipPolicy,
+  from: ClipScan = SCAN_START,
+): ClipScan {
+  let { boundary, pending } = from;
+  for (let i = from.next; i < candidates.length; i++) {
     const left = i - policy.keepRecent;
     if (left < boundary) continue;
     if (candidates[left].clippable) pending += candidates[left].savings;
@@ -102,7 +123,7 @@ export function clipBoundary(candidates: readonly ClipCandidate[], policy: ClipP
       pending = 0;
     }
   }
-  return boundary;
+  return { next: candidates.length, boundary, pending };
 }
 
 /** Text cut to `max` characters, with a note saying so (unchanged when it fits). */
