@@ -72,6 +72,17 @@ interface Samples {
   dexieIssuedCommits: number[];
 }
 
+function emptySamples(): Samples {
+  return {
+    engine: [],
+    full: [],
+    commits: [],
+    awaitedCommits: [],
+    dexieCommits: [],
+    dexieIssuedCommits: [],
+  };
+}
+
 function figures(where: string, steps: number, s: Samples, shape: ProbeSummary) {
   const perStep = median(s.engine) / steps;
   const fullPerStep = median(s.full) / steps;
@@ -142,14 +153,7 @@ export async function nodeBench(steps: number, runs: number) {
     await rig.client.waitFor((e) => e.type === 'turn.complete' && e.runId === runId);
     await probe.stop();
     const shape = probe.summary();
-    const s: Samples = {
-      engine: [],
-      full: [],
-      commits: [],
-      awaitedCommits: [],
-      dexieCommits: [],
-      dexieIssuedCommits: [],
-    };
+    const s = emptySamples();
     // Loaded here, not at the top: Dexie must load after fake-indexeddb (node-engine.ts) installs
     // its globals. The engine's own copy, so the replay runs the same Dexie code.
     (globalThis as unknown as { Dexie: unknown }).Dexie = (await import('dexie')).default;
@@ -200,14 +204,7 @@ export async function chromiumBench(steps: number, runs: number) {
     await pageTimedTurn(page, 'go');
     await probe(`stop()`);
     const shape = await probe<ProbeSummary>('summary()');
-    const s: Samples = {
-      engine: [],
-      full: [],
-      commits: [],
-      awaitedCommits: [],
-      dexieCommits: [],
-      dexieIssuedCommits: [],
-    };
+    const s = emptySamples();
     const fetchMs: number[] = [];
     // A mid-turn request as the worker sent it, to time the bare model round trip (informational).
     const sample = server.requests.filter((r) => !r.isTitle)[Math.floor(steps / 2)];

@@ -26,7 +26,8 @@
   const IndexP = globalThis.IDBIndex.prototype;
   const CursorP = globalThis.IDBCursor.prototype;
   const KeyRange = globalThis.IDBKeyRange;
-  const orig = {
+  // The write and cursor methods the probe replaces, as they are now on the prototypes.
+  const methods = () => ({
     put: StoreP.put,
     add: StoreP.add,
     del: StoreP.delete,
@@ -35,7 +36,8 @@
     cursorDelete: CursorP.delete,
     cursorContinue: CursorP.continue,
     cursorAdvance: CursorP.advance,
-  };
+  });
+  const orig = methods();
   const READS = ['get', 'getAll', 'getAllKeys', 'getKey', 'count', 'openCursor', 'openKeyCursor'];
   const origReads = { store: {}, index: {} };
   for (const m of READS) {
@@ -267,16 +269,7 @@
     }
   }
 
-  const patched = {
-    put: StoreP.put,
-    add: StoreP.add,
-    del: StoreP.delete,
-    clear: StoreP.clear,
-    cursorUpdate: CursorP.update,
-    cursorDelete: CursorP.delete,
-    cursorContinue: CursorP.continue,
-    cursorAdvance: CursorP.advance,
-  };
+  const patched = methods();
   /** The prototypes as they were before the probe (`on` false) or with its recorders (true). */
   function recorders(on) {
     const src = on ? patched : orig;
