@@ -44,7 +44,9 @@ export interface StoredView {
 /**
  * The in-memory store, as the simulation always ran: the sessions share one MemoryData, and the
  * checks read it in place. A kill leaves the store to `Session.dispose` (closing it rolls back
- * its unfinished transaction).
+ * its unfinished transaction). Its `committed` is weaker than the contract: MemoryData holds a
+ * running transaction's writes in place (with an undo log), so a read at an instant also sees
+ * writes not yet committed; only the dexie mode's instant reads are exact.
  */
 class MemorySimStore implements SimStore {
   readonly mode = 'memory';

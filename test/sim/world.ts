@@ -191,7 +191,8 @@ export class Session {
     if (ev.type === 'turn.complete') {
       // Read the data as it is at this instant (synchronously, no transaction can interleave).
       // In dexie mode: what IndexedDB has committed at this instant (committed-mirror.ts), so a
-      // turn.complete sent before its run's last commit is seen as such.
+      // turn.complete sent before its run's last commit is seen as such. (In memory mode the
+      // data holds a running transaction's writes in place: there such an event would pass.)
       const data = this.sim.committed(this.store);
       const run = data.table('runs').get(ev.runId) as { state?: string } | undefined;
       let nodes = 0;
