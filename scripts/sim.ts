@@ -1,10 +1,13 @@
 import { generate } from '../test/sim/plan';
 import { runHistory } from '../test/sim/run-history';
 import { formatHistory, shrink, violationKind } from '../test/sim/shrink';
+import { SIM_STORE_MODES, type SimStoreMode } from '../test/sim/sim-store';
 
 /**
- * The engine simulation (test/sim): `npm run test:sim -- --runs N [--seed S]`. History i is
- * generated from seed S + i (S defaults to 1), so `--runs 1 --seed X` replays history X exactly.
+ * The engine simulation (test/sim): `npm run test:sim -- --runs N [--seed S] [--store M]`. History
+ * i is generated from seed S + i (S defaults to 1), so `--runs 1 --seed X` replays history X
+ * exactly. `--store dexie` runs the engine on the Dexie store over fake-indexeddb instead of the
+ * in-memory store (the default, `memory`); the same seed plays the same history on either.
  * Every violating history is printed with its seed and a shrunk history; the last line is
  * `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
  * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
@@ -18,7 +21,16 @@ function arg(name: string, fallback: number): number {
   return v;
 }
 
+function storeArg(): SimStoreMode {
+  const i = process.argv.indexOf('--store');
+  if (i < 0) return 'memory';
+  const v = process.argv[i + 1] as SimStoreMode;
+  if (!SIM_STORE_MODES.includes(v)) throw new Error(`--store needs one of ${SIM_STORE_MODES}`);
+  return v;
+}
+
 const runs = arg('runs', 100);
+const store = storeArg();
 const seed = arg('seed', 1);
 const shrinkBudget = arg('shrink', 300);
 const started = performance.now();
@@ -27,7 +39,7 @@ let violating = 0;
 const shrunkKinds = new Set<string>();
 for (let i = 0; i < runs; i++) {
   const history = generate(seed + i);
-  const result = await runHistory(history);
+  const result = await runHistory(history, { store });
   kills += result.kills;
   if (!result.violations.length) continue;
   violating += 1;
@@ -38,12 +50,13 @@ for (let i = 0; i < runs; i++) {
   // Shrink the first history of each kind (later ones of the same kind only get their seed).
   if (!shrunkKinds.has(kind) && shrinkBudget > 0) {
     shrunkKinds.add(kind);
-    const { history: small, replays } = await shrink(history, kind, shrinkBudget);
+    const { history: small, replays } = await shrink(history, kind, shrinkBudget, { store });
     console.log(
       `  shrunk (${replays} replays, ${small.actions.length} actions): ${formatHistory(small)}`,
     );
   }
-  console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}`);
+  const flag = store === 'memory' ? '' : ` --store ${store}`;
+  console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}${flag}`);
 }
 const seconds = (performance.now() - started) / 1000;
 console.error(`(${seconds.toFixed(1)} s, ${(runs / seconds).toFixed(1)} histories/s)`);

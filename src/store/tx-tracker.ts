@@ -103,6 +103,22 @@ export class TxTracker {
   get busy(): boolean {
     return this.open.size > 0;
   }
+
+  /**
+   * Abort every unfinished read-write transaction of this connection: what Chromium does when it
+   * stops the worker that owns them (nothing of them is stored; their `abort` handlers drop their
+   * pending writes). For the simulation's kill (test/sim); the extension never calls it. A
+   * transaction already committing cannot be aborted and commits, as it may in Chromium.
+   */
+  abortOpen(): void {
+    for (const t of [...this.open.keys()]) {
+      try {
+        t.abort();
+      } catch {
+        // InvalidStateError: it finished or is committing; it is no longer ours to stop.
+      }
+    }
+  }
 }
 
 export type { TxState };

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { KNOWN_DEFECTS, knownDefect } from './known-defects';
 import { generate } from './plan';
-import { runHistory } from './run-history';
+import { runHistory, type RunOptions } from './run-history';
 
 const BATCH = 100;
 
@@ -10,14 +10,15 @@ const BATCH = 100;
  * its batch with the seed to replay (`npm run test:sim -- --runs 1 --seed S`), except violations
  * of the defects listed in known-defects.ts: those are counted and printed.
  */
-export function simulationBatches(base: number, runs: number): void {
+export function simulationBatches(base: number, runs: number, options: RunOptions = {}): void {
+  const replay = `npm run test:sim -- --runs 1 --seed <seed>${options.store ? ` --store ${options.store}` : ''}`;
   for (let start = 0; start < runs; start += BATCH) {
     const n = Math.min(BATCH, runs - start);
     it(`histories ${base + start}…${base + start + n - 1}`, async () => {
       const unknown: string[] = [];
       const known: string[] = [];
       for (let seed = base + start; seed < base + start + n; seed++) {
-        const r = await runHistory(generate(seed));
+        const r = await runHistory(generate(seed), options);
         for (const v of r.violations)
           (knownDefect(v.message) ? known : unknown).push(
             `seed ${seed} step ${v.step}: ${v.message}`,
@@ -27,7 +28,7 @@ export function simulationBatches(base: number, runs: number): void {
         console.warn(
           `${known.length} violations of known defects (${KNOWN_DEFECTS.length} listed), e.g. ${known[0]}`,
         );
-      expect(unknown, 'replay with: npm run test:sim -- --runs 1 --seed <seed>').toEqual([]);
+      expect(unknown, `replay with: ${replay}`).toEqual([]);
     }, 300_000);
   }
 }

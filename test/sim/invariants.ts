@@ -2,7 +2,8 @@ import { buildContext } from '../../src/engine/context-builder';
 import type { AgentEvent, RunState } from '../../src/protocol';
 import type { NodeRecord, RunRecord, ThreadRecord } from '../../src/store/records';
 import { pathFrom } from '../../src/store/threads-repo';
-import type { MemoryStore } from '../../src/store/memory-store';
+import type { MemoryData } from '../../src/store/memory-tables';
+import type { StoreTable } from '../../src/store/store-api';
 import type { Ledger, SentOp } from './world';
 import { wireProblems } from './wire-rules';
 
@@ -35,7 +36,13 @@ const RESTING: readonly RunState[] = [
 
 export interface World {
   ledger: Ledger;
-  store: MemoryStore;
+  /**
+   * The stored data (sim-store.ts): in memory mode the live MemoryData itself, in dexie mode a
+   * copy of every table read from IndexedDB after the step.
+   */
+  data: MemoryData;
+  /** Every row of a table, as `StoreApi.rows` gives it. */
+  rows(table: StoreTable): Promise<unknown[]>;
   threadId: string;
   /** Index of the engine session now alive. */
   session: number;
@@ -48,11 +55,11 @@ interface Snapshot {
 }
 
 /**
- * The stored thread, read synchronously from the memory store's data (consistent: no transaction
- * can interleave with a synchronous read) and without copies (the checks never mutate it).
+ * The stored thread, read synchronously from the stored data (consistent: no transaction can
+ * interleave with a synchronous read) and without copies (the checks never mutate it).
  */
 async function snapshot(w: World): Promise<Snapshot> {
-  const data = w.store.data;
+  const data = w.data;
   const thread = data.table('threads').get(w.threadId) as ThreadRecord | undefined;
   const nodes = [...data.table('nodes').values()].filter(
     (n) => n.threadId === w.threadId,
@@ -213,7 +220,7 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   // A retry counts once acked, or when its answer was lost to a kill but its receipt committed
   // (the decision and the receipt share one transaction): running the write again is then what
   // the user chose.
-  const receipts = (await w.store.rows('receipts')) as { key: string; outcome: { kind: string } }[];
+  const receipts = (await w.rows('receipts')) as { key: string; outcome: { kind: string } }[];
   const committed = (o: SentOp) =>
     receipts.some((r) => r.key.endsWith(`\u0000${o.submissionId}`) && r.outcome.kind === 'ack');
   for (const o of w.ledger.ops)

@@ -1,7 +1,7 @@
-import { MemoryData } from '../../src/store/memory-tables';
 import { installDeterministicDigest } from './deterministic-env';
 import { checkQuiescent, checkStep, describe, type World } from './invariants';
 import type { Action, History } from './plan';
+import { openSimStore, type SimStore, type SimStoreMode } from './sim-store';
 import { Ledger, ORIGIN, Session } from './world';
 
 /**
@@ -26,24 +26,53 @@ export interface HistoryResult {
   dump?: string;
 }
 
-/** Run the engine until nothing changes: every effect settles in microtasks (no timers). */
-async function settle(ledger: Ledger): Promise<void> {
+export interface RunOptions {
+  /** With a violation, add a dump of the thread, runs, ops and turn events. */
+  verbose?: boolean;
+  /** The store the engine runs on (default memory). */
+  store?: SimStoreMode;
+}
+
+/**
+ * Run the engine until nothing changes: every effect settles in microtasks or fake-indexeddb's
+ * setImmediate tasks (no timers); unfinished IndexedDB work is not quiet.
+ */
+async function settleWith(ledger: Ledger, sim: SimStore): Promise<void> {
   let last = -1;
   let quiet = 0;
   for (let i = 0; i < 500 && quiet < 2; i++) {
     await new Promise<void>((r) => setImmediate(r));
-    if (ledger.activity === last) quiet += 1;
+    if (ledger.activity === last && !sim.busy) quiet += 1;
     else quiet = 0;
     last = ledger.activity;
   }
 }
 
-export async function runHistory(history: History, verbose = false): Promise<HistoryResult> {
+export async function runHistory(
+  history: History,
+  options: RunOptions = {},
+): Promise<HistoryResult> {
   installDeterministicDigest();
   const ledger = new Ledger(history);
-  const data = new MemoryData();
-  await Session.seed(data);
-  let session = new Session(0, ledger, data);
+  const sim = openSimStore(options.store ?? 'memory', () => {
+    ledger.activity += 1;
+  });
+  try {
+    return await play(history, ledger, sim, options.verbose ?? false);
+  } finally {
+    await sim.dispose();
+  }
+}
+
+async function play(
+  history: History,
+  ledger: Ledger,
+  sim: SimStore,
+  verbose: boolean,
+): Promise<HistoryResult> {
+  const settle = (l: Ledger) => settleWith(l, sim);
+  await Session.seed(sim);
+  let session = new Session(0, ledger, sim);
   session.start();
   await settle(ledger);
   const violations: Violation[] = [];
@@ -54,7 +83,19 @@ export async function runHistory(history: History, verbose = false): Promise<His
   const created = create.answers[0];
   if (created?.type !== 'command.ack') throw new Error('sim: thread.create failed');
   threadId = (created.result as { threadId: string }).threadId;
-  const world = (): World => ({ ledger, store: session.store, threadId, session: session.index });
+  /** What the invariants see; in dexie mode, a harness whose mirror drifted is a violation too. */
+  const world = async (): Promise<World & { drift: string }> => {
+    const view = await sim.view(session.store);
+    return { ledger, ...view, threadId, session: session.index };
+  };
+  const check = async (quiescent: boolean): Promise<string[]> => {
+    const w = await world();
+    return [
+      ...(w.drift ? [w.drift] : []),
+      ...(await checkStep(w, from)),
+      ...(quiescent ? await checkQuiescent(w) : []),
+    ];
+  };
   const from = { requests: 0 };
   let counter = 0;
 
@@ -64,7 +105,7 @@ export async function runHistory(history: History, verbose = false): Promise<His
     while (session.dead) {
       kills += 1;
       session.dispose();
-      session = new Session(session.index + 1, ledger, data);
+      session = new Session(session.index + 1, ledger, sim);
       if (again !== undefined) session.killCountdown = again;
       again = undefined;
       session.start();
@@ -78,8 +119,7 @@ export async function runHistory(history: History, verbose = false): Promise<His
     await act(a);
     await settle(ledger);
     await recoverIfDead();
-    for (const message of await checkStep(world(), from))
-      violations.push({ step, action: a, message });
+    for (const message of await check(false)) violations.push({ step, action: a, message });
     if (violations.length) break;
   }
 
@@ -108,10 +148,10 @@ export async function runHistory(history: History, verbose = false): Promise<His
       } else if (!ledger.gates.length) break;
       await settle(ledger);
     }
-    for (const message of [...(await checkStep(world(), from)), ...(await checkQuiescent(world()))])
+    for (const message of await check(true))
       violations.push({ step: steps.length, action: 'quiescence', message });
   }
-  const dump = verbose && violations.length ? await describe(world()) : undefined;
+  const dump = verbose && violations.length ? await describe(await world()) : undefined;
   session.dispose();
   return {
     violations,

@@ -1,5 +1,5 @@
 import type { History } from './plan';
-import { runHistory, type HistoryResult } from './run-history';
+import { runHistory, type HistoryResult, type RunOptions } from './run-history';
 
 /** A violation's kind: its message without ids and numbers (what a shrunk history must keep). */
 export function violationKind(message: string): string {
@@ -22,13 +22,14 @@ export async function shrink(
   history: History,
   kind: string,
   budget = 300,
+  options: RunOptions = {},
 ): Promise<{ history: History; replays: number }> {
   let best = history;
   let replays = 0;
   const tryIt = async (candidate: History): Promise<boolean> => {
     if (replays >= budget) return false;
     replays += 1;
-    if (fails(await runHistory(candidate), kind)) {
+    if (fails(await runHistory(candidate, options), kind)) {
       best = candidate;
       return true;
     }

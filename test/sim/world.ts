@@ -9,12 +9,12 @@ import {
   type ScriptedToolCall,
 } from '../../src/providers/scripted';
 import type { ProviderResolver } from '../../src/providers/types';
-import { MemoryStore } from '../../src/store/memory-store';
 import { defaultSettings } from '../../src/store/settings-repo';
-import type { MemoryData } from '../../src/store/memory-tables';
+import type { StoreApi } from '../../src/store/store-api';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/types';
 import type { History, Reply, SimToolName } from './plan';
+import type { SimStore } from './sim-store';
 
 /**
  * The simulated world around the engine: a virtual clock and id source, the model (a
@@ -81,7 +81,7 @@ export class Ledger {
 
 export class Session {
   readonly engine: Engine;
-  readonly store: MemoryStore;
+  readonly store: StoreApi;
   readonly registry = new ToolRegistry();
   readonly transport: DirectTransport;
   dead = false;
@@ -91,9 +91,9 @@ export class Session {
   constructor(
     readonly index: number,
     readonly ledger: Ledger,
-    data: MemoryData,
+    private readonly sim: SimStore,
   ) {
-    this.store = new MemoryStore(data);
+    this.store = sim.open();
     const faults: FaultInjector = {
       at: (name) => {
         if (this.dead) return new Promise<void>(() => undefined);
@@ -144,11 +144,12 @@ export class Session {
     this.dead = true;
     this.killedAt = at;
     this.engine.kill();
+    this.sim.kill(this.store);
   }
 
   /** Seed the settings of a brand-new store (before the first engine starts). */
-  static async seed(data: MemoryData): Promise<void> {
-    const store = new MemoryStore(data);
+  static async seed(sim: SimStore): Promise<void> {
+    const store = sim.open();
     await store.settings.put({
       ...defaultSettings(),
       providers: [{ id: 'p1', kind: 'openai' }],
@@ -189,9 +190,13 @@ export class Session {
     this.ledger.activity += 1;
     if (ev.type === 'turn.complete') {
       // Read the data as it is at this instant (synchronously, no transaction can interleave).
-      const run = this.store.data.table('runs').get(ev.runId) as { state?: string } | undefined;
+      // In dexie mode: what IndexedDB has committed at this instant (committed-mirror.ts), so a
+      // turn.complete sent before its run's last commit is seen as such. (In memory mode the
+      // data holds a running transaction's writes in place: there such an event would pass.)
+      const data = this.sim.committed(this.store);
+      const run = data.table('runs').get(ev.runId) as { state?: string } | undefined;
       let nodes = 0;
-      for (const n of this.store.data.table('nodes').values())
+      for (const n of data.table('nodes').values())
         if (n.runId === ev.runId && n.threadId === ev.threadId) nodes += 1;
       this.ledger.completions.push({
         event: this.ledger.events.length,
@@ -370,15 +375,15 @@ export class Session {
    * (server) without an allow rule runs only under the user's allow for that very call.
    */
   checkPermission(name: SimToolName, callId: string): void {
+    const data = this.sim.committed(this.store);
     const key = name === 'mcp__docs__search' ? 'mcp:docs' : ORIGIN;
-    const rule =
-      (this.store.data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
+    const rule = (data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
     if (rule === 'block')
       this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key}, which is blocked`);
     const needsApproval =
       name === 'fill_form' || name === 'reload_tab' || name === 'mcp__docs__search';
     if (!needsApproval || rule === 'allow') return;
-    const approved = [...this.store.data.table('approvals').values()].some(
+    const approved = [...data.table('approvals').values()].some(
       (a) =>
         a.toolCallId === callId &&
         a.status === 'resolved' &&
