@@ -63,7 +63,18 @@ export class Engine implements EngineEndpoint, EngineHost {
       },
       commit: async (name, fn) => {
         await ctx.boundary(`tx:${name}:before`);
-        const out = await deps.store.transaction(fn);
+        // Under a fault injector (the simulation) the transaction's last moment is a boundary
+        // too: a worker stopped there has done all the work of a commit that never lands, and
+        // recovery must find none of it. Without one the transaction runs `fn` as it is.
+        const out = await deps.store.transaction(
+          faults
+            ? async () => {
+                const r = await fn();
+                await ctx.boundary(`tx:${name}:inside`);
+                return r;
+              }
+            : fn,
+        );
         await ctx.boundary(`tx:${name}:after`);
         return out;
       },
