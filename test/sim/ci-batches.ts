@@ -32,3 +32,24 @@ export function simulationBatches(base: number, runs: number, options: RunOption
     }, 300_000);
   }
 }
+
+/**
+ * Register the determinism check: each of `count` seeds from `base`, played twice, gives the same
+ * trace, kills and violations.
+ */
+export function determinismCheck(base: number, count: number, options: RunOptions = {}): void {
+  it('is deterministic: the same seed plays the same history with the same result', async () => {
+    for (let seed = base; seed < base + count; seed++) {
+      const [a, b] = [
+        await runHistory(generate(seed), options),
+        await runHistory(generate(seed), options),
+      ];
+      expect([seed, b.trace, b.kills, b.violations]).toEqual([
+        seed,
+        a.trace,
+        a.kills,
+        a.violations,
+      ]);
+    }
+  }, 60_000);
+}

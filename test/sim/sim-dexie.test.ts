@@ -1,7 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { simulationBatches } from './ci-batches';
-import { generate } from './plan';
-import { runHistory } from './run-history';
+import { describe } from 'vitest';
+import { determinismCheck, simulationBatches } from './ci-batches';
 
 /**
  * The simulation on the Dexie store over fake-indexeddb (sim-store.ts): the engine's committed
@@ -13,20 +11,7 @@ const BASE = 200_000 + Number(process.env.SIM_SEED ?? 1);
 const RUNS = Number(process.env.SIM_DEXIE_RUNS ?? 150);
 
 describe('engine simulation on the Dexie store', () => {
-  it('is deterministic: the same seed plays the same history with the same result', async () => {
-    for (let seed = BASE; seed < BASE + 4; seed++) {
-      const [a, b] = [
-        await runHistory(generate(seed), { store: 'dexie' }),
-        await runHistory(generate(seed), { store: 'dexie' }),
-      ];
-      expect([seed, b.trace, b.kills, b.violations]).toEqual([
-        seed,
-        a.trace,
-        a.kills,
-        a.violations,
-      ]);
-    }
-  }, 60_000);
+  determinismCheck(BASE, 4, { store: 'dexie' });
 
   simulationBatches(BASE, RUNS, { store: 'dexie' });
 });
