@@ -78,6 +78,7 @@ import { createMcpManager, type McpOAuthConfig } from '../src/tools/mcp';
 import { memoryAuthStore } from '../src/tools/mcp/oauth/auth-record';
 import { isSignInPayload } from '../src/tools/mcp/sign-in';
 import type { ToolCallContext } from '../src/tools/types';
+import { openGateForTests } from '../src/gatekeeper/receiver';
 
 interface Cli {
   url: string;
@@ -153,6 +154,7 @@ async function main(): Promise<number> {
     threadId: 'conformance',
     runId: 'conformance',
     model: { vision: true },
+    gate: openGateForTests(),
     requestInteraction: async (_kind, payload) => {
       // "Sign in to X to continue": the user agrees (the sign-in itself is Keel's).
       if (isSignInPayload(payload)) {

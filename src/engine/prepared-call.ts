@@ -1,5 +1,5 @@
 import type { Decision } from '../protocol';
-import type { PreparedToolCall } from '../store/records';
+import type { PreparedToolCall, ReceiverGrant } from '../store/records';
 import type { ToolTarget } from '../tools/types';
 import { afterDecision, afterUncertainResolution } from './run-machine';
 
@@ -17,10 +17,41 @@ export function decidedCall(
   ruleVersion: number,
   reason?: string,
 ): PreparedToolCall {
-  const { phase: _phase, ...rest } = p;
+  const { phase: _phase, holding, resume: _resume, grants, ...rest } = p;
   const next = afterDecision(decision).phase;
-  if (next === 'approved') return { ...rest, phase: 'approved', ruleVersion };
+  if (holding) {
+    // An approval about a held receiver: the call's own judgement (target, rule version) is
+    // unchanged; an approval adds the receiver to what this call may reach.
+    if (next === 'approved')
+      return {
+        ...rest,
+        phase: 'approved',
+        grants: [...(grants ?? []), ...grantOf(holding.target)],
+        ...(holding.resume !== undefined ? { resume: holding.resume } : {}),
+      };
+    return {
+      ...rest,
+      phase: next,
+      holding,
+      ...(grants ? { grants } : {}),
+      ...(reason ? { denyReason: reason } : {}),
+    };
+  }
+  // An approval of the call itself covers the target it named, and only that one.
+  if (next === 'approved')
+    return { ...rest, phase: 'approved', ruleVersion, grants: grantOf(p.target) };
   return { ...rest, phase: next, ruleVersion, ...(reason ? { denyReason: reason } : {}) };
+}
+
+/** A target without an origin (an MCP call, a page Keel cannot name) grants nothing. */
+function grantOf(target: ToolTarget): ReceiverGrant[] {
+  if (target.origin === undefined) return [];
+  return [
+    {
+      origin: target.origin,
+      ...(target.alwaysAsk !== undefined ? { alwaysAsk: target.alwaysAsk } : {}),
+    },
+  ];
 }
 
 /** A question's answer arrived with nobody waiting in memory: the tool step turns it into the result. */
@@ -54,6 +85,8 @@ export function startedCall(
     ...(prev?.approvalId !== undefined ? { approvalId: prev.approvalId } : {}),
     ...(prev?.approvalDigest !== undefined ? { approvalDigest: prev.approvalDigest } : {}),
     ...(prev?.interactionId !== undefined ? { interactionId: prev.interactionId } : {}),
+    ...(prev?.grants !== undefined ? { grants: prev.grants } : {}),
+    ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
   };
 }
 
@@ -83,6 +116,7 @@ export function resolvedCall(
       descriptorDigest: p.descriptorDigest ?? '',
       ...(p.approvalId ? { approvalId: p.approvalId } : {}),
       ...(p.approvalDigest ? { approvalDigest: p.approvalDigest } : {}),
+      ...(p.grants ? { grants: p.grants } : {}),
     };
   }
   return { ...base, phase: next, ...(p.target ? { target: p.target } : {}) };

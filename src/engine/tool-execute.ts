@@ -5,7 +5,7 @@ import {
   type RunRecord,
 } from '../store/records';
 import type { RegisteredTool } from '../tools/registry';
-import type { ToolCallContext, ToolResult, ToolTarget } from '../tools/types';
+import type { ToolCallContext, ToolCallInfo, ToolResult, ToolTarget } from '../tools/types';
 import { RunAborted, type EngineContext } from './context';
 import type { StepOutcome } from './step-outcome';
 import { emitCommitted } from './nodes';
@@ -14,6 +14,8 @@ import { errorText, text, upsertCallNode } from './tool-call-node';
 import { finishCall } from './tool-finish';
 import { startedCall } from './prepared-call';
 import { retryDecision } from './tool-retry';
+import { beginHeldApproval } from './tool-park';
+import { receiverGate } from '../gatekeeper/receiver';
 
 /**
  * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
@@ -27,7 +29,7 @@ export async function execute(
   reg: RegisteredTool,
   params: unknown,
   target: ToolTarget,
-  tctx: ToolCallContext,
+  tctx: ToolCallInfo,
   signal: AbortSignal,
   prev: PreparedToolCall | undefined,
 ): Promise<StepOutcome> {
@@ -52,9 +54,20 @@ export async function execute(
   emitCommitted(ctx, node);
   await ctx.boundary('tool:running');
 
+  // The gate the executor asks at the moment of effect: the rules as they are now, and the
+  // receivers the user approved for this call (docs/permissions.md).
+  const rules = new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule]));
+  const gate = receiverGate({
+    descriptor: reg.descriptor,
+    approvalMode: run.env!.approvalMode,
+    rules,
+    covered: prev?.grants ?? [],
+  });
   let progress = '';
   const liveCtx: ToolCallContext = {
     ...tctx,
+    gate,
+    ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
     requestInteraction: async (kind, payload) => {
       const interactionId = ctx.ids.next('int');
       const rec = await ctx.commit('interaction_live', async () => {
@@ -142,6 +155,24 @@ export async function execute(
     attempt = next.nextAttempt;
   }
   await ctx.boundary('tool:returned');
+  if (result.held) {
+    // Nothing (more) reached the receiver: ask about it. The call is parked, not finished.
+    const executing = (await ctx.store.runs.get(run.runId))?.pendingTool;
+    if (executing?.toolCallId === call.id && executing.descriptorDigest)
+      return beginHeldApproval(
+        ctx,
+        run,
+        call,
+        reg,
+        executing,
+        result.held,
+        executing.descriptorDigest,
+      );
+    result = {
+      content: text(`Stopped before ${result.held.what}; Keel could not ask you about it.`),
+      isError: true,
+    };
+  }
   const ok = !result.isError;
   return finishCall(ctx, run, call, reg, {
     callState: 'result',

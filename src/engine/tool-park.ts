@@ -1,13 +1,15 @@
 import { approvalDigest } from '../gatekeeper/approval-digest';
-import { permissionKey } from '../gatekeeper/verdict';
+import { ALL_DECISIONS, decideVerdict, permissionKey } from '../gatekeeper/verdict';
+import type { Decision } from '../protocol';
 import {
   RECORD_VERSION,
+  type HeldReceiver,
   type PlannedToolCall,
   type PreparedToolCall,
   type RunRecord,
 } from '../store/records';
 import type { RegisteredTool } from '../tools/registry';
-import type { ToolTarget } from '../tools/types';
+import type { HeldEffect, ToolTarget } from '../tools/types';
 import type { EngineContext } from './context';
 import type { StepOutcome } from './step-outcome';
 import { emitCommitted } from './nodes';
@@ -29,19 +31,114 @@ export async function beginApproval(
   dDigest: string,
   reason: string,
   prev: PreparedToolCall | undefined,
-  options = ['allow_once', 'allow_site', 'deny', 'deny_stop'] as (
-    | 'allow_once'
-    | 'allow_site'
-    | 'deny'
-    | 'deny_stop'
-  )[],
+  options: Decision[] = ALL_DECISIONS,
 ): Promise<StepOutcome> {
   const key = permissionKey(reg.descriptor, target);
   const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
   const digest = await approvalDigest(dDigest, params, target.origin);
+  return parkOnApproval(ctx, run, call, reg, params, {
+    target,
+    reason,
+    digest,
+    options,
+    pending: (approvalId) => ({
+      toolCallId: call.id,
+      nodeId: call.nodeId,
+      name: call.name,
+      params,
+      phase: 'awaiting_approval',
+      approvalId,
+      target,
+      approvalDigest: digest,
+      ruleVersion: ruleRec?.version ?? 0,
+      descriptorDigest: dDigest,
+      attempts: prev?.attempts ?? 0,
+    }),
+  });
+}
+
+/**
+ * The executor held an effect at the moment of effect (`ToolResult.held`): ask about the real
+ * receiver. The call keeps its own judgement (target, rule version, digest, the receivers already
+ * approved); the request names the receiver, and an approval adds it to the call's grants
+ * (`decidedCall`). The options are the receiver's own verdict's (once-only when it must always ask).
+ */
+export async function beginHeldApproval(
+  ctx: EngineContext,
+  run: RunRecord,
+  call: PlannedToolCall,
+  reg: RegisteredTool,
+  executing: PreparedToolCall,
+  held: HeldEffect,
+  dDigest: string,
+): Promise<StepOutcome> {
+  const params = executing.params;
+  const receiver = held.target;
+  const key = permissionKey(reg.descriptor, receiver);
+  const rule = key ? (await ctx.store.siteRules.get(key))?.rule : undefined;
+  const verdict = decideVerdict({
+    descriptor: reg.descriptor,
+    target: receiver,
+    rule,
+    approvalMode: run.env!.approvalMode,
+  });
+  const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
+  const judged = executing.target ?? {};
+  const callDigest =
+    executing.approvalDigest ?? (await approvalDigest(dDigest, params, judged.origin));
+  const heldDigest = await approvalDigest(dDigest, params, receiver.origin);
+  const holding: HeldReceiver = {
+    target: receiver,
+    what: clip(held.what, 500),
+    ...(held.partial ? { partial: clip(held.partial, 500) } : {}),
+    ...(held.resume !== undefined && boundedJson(held.resume) ? { resume: held.resume } : {}),
+  };
+  return parkOnApproval(ctx, run, call, reg, params, {
+    target: receiver,
+    reason: `held:${holding.what}`,
+    digest: heldDigest,
+    options,
+    pending: (approvalId) => ({
+      toolCallId: call.id,
+      nodeId: call.nodeId,
+      name: call.name,
+      params,
+      phase: 'awaiting_approval',
+      approvalId,
+      target: judged,
+      approvalDigest: callDigest,
+      ruleVersion: executing.ruleVersion ?? 0,
+      descriptorDigest: dDigest,
+      attempts: executing.attempts,
+      ...(executing.grants ? { grants: executing.grants } : {}),
+      holding,
+    }),
+  });
+}
+
+interface ApprovalAsk {
+  /** What the request names (the judged target, or a held receiver). */
+  target: ToolTarget;
+  reason: string;
+  digest: string;
+  options: Decision[];
+  /** The run's pendingTool while it waits, given the new approval's id. */
+  pending(approvalId: string): PreparedToolCall;
+}
+
+/** The request, the tool_call node and the run's phase commit together, so a restart re-shows it. */
+async function parkOnApproval(
+  ctx: EngineContext,
+  run: RunRecord,
+  call: PlannedToolCall,
+  reg: RegisteredTool,
+  params: unknown,
+  ask: ApprovalAsk,
+): Promise<StepOutcome> {
+  const key = permissionKey(reg.descriptor, ask.target);
   const approvalId = ctx.ids.next('apr');
   // "Always allow on this site" needs a site to allow.
-  const opts = key ? options : options.filter((o) => o !== 'allow_site');
+  const opts = key ? ask.options : ask.options.filter((o) => o !== 'allow_site');
   const out = await ctx.commit('approval', async () => {
     const now = ctx.clock.now();
     const node = await upsertCallNode(ctx, run, call, reg, params, 'approval_required');
@@ -59,10 +156,10 @@ export async function beginApproval(
         effects: reg.descriptor.effects,
       },
       params,
-      target,
+      target: ask.target,
       options: opts,
-      reason,
-      digest,
+      reason: ask.reason,
+      digest: ask.digest,
       status: 'pending' as const,
       createdAt: now,
     };
@@ -71,19 +168,7 @@ export async function beginApproval(
       run.runId,
       (r) => {
         r.state = 'waiting_approval';
-        r.pendingTool = {
-          toolCallId: call.id,
-          nodeId: call.nodeId,
-          name: call.name,
-          params,
-          phase: 'awaiting_approval',
-          approvalId,
-          target,
-          approvalDigest: digest,
-          ruleVersion: ruleRec?.version ?? 0,
-          descriptorDigest: dDigest,
-          attempts: prev?.attempts ?? 0,
-        };
+        r.pendingTool = ask.pending(approvalId);
       },
       now,
     );
@@ -98,6 +183,20 @@ export async function beginApproval(
     state: 'waiting_approval',
   });
   return 'parked';
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** A tool's resume value is kept only when it is small JSON (it is stored with the run). */
+function boundedJson(v: unknown): boolean {
+  try {
+    const json = JSON.stringify(v);
+    return json !== undefined && json.length <= 4096;
+  } catch {
+    return false;
+  }
 }
 
 export async function beginInteraction(

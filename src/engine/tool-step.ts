@@ -4,7 +4,7 @@ import { decideVerdict, permissionKey } from '../gatekeeper/verdict';
 import type { PlannedToolCall, PreparedToolCall, RunRecord } from '../store/records';
 import { argumentDepthError, jsonDepthError } from '../tools/argument-depth';
 import type { RegisteredTool } from '../tools/registry';
-import type { ToolCallContext, ToolDescriptor, ToolTarget } from '../tools/types';
+import type { ToolCallInfo, ToolDescriptor, ToolTarget } from '../tools/types';
 import { isSignInPayload, signInAnsweredAfterRestart } from '../tools/mcp/sign-in';
 import { digestOf } from '../util/canonical-json';
 import type { EngineContext } from './context';
@@ -73,7 +73,7 @@ export async function toolStep(
       failure: 'neutral',
     });
   }
-  const tctx: ToolCallContext = {
+  const tctx: ToolCallInfo = {
     threadId: run.threadId,
     runId,
     ...(run.tabId !== undefined ? { tabId: run.tabId } : {}),
@@ -88,13 +88,15 @@ export async function toolStep(
       case 'denied':
       case 'denied_stop': {
         const why = pending.denyReason ? ` Their reason: ${pending.denyReason}` : '';
+        const held = pending.holding;
+        const what = held
+          ? `The call was stopped before ${held.what}, and the user denied that, so it did not happen.${held.partial ? ` Before it stopped: ${held.partial}.` : ''}`
+          : 'The user denied this call.';
         return finishCall(ctx, run, call, reg, {
           callState: 'rejected',
           ok: false,
           outcome: 'denied',
-          content: text(
-            `The user denied this call.${why} Do not retry it; continue another way or ask the user.`,
-          ),
+          content: text(`${what}${why} Do not retry it; continue another way or ask the user.`),
           failure: 'neutral',
           ...(pending.phase === 'denied_stop'
             ? {
@@ -361,7 +363,7 @@ async function recheckThenExecute(
   reg: RegisteredTool,
   pending: PreparedToolCall,
   dDigest: string,
-  tctx: ToolCallContext,
+  tctx: ToolCallInfo,
   signal: AbortSignal,
 ): Promise<StepOutcome> {
   let target: ToolTarget;

@@ -111,6 +111,23 @@ export interface PlannedToolCall {
   rawArgs?: string;
 }
 
+/** A receiver the user approved for one call: its origin and the always-ask reason they saw. */
+export interface ReceiverGrant {
+  origin: string;
+  alwaysAsk?: string;
+}
+
+/**
+ * An effect the executor held at the moment of effect (`ToolResult.held`): the approval being
+ * asked names this receiver, not the call's judged target.
+ */
+export interface HeldReceiver {
+  target: ToolTarget;
+  what: string;
+  partial?: string;
+  resume?: unknown;
+}
+
 interface PreparedBase {
   toolCallId: string;
   nodeId: string;
@@ -118,6 +135,16 @@ interface PreparedBase {
   params: unknown;
   /** How many times this call has been started (crash loops cannot reset it). */
   attempts: number;
+  /**
+   * The receivers the user approved for this call (the judged target of an approval, and
+   * receivers approved after a hold). The gate delivers to these and to what the rules allow,
+   * nothing else. A new approval of the call itself (after drift) starts the list again.
+   */
+  grants?: ReceiverGrant[];
+  /** While parked on (or denied at) an approval about a held receiver: that receiver. */
+  holding?: HeldReceiver;
+  /** After a held receiver was approved: what the tool asked to get back as `ctx.resume`. */
+  resume?: unknown;
 }
 
 /** What the Gatekeeper judged: re-checked at dispatch (same origin, rule version, tool). */

@@ -44,14 +44,18 @@ export interface ToolTarget {
   forbidden?: string;
 }
 
-/** Per-call context the engine passes to a tool. */
-export interface ToolCallContext {
+/** What a call is about, as `resolveTarget` needs it (no effects can be delivered from here). */
+export interface ToolCallInfo {
   threadId: string;
   runId: string;
   /** The thread's tab: the active tab when the turn started (tools target it unless told otherwise). */
   tabId?: number;
   /** Capabilities of the model in use (tools adapt their content, e.g. screenshots need vision). */
   model: { vision: boolean };
+}
+
+/** Per-call context the engine passes to a tool's `execute`. */
+export interface ToolCallContext extends ToolCallInfo {
   /**
    * Ask the user something while the call runs (MCP elicitation). The request is persisted and
    * shown like any interaction; the promise resolves with the user's response, or rejects when
@@ -59,6 +63,60 @@ export interface ToolCallContext {
    * answer is then given to the model with a note to re-issue the call only if that is safe.
    */
   requestInteraction?(kind: 'elicitation', payload: unknown): Promise<unknown>;
+  /**
+   * Permission at the moment of effect (docs/permissions.md "Where each decision is made"). The
+   * verdict before the call was a prediction; a tool that delivers input or causes a navigation
+   * or request asks the gate about the *receiver* just before each effect (the frame under the
+   * point, the focused frame, the real destination) and delivers only on `allow`. On `hold` it
+   * delivers nothing more and returns `ToolResult.held`; on `deny` it stops with an error.
+   * The engine always supplies it; outside the engine use `openGate()` only in tests.
+   */
+  gate: ReceiverGate;
+  /**
+   * Set when this execution continues a call that was held and then approved: the `resume`
+   * value the tool put in `ToolResult.held` (e.g. how many keys were already delivered), so it
+   * does not repeat what already reached the page.
+   */
+  resume?: unknown;
+}
+
+/** What kind of effect reaches a receiver. */
+export type ReceiverEffect =
+  /** Input events (synthetic or trusted) delivered to a document: judged with the tool's level. */
+  | 'input'
+  /** A navigation or a request the action causes: judged as a DOM-level write on the destination. */
+  | 'destination';
+
+export type ReceiverVerdict =
+  | { kind: 'allow'; reason: string }
+  /** Not covered by a rule or by this call's approval: stop and ask the user about this receiver. */
+  | { kind: 'hold'; reason: string }
+  /** Never (blocked site, browser page, forbidden): stop; the model is told. */
+  | { kind: 'deny'; reason: string };
+
+/**
+ * Contract: `check` is synchronous, pure over the rules and approvals captured when the call was
+ * dispatched, and never throws. An approval covers the receiver it named (the judged target, or a
+ * receiver approved after a hold), not whatever the page puts in its place.
+ */
+export interface ReceiverGate {
+  check(receiver: ToolTarget, effect: ReceiverEffect): ReceiverVerdict;
+}
+
+/**
+ * An effect the tool did not deliver because the gate said `hold`. The engine turns it into an
+ * approval naming `target` (the real receiver); on approval the call runs again with that
+ * receiver covered and `ctx.resume` set to `resume`; on denial the model gets `what`.
+ */
+export interface HeldEffect {
+  /** The receiver: the frame under the point, the focused frame, the navigation's destination. */
+  target: ToolTarget;
+  /** Plain words for the card and the model: "the click would land in a frame from https://b.example". */
+  what: string;
+  /** What already reached a page before the hold ("typed 5 of 12 characters into …"), if anything. */
+  partial?: string;
+  /** JSON the tool wants back as `ctx.resume` when it runs again after approval (bounded, ≤ 4 KB). */
+  resume?: unknown;
 }
 
 export interface ToolUpdate<D = unknown> {
@@ -71,6 +129,8 @@ export interface ToolResult<D = unknown> {
   details?: D;
   /** An error result the model should see as such (a thrown error becomes one too). */
   isError?: boolean;
+  /** The tool stopped before an effect the gate held (`ReceiverGate`): the engine asks the user. */
+  held?: HeldEffect;
 }
 
 /**
@@ -111,7 +171,7 @@ export interface AgentTool<P = unknown, D = unknown> {
   /** Tools whose use is itself the user's decision (ask_user) skip approval (spec/000 §4). */
   skipApproval?: boolean;
   interaction?: InteractionPreparer<P>;
-  resolveTarget?(params: P, ctx: ToolCallContext): Promise<ToolTarget>;
+  resolveTarget?(params: P, ctx: ToolCallInfo): Promise<ToolTarget>;
   execute(
     toolCallId: string,
     params: P,

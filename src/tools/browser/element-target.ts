@@ -3,7 +3,7 @@
  * (for approval) what the element is — a download link, a payment form's submit, a file input.
  */
 import type { ElementReport } from '../../../content-scripts/messages';
-import type { ToolCallContext, ToolTarget } from '../types';
+import type { ToolCallInfo, ToolTarget } from '../types';
 import type { BrowserToolDeps } from './deps';
 import { parseRef } from './refs';
 import { exfiltrationRisk } from './restricted';
@@ -20,7 +20,7 @@ export interface RefContext {
 export async function refContext(
   deps: BrowserToolDeps,
   params: { ref: string; tabId?: number },
-  ctx: ToolCallContext,
+  ctx: ToolCallInfo,
 ): Promise<RefContext> {
   const tabId = tabIdFor(params, ctx);
   const { frameId, local } = parseRef(params.ref);

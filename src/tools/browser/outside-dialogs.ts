@@ -14,7 +14,7 @@
  * to go on (browser_dialog, or the user when the debugger could not see the dialog), instead of
  * waiting on a page that cannot answer; tab tools run and carry the same note.
  */
-import type { AgentTool, ToolCallContext, ToolResult } from '../types';
+import type { AgentTool, ToolCallInfo, ToolResult } from '../types';
 import type { DebuggerSessions, SessionChange } from './debugger-sessions';
 import {
   describeDialogBlock,
@@ -100,7 +100,7 @@ export class OutsideDialogs {
 
   /** The same tool, noting its tab before it runs and refusing to run on a blocked page. */
   watch<P, D>(tool: AgentTool<P, D>): AgentTool<P, D> {
-    const tabOf = (params: P, ctx: ToolCallContext) =>
+    const tabOf = (params: P, ctx: ToolCallInfo) =>
       (params as { tabId?: number } | undefined)?.tabId ?? ctx.tabId;
     if (tool.name === 'browser_dialog') {
       return {
@@ -129,7 +129,7 @@ export class OutsideDialogs {
       // The target of a page tool is read from the page: a blocked page would not answer.
       ...(resolveTarget && !onTab
         ? {
-            resolveTarget: async (params: P, ctx: ToolCallContext) => {
+            resolveTarget: async (params: P, ctx: ToolCallInfo) => {
               const blocked = await note(tabOf(params, ctx));
               if (blocked) throw new Error(blocked);
               return resolveTarget(params, ctx);

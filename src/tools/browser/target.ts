@@ -2,12 +2,12 @@
  * Which tab a call acts on, and the ToolTarget the Gatekeeper decides on. A tool targets the
  * thread's tab (ctx.tabId) unless its params name a tabId.
  */
-import type { ToolCallContext, ToolTarget } from '../types';
+import type { ToolCallInfo, ToolTarget } from '../types';
 import { HostError, type BrowserHost, type TabInfo } from './host';
 import { staleRefMessage } from './refs';
 import { originOf, pageRestriction } from './restricted';
 
-export function tabIdFor(params: { tabId?: number }, ctx: ToolCallContext): number {
+export function tabIdFor(params: { tabId?: number }, ctx: ToolCallInfo): number {
   const tabId = params.tabId ?? ctx.tabId;
   if (tabId === undefined) {
     throw new Error(

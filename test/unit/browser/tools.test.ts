@@ -9,10 +9,12 @@ import { fillFramePlaceholders, matchFrames } from '../../../src/tools/browser/f
 import { HostError } from '../../../src/tools/browser/host';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../../src/tools/types';
 import { FakeHost } from './fake-host';
+import { openGateForTests } from '../../../src/gatekeeper/receiver';
 
 const ctx = (tabId = 1, vision = true): ToolCallContext => ({
   threadId: 't',
   runId: 'r1',
+  gate: openGateForTests(),
   tabId,
   model: { vision },
 });
@@ -426,7 +428,11 @@ describe('tabs, navigation and screenshots', () => {
   it('needs a tab', async () => {
     const { run } = setup();
     await expect(
-      run('browser_snapshot', {}, { threadId: 't', runId: 'r', model: { vision: false } }),
+      run(
+        'browser_snapshot',
+        {},
+        { threadId: 't', runId: 'r', model: { vision: false }, gate: openGateForTests() },
+      ),
     ).rejects.toThrow(/no tab/);
     await expect(run('browser_snapshot', { tabId: 77 })).rejects.toThrow('Tab 77 does not exist');
   });

@@ -612,10 +612,12 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
 
   it('a decision keeps what the call was judged on; a denial carries its reason', async () => {
     const { decidedCall } = await import('../../../src/engine/prepared-call');
+    // An approval of the call covers the receiver it named (the gate at the moment of effect).
     expect(decidedCall(parked, 'allow_site', 3)).toEqual({
       ...parked,
       phase: 'approved',
       ruleVersion: 3,
+      grants: [{ origin: 'https://a.example' }],
     });
     expect(decidedCall(parked, 'deny', 2, 'not that one')).toEqual({
       ...parked,
@@ -623,6 +625,27 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
       denyReason: 'not that one',
     });
     expect(decidedCall(parked, 'deny_stop', 2)).toEqual({ ...parked, phase: 'denied_stop' });
+  });
+
+  it('a decision about a held receiver keeps the call’s judgement and adds or keeps the receiver', async () => {
+    const { decidedCall } = await import('../../../src/engine/prepared-call');
+    const holding = {
+      target: { origin: 'https://b.example' },
+      what: 'the click lands on b',
+      resume: 4,
+    };
+    const held = { ...parked, grants: [{ origin: 'https://a.example' }], holding };
+    expect(decidedCall(held, 'allow_once', 9)).toEqual({
+      ...parked,
+      phase: 'approved',
+      grants: [{ origin: 'https://a.example' }, { origin: 'https://b.example' }],
+      resume: 4,
+    });
+    expect(decidedCall(held, 'deny', 9, 'no')).toEqual({
+      ...held,
+      phase: 'denied',
+      denyReason: 'no',
+    });
   });
 
   it('starting counts the attempt and keeps the judgement; an answer drops it', async () => {

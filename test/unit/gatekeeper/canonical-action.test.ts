@@ -14,8 +14,15 @@ import { parseKeyCombo } from '../../../src/tools/browser/key-combo';
 import { describeTool } from '../../../src/tools/registry';
 import type { AgentTool, ToolCallContext, ToolTarget } from '../../../src/tools/types';
 import { FakeHost } from '../browser/fake-host';
+import { openGateForTests } from '../../../src/gatekeeper/receiver';
 
-const ctx: ToolCallContext = { threadId: 't', runId: 'r', tabId: 1, model: { vision: true } };
+const ctx: ToolCallContext = {
+  threadId: 't',
+  runId: 'r',
+  tabId: 1,
+  model: { vision: true },
+  gate: openGateForTests(),
+};
 const SHOP = 'https://shop.example';
 const EVIL = 'https://evil.example';
 const FORM = 'https://pay.widget.example';

@@ -1,6 +1,7 @@
 import { ToolRegistry } from '../../../src/tools/registry';
 import type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from '../../../src/tools/types';
 import { createMcpManager, type McpManager, type McpManagerOptions } from '../../../src/tools/mcp';
+import { openGateForTests } from '../../../src/gatekeeper/receiver';
 
 export interface Harness {
   registry: ToolRegistry;
@@ -32,7 +33,13 @@ export function harness(
 }
 
 export function ctx(over: Partial<ToolCallContext> = {}): ToolCallContext {
-  return { threadId: 't1', runId: 'r1', model: { vision: false }, ...over };
+  return {
+    threadId: 't1',
+    runId: 'r1',
+    model: { vision: false },
+    gate: openGateForTests(),
+    ...over,
+  };
 }
 
 export function tool(registry: ToolRegistry, name: string): AgentTool {

@@ -6,6 +6,7 @@
 import { createChromeBrowserHost } from '../../../../src/background/chrome-browser-host';
 import { createBrowserTools } from '../../../../src/tools/browser';
 import type { ToolCallContext } from '../../../../src/tools/types';
+import { openGateForTests } from '../../../../src/gatekeeper/receiver';
 
 const { tools, lifecycle } = createBrowserTools(createChromeBrowserHost(), {
   debuggerIdleMs: 4000,
@@ -14,7 +15,13 @@ const { tools, lifecycle } = createBrowserTools(createChromeBrowserHost(), {
 const byName = new Map(tools.map((t) => [t.name, t]));
 
 function context(partial: Partial<ToolCallContext>): ToolCallContext {
-  return { threadId: 'thread-1', runId: 'run-1', model: { vision: true }, ...partial };
+  return {
+    threadId: 'thread-1',
+    runId: 'run-1',
+    model: { vision: true },
+    gate: openGateForTests(),
+    ...partial,
+  };
 }
 
 function tool(name: string) {
