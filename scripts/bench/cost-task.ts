@@ -4,8 +4,8 @@
  * then sent through the engine's context builder and the real request builders of each provider
  * kind, step by step. Deterministic for a seed.
  */
-import { buildContext, type ContextOptions } from '../../src/engine/context-builder';
-import { buildSystemPrompt } from '../../src/engine/system-prompt';
+import { buildContext, type ContextOptions } from '../../src/engine/context/context-builder';
+import { buildSystemPrompt } from '../../src/engine/env/system-prompt';
 import type { ContentBlock } from '../../src/protocol';
 import { buildAnthropicRequest } from '../../src/providers/anthropic/request';
 import { lookupModel } from '../../src/providers/catalog';

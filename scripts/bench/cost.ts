@@ -11,8 +11,8 @@ import {
   clipPolicyFor,
   DEFAULT_CLIP_POLICY,
   type ClipPolicy,
-} from '../../src/engine/context-clipping';
-import type { ContextOptions } from '../../src/engine/context-builder';
+} from '../../src/engine/context/context-clipping';
+import type { ContextOptions } from '../../src/engine/context/context-builder';
 import { lookupModel } from '../../src/providers/catalog';
 import { cacheCost, prefixReuse, type CostFigures, type ReuseFigures } from './cost-measure';
 import {

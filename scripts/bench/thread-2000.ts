@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import type { Page } from 'playwright-core';
-import { buildContext, DEFAULT_TRUNCATION } from '../../src/engine/context-builder';
+import { buildContext, DEFAULT_TRUNCATION } from '../../src/engine/context/context-builder';
 import type { NodeRecord, ThreadRecord } from '../../src/store/records';
 import type { AgentTool } from '../../src/tools/types';
 import type { ProviderRequest, StreamEvent, Provider } from '../../src/providers/types';

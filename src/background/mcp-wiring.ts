@@ -1,5 +1,5 @@
 import type { Engine } from '../engine';
-import { mcpCredentialId, mcpOAuthClientCredentialId } from '../engine/settings-service';
+import { mcpCredentialId, mcpOAuthClientCredentialId } from '../engine/env/settings-service';
 import type { Store } from '../store/store';
 import type { StoredMcpServer } from '../store/records';
 import {

@@ -1,7 +1,7 @@
 import { createAskUserTool } from '../tools/builtin/ask-user';
 import { createGetSkillTool } from '../tools/builtin/get-skill';
 import { createTodoTool } from '../tools/builtin/todo';
-import type { EngineHost } from './engine-host';
+import type { EngineHost } from './turn/engine-host';
 
 /** Register the builtin tools, wiring todo's list to the thread record and `todo.updated`. */
 export function registerBuiltins(engine: EngineHost): void {

@@ -10,16 +10,16 @@ import {
 import type { Store } from '../store/store';
 import { ReceiptsRepo } from '../store/receipts-repo';
 import type { ToolRegistry } from '../tools/registry';
-import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './context';
-import type { Client, EngineHost } from './engine-host';
-import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './receipts';
-import { RunDriver } from './run-driver';
-import { ActorPool } from './thread-actor';
-import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './types';
-import { handlers, type HandlerResult, type OpContext } from './ops';
-import { readPublicSettings } from './settings-service';
-import { startNextQueued } from './queue';
-import { recoverRuns } from './recovery';
+import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './host/engine-context';
+import type { Client, EngineHost } from './turn/engine-host';
+import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './ops/receipts';
+import { RunDriver } from './turn/run-driver';
+import { ActorPool } from './turn/thread-actor';
+import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './host/types';
+import { handlers, type HandlerResult, type OpContext } from './ops/ops';
+import { readPublicSettings } from './env/settings-service';
+import { startNextQueued } from './turn/queue';
+import { recoverRuns } from './turn/recovery';
 
 /** Ops whose relative order within a thread is part of their meaning. */
 const ORDERED_OPS = new Set(['turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove']);

@@ -1,6 +1,6 @@
 export { Engine } from './engine-core';
 export { registerBuiltins } from './builtins';
-export { SettingsProviderResolver } from './provider-resolver';
+export { SettingsProviderResolver } from './env/provider-resolver';
 export type {
   EngineDeps,
   EngineOptions,
@@ -8,5 +8,5 @@ export type {
   BrowserEnv,
   Clock,
   IdSource,
-} from './types';
-export { EngineKilled } from './context';
+} from './host/types';
+export { EngineKilled } from './host/engine-context';

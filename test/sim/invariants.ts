@@ -1,4 +1,4 @@
-import { buildContext } from '../../src/engine/context-builder';
+import { buildContext } from '../../src/engine/context/context-builder';
 import type { AgentEvent, RunState } from '../../src/protocol';
 import type { NodeRecord, RunRecord, ThreadRecord } from '../../src/store/records';
 import { pathFrom } from '../../src/store/threads-repo';

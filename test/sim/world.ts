@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Engine, registerBuiltins } from '../../src/engine';
-import type { FaultInjector } from '../../src/engine/types';
+import type { FaultInjector } from '../../src/engine/host/types';
 import { AgentEvent, DirectTransport } from '../../src/protocol';
 import {
   ScriptedProvider,

@@ -5,7 +5,7 @@ import {
   DEFAULT_CLIP_POLICY,
   type ClipCandidate,
   type ClipPolicy,
-} from '../../../src/engine/context-clipping';
+} from '../../../src/engine/context/context-clipping';
 import { rng } from '../../../scripts/bench/cost-task';
 
 /**

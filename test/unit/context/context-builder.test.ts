@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContentBlock, Item } from '../../../src/protocol';
-import { buildContext } from '../../../src/engine/context-builder';
+import { buildContext } from '../../../src/engine/context/context-builder';
 import type { ProviderMessage } from '../../../src/providers/types';
 import { RECORD_VERSION, type NodeRecord } from '../../../src/store/records';
 

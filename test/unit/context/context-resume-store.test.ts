@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildContext } from '../../../src/engine/context-builder';
-import { callIdsOnPath } from '../../../src/engine/tool-call-ids';
+import { buildContext } from '../../../src/engine/context/context-builder';
+import { callIdsOnPath } from '../../../src/engine/model/tool-call-ids';
 import { extendsMarked, pathMark } from '../../../src/store/path-lineage';
 import type { NodeRecord } from '../../../src/store/records';
 import { Store, type DexieStore } from '../../../src/store/store';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildContext } from '../../../src/engine/context-builder';
-import { estimateTokens } from '../../../src/engine/compaction';
-import { callIdsOnPath } from '../../../src/engine/tool-call-ids';
+import { buildContext } from '../../../src/engine/context/context-builder';
+import { estimateTokens } from '../../../src/engine/model/compaction';
+import { callIdsOnPath } from '../../../src/engine/model/tool-call-ids';
 import { deepFreeze } from '../../../src/store/deep-freeze';
 import type { NodeRecord } from '../../../src/store/records';
 import { rng } from '../../../scripts/bench/cost-task';

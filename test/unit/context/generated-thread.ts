@@ -1,6 +1,6 @@
 import type { Item } from '../../../src/protocol';
-import type { ContextOptions } from '../../../src/engine/context-builder';
-import { DEFAULT_CLIP_POLICY } from '../../../src/engine/context-clipping';
+import type { ContextOptions } from '../../../src/engine/context/context-builder';
+import { DEFAULT_CLIP_POLICY } from '../../../src/engine/context/context-clipping';
 import { RECORD_VERSION, type NodeRecord } from '../../../src/store/records';
 import { rng } from '../../../scripts/bench/cost-task';
 

@@ -4,7 +4,7 @@ import {
   clipPolicyFor,
   DEFAULT_CLIP_POLICY,
   type ClipCandidate,
-} from '../../../src/engine/context-clipping';
+} from '../../../src/engine/context/context-clipping';
 import { lookupModel } from '../../../src/providers/catalog';
 import { prefixReuse } from '../../../scripts/bench/cost-measure';
 import {

@@ -1,6 +1,6 @@
-import type { FaultInjector } from '../../../src/engine/types';
+import type { FaultInjector } from '../../../src/engine/host/types';
 import type { AgentEvent } from '../../../src/protocol';
-import { buildContext } from '../../../src/engine/context-builder';
+import { buildContext } from '../../../src/engine/context/context-builder';
 import {
   ScriptedProvider,
   type RecordedRequest,

@@ -196,7 +196,7 @@ describe('recovery after the service worker restarts', () => {
   });
 
   it('a rotated key behind the same credential reference does not block a resume', async () => {
-    const { verifyEnvironment } = await import('../../../src/engine/environment');
+    const { verifyEnvironment } = await import('../../../src/engine/env/environment');
     const rig = await makeRig({ script: [{ text: 'x' }] });
     const { runId } = await rig.submit('q');
     await rig.client.turnComplete(runId);
@@ -259,7 +259,7 @@ describe('recovery after the service worker restarts', () => {
 
   it('bounds the environment snapshot', async () => {
     const { checkSnapshotBounds, EnvironmentError } = await import(
-      '../../../src/engine/environment'
+      '../../../src/engine/env/environment'
     );
     const rig = await makeRig({ script: [{ text: 'x' }] });
     const { runId } = await rig.submit('q');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compactionPoint } from '../../../src/engine/compaction';
-import { buildContext } from '../../../src/engine/context-builder';
+import { compactionPoint } from '../../../src/engine/model/compaction';
+import { buildContext } from '../../../src/engine/context/context-builder';
 import { abortedError } from '../../../src/providers/errors';
 import { ScriptedProvider, type RecordedRequest } from '../../../src/providers/scripted';
 import type { ProviderRequest, StreamEvent } from '../../../src/providers/types';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { z } from 'zod';
 import { Engine, registerBuiltins } from '../../../src/engine';
-import type { EngineOptions, FaultInjector } from '../../../src/engine/types';
+import type { EngineOptions, FaultInjector } from '../../../src/engine/host/types';
 import { AgentEvent, DirectTransport, type OpInput } from '../../../src/protocol';
 import { ScriptedProvider, type ScriptEntry } from '../../../src/providers/scripted';
 import type { ModelInfo, ProviderResolver } from '../../../src/providers/types';

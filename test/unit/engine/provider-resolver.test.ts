@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { SettingsProviderResolver } from '../../../src/engine/provider-resolver';
+import { SettingsProviderResolver } from '../../../src/engine/env/provider-resolver';
 import { Store } from '../../../src/store/store';
 import { defaultSettings } from '../../../src/store/settings-repo';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RunState, type Decision } from '../../../src/protocol';
 import type { NormalizedStopReason } from '../../../src/providers/types';
-import { recoveryAction } from '../../../src/engine/recovery';
-import { RUN_TRANSITIONS } from '../../../src/engine/run-transitions';
+import { recoveryAction } from '../../../src/engine/turn/recovery';
+import { RUN_TRANSITIONS } from '../../../src/engine/run/run-transitions';
 import {
   afterAssistant,
   afterDecision,
@@ -22,7 +22,7 @@ import {
   onResume,
   type AfterAssistant,
   type AssistantFacts,
-} from '../../../src/engine/run-machine';
+} from '../../../src/engine/run/run-machine';
 
 const STATES = RunState.options;
 const STOPS: NormalizedStopReason[] = [
@@ -611,7 +611,7 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
   };
 
   it('a decision keeps what the call was judged on; a denial carries its reason', async () => {
-    const { decidedCall } = await import('../../../src/engine/prepared-call');
+    const { decidedCall } = await import('../../../src/engine/call/prepared-call');
     // An approval of the call covers the receiver it named (the gate at the moment of effect).
     expect(decidedCall(parked, 'allow_site', 3)).toEqual({
       ...parked,
@@ -628,7 +628,7 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
   });
 
   it('a decision about a held receiver keeps the call’s judgement and adds or keeps the receiver', async () => {
-    const { decidedCall } = await import('../../../src/engine/prepared-call');
+    const { decidedCall } = await import('../../../src/engine/call/prepared-call');
     const holding = {
       target: { origin: 'https://b.example' },
       what: 'the click lands on b',
@@ -649,7 +649,7 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
   });
 
   it('starting counts the attempt and keeps the judgement; an answer drops it', async () => {
-    const { answeredCall, startedCall } = await import('../../../src/engine/prepared-call');
+    const { answeredCall, startedCall } = await import('../../../src/engine/call/prepared-call');
     const started = startedCall(
       { ...parked, phase: 'approved', attempts: 1 },
       base,
@@ -672,7 +672,7 @@ describe('PreparedToolCall phase changes (prepared-call.ts)', () => {
   });
 
   it('a retry after an uncertain outcome is judged afresh when nothing was judged before', async () => {
-    const { resolvedCall } = await import('../../../src/engine/prepared-call');
+    const { resolvedCall } = await import('../../../src/engine/call/prepared-call');
     const unknown = { ...base, phase: 'executing' as const, attempts: 1 };
     expect(resolvedCall(unknown, 'retry')).toMatchObject({
       phase: 'approved',
@@ -696,7 +696,7 @@ describe('the docs carry the table', () => {
   it('docs/recovery.md and docs/architecture.md show every transition, as generated', async () => {
     const { readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
-    const { transitionTableMarkdown } = await import('../../../src/engine/run-transitions');
+    const { transitionTableMarkdown } = await import('../../../src/engine/run/run-transitions');
     for (const doc of ['docs/recovery.md', 'docs/architecture.md']) {
       const text = readFileSync(resolve(__dirname, '../../..', doc), 'utf8');
       expect([doc, text.includes(transitionTableMarkdown())]).toEqual([doc, true]);

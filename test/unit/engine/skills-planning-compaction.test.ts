@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IntentTagFilter, detectIntent, stripIntentTags } from '../../../src/engine/planning';
+import { IntentTagFilter, detectIntent, stripIntentTags } from '../../../src/engine/model/planning';
 import { parseSkill } from '../../../src/skills/parse-skill';
 import type { RecordedRequest } from '../../../src/providers/scripted';
 import { makeRig, testTool } from './harness';

@@ -13,7 +13,7 @@ vi.mock('../../../src/util/canonical-json', async (importOriginal) => {
   };
 });
 
-import { EnvironmentError, resolveEnvironment } from '../../../src/engine/environment';
+import { EnvironmentError, resolveEnvironment } from '../../../src/engine/env/environment';
 import { defaultSettings } from '../../../src/store/settings-repo';
 import { ToolRegistry } from '../../../src/tools/registry';
 import { testTool } from './harness';

@@ -3,7 +3,7 @@ import {
   DEFAULT_TOOL_RETRY,
   isTransientToolError,
   retryDecision,
-} from '../../../src/engine/tool-retry';
+} from '../../../src/engine/call/tool-retry';
 import { makeRig, testTool } from './harness';
 
 const call = (name: string, args: unknown = {}) => ({ name, args });

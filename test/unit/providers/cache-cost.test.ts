@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import en from '../../../_locales/en/messages.json';
 import zh from '../../../_locales/zh_CN/messages.json';
-import { cachedShare, costOf } from '../../../src/engine/usage';
+import { cachedShare, costOf } from '../../../src/engine/model/usage';
 import { lookupModel } from '../../../src/providers/catalog';
 import { costUsd } from '../../../src/providers/cost';
 import { createAnthropicNormalizer } from '../../../src/providers/anthropic/normalize';

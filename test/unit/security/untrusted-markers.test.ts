@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wrapUntrusted, wrapUntrustedNotes } from '../../../src/engine/untrusted';
+import { wrapUntrusted, wrapUntrustedNotes } from '../../../src/engine/context/untrusted';
 import { untrustedPageContent } from '../../../src/tools/browser/untrusted';
 
 const INVISIBLE = [

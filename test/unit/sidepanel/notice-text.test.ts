@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DISABLE_AFTER, WARN_AFTER } from '../../../src/engine/run-machine';
+import { DISABLE_AFTER, WARN_AFTER } from '../../../src/engine/run/run-machine';
 import { noticeText } from '../../../sidepanel/summaries/notice-text';
 
 const locale = (name: string) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchThread, queryWords } from '../../../src/engine/thread-search';
+import { matchThread, queryWords } from '../../../src/engine/views/thread-search';
 import type { NodeRecord, ThreadRecord } from '../../../src/store/records';
 import { makeRig } from '../engine/harness';
 

@@ -5,7 +5,7 @@ import {
   applySettingsPatch,
   publicSettings,
   validateSettings,
-} from '../../../src/engine/settings-service';
+} from '../../../src/engine/env/settings-service';
 import {
   defaultSettings,
   type SettingsRecord,

@@ -1,6 +1,6 @@
 /** Scheduled-run notices from recorded last runs, and last runs written by older versions. */
 import { describe, expect, it } from 'vitest';
-import { lastRunMeta } from '../../../src/engine/workflow-view';
+import { lastRunMeta } from '../../../src/engine/views/workflow-view';
 import { StopReason, WorkflowLastRun, type WorkflowMeta } from '../../../src/protocol';
 import { NOTICE_WINDOW_MS, noticeKey, noticesDue } from '../../../src/workflows/notices';
 import { RECENT_RUNS, withRun } from '../../../src/workflows/run-history';

@@ -515,7 +515,7 @@ describe('the run machine table (RUN_TRANSITIONS) lists the replay runner', () =
   }
 
   it('every state change the replay makes is an edge of the table, and each replay edge is reached', async () => {
-    const { RUN_TRANSITIONS } = await import('../../../src/engine/run-transitions');
+    const { RUN_TRANSITIONS } = await import('../../../src/engine/run/run-transitions');
     const seen = new Set<string>();
     // Replayed to the end; the product gone with a model (hand-over) and without (a stop).
     {

@@ -1,0 +1,247 @@
+import {
+  RECORD_VERSION,
+  type PlannedToolCall,
+  type PreparedToolCall,
+  type RunRecord,
+} from '../../store/records';
+import type { RegisteredTool } from '../../tools/registry';
+import type { ToolCallContext, ToolCallInfo, ToolResult, ToolTarget } from '../../tools/types';
+import { RunAborted, type EngineContext } from '../host/engine-context';
+import type { StepOutcome } from '../run/step-outcome';
+import { emitCommitted } from '../run/nodes';
+import { interactionEvent } from '../views/thread-view';
+import { errorText, text, upsertCallNode } from '../run/tool-call-node';
+import { finishCall } from './tool-finish';
+import { startedCall } from './prepared-call';
+import { retryDecision } from './tool-retry';
+import { beginHeldApproval } from './tool-park';
+import { receiverGate } from '../../gatekeeper/receiver';
+
+/**
+ * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
+ * effect), execute with the run's signal, a bound, progress and mid-call interactions, then commit
+ * its result.
+ */
+export async function execute(
+  ctx: EngineContext,
+  run: RunRecord,
+  call: PlannedToolCall,
+  reg: RegisteredTool,
+  params: unknown,
+  target: ToolTarget,
+  tctx: ToolCallInfo,
+  signal: AbortSignal,
+  prev: PreparedToolCall | undefined,
+): Promise<StepOutcome> {
+  const node = await ctx.commit('tool_start', async () => {
+    const now = ctx.clock.now();
+    const n = await upsertCallNode(ctx, run, call, reg, params, 'executing');
+    await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        r.state = 'executing_tool';
+        r.pendingTool = startedCall(
+          prev,
+          { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
+          params,
+          target,
+        );
+      },
+      now,
+    );
+    return n;
+  });
+  emitCommitted(ctx, node);
+  await ctx.boundary('tool:running');
+
+  // The gate the executor asks at the moment of effect: the rules as they are now, and the
+  // receivers the user approved for this call (docs/permissions.md).
+  const rules = new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule]));
+  const gate = receiverGate({
+    descriptor: reg.descriptor,
+    approvalMode: run.env!.approvalMode,
+    rules,
+    covered: prev?.grants ?? [],
+  });
+  let progress = '';
+  const liveCtx: ToolCallContext = {
+    ...tctx,
+    gate,
+    ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
+    requestInteraction: async (kind, payload) => {
+      const interactionId = ctx.ids.next('int');
+      const rec = await ctx.commit('interaction_live', async () => {
+        const now = ctx.clock.now();
+        const r = {
+          v: RECORD_VERSION,
+          interactionId,
+          threadId: run.threadId,
+          runId: run.runId,
+          toolCallId: call.id,
+          nodeId: call.nodeId,
+          kind,
+          payload,
+          status: 'pending' as const,
+          createdAt: now,
+        };
+        await ctx.store.interactions.put(r);
+        await ctx.store.runs.update(
+          run.runId,
+          (x) => {
+            x.state = 'waiting_interaction';
+            if (x.pendingTool) x.pendingTool.interactionId = interactionId;
+          },
+          now,
+        );
+        return r;
+      });
+      ctx.emit(interactionEvent(rec));
+      ctx.emit({
+        type: 'run.updated',
+        threadId: run.threadId,
+        runId: run.runId,
+        state: 'waiting_interaction',
+      });
+      return ctx.waiters.wait(interactionId, signal);
+    },
+  };
+  // Transient failures of a retry-safe tool are retried here, before the model sees an error
+  // (spec/004); each attempt gets the full bound. Every attempt is reported on the card.
+  let result: ToolResult;
+  let attempt = 1;
+  for (;;) {
+    const out = await attemptOnce(ctx, reg, call, params, liveCtx, signal, (p) => {
+      progress = p;
+      ctx.emit({
+        type: 'item.delta',
+        threadId: run.threadId,
+        itemId: call.nodeId,
+        delta: { toolProgress: p },
+      });
+    });
+    if (out.kind === 'aborted') throw new RunAborted(progress);
+    if (out.kind === 'result') {
+      result = out.result;
+      break;
+    }
+    const next = retryDecision({
+      recovery: reg.descriptor.recovery,
+      attempt,
+      error: out.error,
+      policy: ctx.options.toolRetry,
+    });
+    if (next.kind === 'give_up') {
+      const why = errorText(out.error);
+      result = {
+        content: text(attempt > 1 ? `${why} (after ${attempt} attempts)` : why),
+        isError: true,
+      };
+      break;
+    }
+    ctx.emit({
+      type: 'item.delta',
+      threadId: run.threadId,
+      itemId: call.nodeId,
+      delta: {
+        toolProgress: `Retrying (attempt ${next.nextAttempt} of ${ctx.options.toolRetry.maxAttempts}): ${errorText(out.error)}`,
+      },
+    });
+    try {
+      await ctx.options.sleep(next.delayMs, signal);
+    } catch {
+      throw new RunAborted(progress);
+    }
+    if (signal.aborted) throw new RunAborted(progress);
+    attempt = next.nextAttempt;
+  }
+  await ctx.boundary('tool:returned');
+  if (result.held) {
+    // Nothing (more) reached the receiver: ask about it. The call is parked, not finished.
+    const executing = (await ctx.store.runs.get(run.runId))?.pendingTool;
+    if (executing?.toolCallId === call.id && executing.descriptorDigest)
+      return beginHeldApproval(
+        ctx,
+        run,
+        call,
+        reg,
+        executing,
+        result.held,
+        executing.descriptorDigest,
+      );
+    result = {
+      content: text(`Stopped before ${result.held.what}; Keel could not ask you about it.`),
+      isError: true,
+    };
+  }
+  const ok = !result.isError;
+  return finishCall(ctx, run, call, reg, {
+    callState: 'result',
+    ok,
+    outcome: ok ? 'ok' : 'error',
+    content: result.content,
+    details: result.details,
+    failure: ok ? 'success' : 'failure',
+    attempts: attempt,
+  });
+}
+
+type Attempt =
+  | { kind: 'result'; result: ToolResult }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'aborted' };
+
+/** One execution of the tool under the run's signal and the engine's bound. Never throws. */
+async function attemptOnce(
+  ctx: EngineContext,
+  reg: RegisteredTool,
+  call: PlannedToolCall,
+  params: unknown,
+  liveCtx: ToolCallContext,
+  signal: AbortSignal,
+  onProgress: (p: string) => void,
+): Promise<Attempt> {
+  const callAbort = new AbortController();
+  const onRunAbort = () => callAbort.abort(signal.reason);
+  signal.addEventListener('abort', onRunAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbortReject: (() => void) | undefined;
+  try {
+    // MCP calls keep their own deadline, reset by progress and paused while the user answers an
+    // elicitation; every other tool gets the engine's fixed bound.
+    const timeout = new Promise<never>((_, reject) => {
+      if (reg.descriptor.level === 'mcp') return;
+      timer = setTimeout(() => {
+        callAbort.abort(new Error('timeout'));
+        reject(
+          new Error(
+            `The tool did not finish within ${Math.round(ctx.options.toolTimeoutMs / 1000)} s and was stopped.`,
+          ),
+        );
+      }, ctx.options.toolTimeoutMs);
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new RunAborted());
+      onAbortReject = () => reject(new RunAborted());
+      signal.addEventListener('abort', onAbortReject, { once: true });
+    });
+    const result = await Promise.race([
+      reg.tool.execute(
+        call.id,
+        params,
+        callAbort.signal,
+        (u) => onProgress(u.progressText),
+        liveCtx,
+      ),
+      timeout,
+      aborted,
+    ]);
+    return { kind: 'result', result };
+  } catch (e) {
+    if (e instanceof RunAborted || signal.aborted) return { kind: 'aborted' };
+    return { kind: 'error', error: e };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onRunAbort);
+    if (onAbortReject) signal.removeEventListener('abort', onAbortReject);
+  }
+}

@@ -1,0 +1,160 @@
+import type { ContentBlock, ToolCallState } from '../../protocol';
+import type { PlannedToolCall, RunRecord } from '../../store/records';
+import type { RegisteredTool } from '../../tools/registry';
+import { closeRemainingCalls } from '../run/close-calls';
+import type { EngineContext } from '../host/engine-context';
+import { LeafWriter } from '../run/leaf-writer';
+import { emitCommitted } from '../run/nodes';
+import {
+  afterToolResult,
+  DISABLE_AFTER,
+  WARN_AFTER,
+  type End,
+  type FailureEffect,
+} from '../run/run-machine';
+import { commitEnd } from '../run/run-end';
+import type { StepOutcome } from '../run/step-outcome';
+import { upsertCallNode } from '../run/tool-call-node';
+
+export type { FailureEffect };
+
+export interface Finish {
+  callState: ToolCallState;
+  ok: boolean;
+  outcome: 'ok' | 'error' | 'denied' | 'interrupted' | 'invalid' | 'lost' | 'marked_done';
+  content: ContentBlock[];
+  details?: unknown;
+  failure: FailureEffect;
+  /** Attempts of a retry-safe call that failed transiently before this result (spec/004). */
+  attempts?: number;
+  /** End the turn after recording this call (deny_stop, or the user marking an uncertain call failed). */
+  end?: {
+    state: 'completed' | 'failed';
+    stopReason: 'interrupted' | 'error';
+    notice: { code: string; text: string };
+    error?: { code: string; message: string };
+  };
+}
+
+/**
+ * Record a call's outcome: tool_call state + tool_result + breaker counters + cursor, in one
+ * transaction. The transition is `afterToolResult` (pure): 3 consecutive failures add a notice
+ * asking the model to change approach; 5 disable tools for one final reply (spec/001 §1).
+ */
+export async function finishCall(
+  ctx: EngineContext,
+  run0: RunRecord,
+  call: PlannedToolCall,
+  reg: RegisteredTool | undefined,
+  f: Finish,
+  extra: { interactionId?: string } = {},
+): Promise<StepOutcome> {
+  const out = await ctx.commit('tool_result', async () => {
+    const now = ctx.clock.now();
+    const run = (await ctx.store.runs.get(run0.runId))!;
+    const params = run.pendingTool?.toolCallId === call.id ? run.pendingTool.params : call.args;
+    const w = await LeafWriter.open(ctx, run);
+    await upsertCallNode(ctx, run, call, reg, params, f.callState, w);
+    const d = reg?.descriptor;
+    await w.append({
+      kind: 'tool_result',
+      id: ctx.ids.next('n'),
+      createdAt: now,
+      toolCallId: call.id,
+      name: call.name,
+      ok: f.ok,
+      outcome: f.outcome,
+      content: f.content,
+      ...(f.details !== undefined ? { details: f.details } : {}),
+      ...(f.attempts && f.attempts > 1 ? { attempts: f.attempts } : {}),
+      // A failed page or MCP call can quote the page too (an element's label, a server message).
+      ...(d && !d.trusted && (f.outcome === 'ok' || f.outcome === 'error')
+        ? { untrusted: true }
+        : {}),
+      ...(d?.visibility === 'internal' ? { visibility: 'internal' } : {}),
+    });
+    if (extra.interactionId) {
+      const i = await ctx.store.interactions.get(extra.interactionId);
+      if (i) await ctx.store.interactions.put({ ...i, status: 'claimed' });
+    }
+    const end: End | undefined = f.end
+      ? {
+          kind: 'end',
+          state: f.end.state,
+          stopReason: f.end.stopReason,
+          ...(f.end.error ? { error: f.end.error } : {}),
+        }
+      : undefined;
+    const t = afterToolResult({
+      failure: f.failure,
+      consecutiveFailures: run.counters.consecutiveToolFailures,
+      toolsDisabled: run.counters.toolsDisabled,
+      index: run.stepCursor.nextToolIndex,
+      total: run.stepCursor.toolCalls.length,
+      ...(end ? { end } : {}),
+    });
+    if (t.warn) {
+      await w.notice(
+        'tool_failures_warning',
+        `${WARN_AFTER} tool calls in a row have failed. Stop repeating what does not work: re-read the page (take a new snapshot) and try a different approach, or ask the user.`,
+        true,
+      );
+    }
+    if (t.disabledNow) {
+      await w.notice(
+        'tools_disabled',
+        `${DISABLE_AFTER} tool calls in a row have failed, so tools are now disabled. Reply to the user without tools: say what you tried, what failed and what they could do.`,
+        true,
+      );
+    }
+    const next = t.kind === 'close_calls' ? t.next : t;
+    if (t.kind === 'close_calls') {
+      const rest = run.stepCursor.toolCalls.slice(run.stepCursor.nextToolIndex + 1);
+      await closeRemainingCalls(
+        ctx,
+        w,
+        run,
+        rest.map((c) => ({ call: c, why: t.why })),
+      );
+    }
+    const cursor = (r: RunRecord) => {
+      r.pendingTool = undefined;
+      r.counters.consecutiveToolFailures = t.failures;
+      r.counters.toolsDisabled = t.toolsDisabled;
+      r.stepCursor = {
+        ...r.stepCursor,
+        nextToolIndex:
+          next.kind === 'next_call'
+            ? r.stepCursor.nextToolIndex + 1
+            : r.stepCursor.toolCalls.length,
+      };
+    };
+    if (next.kind === 'end') {
+      const { run: r } = await commitEnd(
+        ctx,
+        w,
+        run,
+        {
+          state: next.state,
+          stopReason: next.stopReason,
+          ...(next.error ? { error: next.error } : {}),
+          ...(f.end ? { notice: f.end.notice } : {}),
+        },
+        { run: cursor },
+      );
+      return { created: w.created, run: r };
+    }
+    await w.finish(now);
+    const r = await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        cursor(r);
+        r.state = next.kind === 'next_call' ? 'executing_tool' : 'streaming_model';
+      },
+      now,
+    );
+    return { created: w.created, run: r };
+  });
+  for (const n of out.created) emitCommitted(ctx, n);
+  return out.run.state === 'completed' || out.run.state === 'failed' ? 'ended' : 'continue';
+}

@@ -1,0 +1,31 @@
+import type { Op } from '../../protocol';
+import type { ReceiptOutcome } from '../../store/records';
+import { sha256Hex, canonicalJson } from '../../util/canonical-json';
+
+/**
+ * The fingerprint of an op: SHA-256 of its canonical payload without transport identity
+ * (clientId, submissionId). The receipt keeps only this hash, never the input text.
+ */
+export function opFingerprint(op: Op): Promise<string> {
+  const { clientId: _c, submissionId: _s, ...payload } = op;
+  return sha256Hex(canonicalJson(payload));
+}
+
+export type Outcome = ReceiptOutcome;
+
+export const ack = (result?: unknown): Outcome =>
+  result === undefined ? { kind: 'ack' } : { kind: 'ack', result };
+export const reject = (code: string, message: string): Outcome => ({
+  kind: 'reject',
+  code,
+  message,
+});
+
+/** Ops that change nothing durable: answered directly, no receipt. */
+export const READ_ONLY_OPS = new Set([
+  'initialize',
+  'thread.subscribe',
+  'thread.unsubscribe',
+  'thread.export',
+  'thread.search',
+]);

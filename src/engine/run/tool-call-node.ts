@@ -1,0 +1,80 @@
+import type { ContentBlock, ToolCallItem, ToolCallState } from '../../protocol';
+import type { NodeRecord, PlannedToolCall, RunRecord } from '../../store/records';
+import type { RegisteredTool } from '../../tools/registry';
+import type { EngineContext } from '../host/engine-context';
+import { LeafWriter } from './leaf-writer';
+
+/** Pieces every phase of a tool call uses: result text and the tool_call node. */
+
+export function text(t: string): ContentBlock[] {
+  return [{ type: 'text', text: t }];
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * "Build a tool_call item", the one implementation: the card's identity (node id) was fixed when
+ * the call streamed; level, effects and visibility come from the registered descriptor (an
+ * unknown tool has none), and invalid JSON arguments are kept raw for the user to see.
+ */
+export function toolCallItem(a: {
+  call: PlannedToolCall;
+  reg: RegisteredTool | undefined;
+  params: unknown;
+  state: ToolCallState;
+  assistantId: string | undefined;
+  now: number;
+}): ToolCallItem {
+  const d = a.reg?.descriptor;
+  return {
+    kind: 'tool_call',
+    id: a.call.nodeId,
+    createdAt: a.now,
+    toolCallId: a.call.id,
+    ...(a.assistantId ? { assistantId: a.assistantId } : {}),
+    name: a.call.name,
+    label: d?.label ?? a.call.name,
+    params: a.params,
+    state: a.state,
+    ...(d ? { level: d.level, effects: d.effects, visibility: d.visibility } : {}),
+    ...(a.call.rawArgs !== undefined ? { rawArgs: a.call.rawArgs } : {}),
+  };
+}
+
+/**
+ * Create the tool_call node at the leaf, or move an existing one to a new state. Call inside a
+ * commit; pass the step's writer so the node is chained (and emitted) with the rest.
+ */
+export async function upsertCallNode(
+  ctx: EngineContext,
+  run: RunRecord,
+  c: PlannedToolCall,
+  reg: RegisteredTool | undefined,
+  params: unknown,
+  state: ToolCallState,
+  writer?: LeafWriter,
+): Promise<NodeRecord> {
+  const existing = await ctx.store.threads.getNode(c.nodeId);
+  if (existing) {
+    const n = await ctx.store.threads.updateNodeItem(c.nodeId, (item) => {
+      if (item.kind === 'tool_call') item.state = state;
+    });
+    writer?.touched(n);
+    return n;
+  }
+  const w = writer ?? (await LeafWriter.open(ctx, run));
+  const node = await w.append(
+    toolCallItem({
+      call: c,
+      reg,
+      params,
+      state,
+      assistantId: run.stepCursor.assistantNodeId,
+      now: ctx.clock.now(),
+    }),
+  );
+  if (!writer) await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = node.id));
+  return node;
+}
