@@ -10,12 +10,23 @@ import {
 import type { Store } from '../store/store';
 import { ReceiptsRepo } from '../store/receipts-repo';
 import type { ToolRegistry } from '../tools/registry';
-import { EngineKilled, InteractionWaiters, LiveStatus, type EngineContext } from './host/engine-context';
+import {
+  EngineKilled,
+  InteractionWaiters,
+  LiveStatus,
+  type EngineContext,
+} from './host/engine-context';
 import type { Client, EngineHost } from './turn/engine-host';
 import { READ_ONLY_OPS, opFingerprint, reject, type Outcome } from './ops/receipts';
 import { RunDriver } from './turn/run-driver';
 import { ActorPool } from './turn/thread-actor';
-import { DEFAULT_OPTIONS, consoleLogger, randomIds, systemClock, type EngineDeps } from './host/types';
+import {
+  DEFAULT_OPTIONS,
+  consoleLogger,
+  randomIds,
+  systemClock,
+  type EngineDeps,
+} from './host/types';
 import { handlers, type HandlerResult, type OpContext } from './ops/ops';
 import { readPublicSettings } from './env/settings-service';
 import { startNextQueued } from './turn/queue';

@@ -10,7 +10,12 @@ import { done, type Handler } from './op-handler';
 import { ack, reject, type Outcome } from './receipts';
 import { isBusy } from '../run/run-machine';
 import { queueItems } from '../turn/queue';
-import { announceTurnStart, commitTurnStart, newRun, supersedeCurrent } from '../turn/turn-lifecycle';
+import {
+  announceTurnStart,
+  commitTurnStart,
+  newRun,
+  supersedeCurrent,
+} from '../turn/turn-lifecycle';
 import { workflowRunStarted } from '../workflow/workflow-end';
 import { prepareWorkflowStart } from '../turn/workflow-env';
 import { publishWorkflows } from '../views/workflow-view';

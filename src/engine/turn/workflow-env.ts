@@ -1,4 +1,8 @@
-import { RECORD_VERSION, type RunEnvironmentSnapshot, type ThreadRecord } from '../../store/records';
+import {
+  RECORD_VERSION,
+  type RunEnvironmentSnapshot,
+  type ThreadRecord,
+} from '../../store/records';
 import { catalogOf } from '../../tools/registry';
 import type { EngineHost } from './engine-host';
 import { checkToolBounds, EnvironmentError, REPLAY_ONLY_TRANSPORT } from '../env/environment';
