@@ -4,6 +4,8 @@
  * with `alwaysAsk`, whatever the site rules say.
  */
 
+import { carriedForeignUrl } from './carried-urls';
+
 export interface RestrictionEnv {
   fileSchemeAccess: boolean;
   extensionOrigin: string;
@@ -125,27 +127,6 @@ function looksEncoded(letters: string): boolean {
   return upper >= EXFIL.caseShare && lower >= EXFIL.caseShare;
 }
 
-/** An absolute URL carried inside another URL (open redirects: /redirect?u=https://evil/…). */
-function nestedUrl(u: URL): URL | undefined {
-  const carriers = [...u.searchParams.values(), u.hash.slice(1), ...u.pathname.split('/')];
-  for (const raw of carriers) {
-    let value = raw;
-    try {
-      value = decodeURIComponent(raw);
-    } catch {
-      // keep the raw value
-    }
-    const m = /(?:https?:)?\/\/[^\s/?#]+[^\s]*/i.exec(value);
-    if (!m) continue;
-    try {
-      return new URL(m[0].startsWith('//') ? `https:${m[0]}` : m[0]);
-    } catch {
-      // not a URL after all
-    }
-  }
-  return undefined;
-}
-
 /** What in `to` looks like data, or undefined. */
 function carriedData(to: URL): string | undefined {
   if (to.username || to.password) return 'credentials (user:password@) in the address';
@@ -173,8 +154,9 @@ function carriedData(to: URL): string | undefined {
  * payload — always asks:
  * - to another site, when its URL carries data: a query, fragment parameters, a long or
  *   high-entropy path (also split into many short segments), or userinfo (`user:pass@`);
- * - to any site (the same one too) with userinfo in it, or carrying an absolute URL of another
- *   site (an open redirect: `/redirect?u=https://evil/?d=…`), judged on where it leads.
+ * - to any site (the same one too) with userinfo in it, or carrying an address of another
+ *   site (an open redirect: `/redirect?u=https://evil/?d=…`, in any spelling the browser's URL
+ *   parser accepts: carried-urls.ts), judged on where it leads.
  */
 export function exfiltrationRisk(fromUrl: string | undefined, toUrl: string): string | undefined {
   let to: URL;
@@ -189,8 +171,8 @@ export function exfiltrationRisk(fromUrl: string | undefined, toUrl: string): st
   } catch {
     fromOrigin = undefined;
   }
-  const inner = nestedUrl(to);
-  if (inner && inner.origin !== fromOrigin && inner.origin !== to.origin) {
+  const inner = carriedForeignUrl(to, fromOrigin);
+  if (inner) {
     return `opens an address that carries another site's address (${inner.origin}), which may redirect there with data; check it does not carry information from the page`;
   }
   if (to.username || to.password) {
