@@ -17,6 +17,7 @@ import {
   type TabInfo,
 } from '../tools/browser/host';
 import { DIALOG_SIGNAL_MESSAGE } from '../../content-scripts/dialog-pending';
+import { createChromeRequestGuard } from './request-guard';
 
 /** Written into dist/ by scripts/build-content-script.mjs. */
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
@@ -185,6 +186,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     if (source.tabId !== undefined) debuggerDetached.emit(source.tabId, String(reason));
   });
 
+  const armRequestGuard = createChromeRequestGuard();
   const contentScriptFile = options.contentScriptFile ?? CONTENT_SCRIPT_FILE;
   const extensionOrigin = new URL(chrome.runtime.getURL('/')).origin;
 
@@ -233,6 +235,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     async reload(tabId) {
       await chrome.tabs.reload(tabId).catch((e: unknown) => Promise.reject(wrap(e)));
     },
+    armRequestGuard,
     onTabChanged: (l) => tabChanged.add(l),
     onTabCreated: (l) => tabCreated.add(l),
     onTabRemoved: (l) => tabRemoved.add(l),

@@ -18,6 +18,7 @@
  */
 import type { ApprovalMode, SiteRule } from '../protocol';
 import type {
+  DestinationAllowance,
   ReceiverEffect,
   ReceiverGate,
   ReceiverVerdict,
@@ -78,6 +79,22 @@ export interface GateSnapshot {
   covered: readonly CoveredReceiver[];
 }
 
+/**
+ * The origins `receiverVerdict` allows as destinations of this call, listed up front: the
+ * guard writes them as declarativeNetRequest allow rules before the action starts. A read
+ * allows any destination; otherwise origins with an allow rule and the origins approved for this
+ * call (a destination carries no alwaysAsk, so any approval naming the origin covers it).
+ */
+export function allowedDestinations(snapshot: GateSnapshot): DestinationAllowance {
+  const d = snapshot.descriptor;
+  if (d.level === 'mcp' || d.level === 'builtin') return { kind: 'any' };
+  if (d.effects === 'read' || d.skipApproval) return { kind: 'any' };
+  const origins = new Set<string>();
+  for (const [key, rule] of snapshot.rules) if (rule === 'allow') origins.add(key);
+  for (const c of snapshot.covered) origins.add(c.origin);
+  return { kind: 'origins', origins: [...origins].filter((o) => /^https?:\/\//.test(o)) };
+}
+
 /** The gate a call runs with: `receiverVerdict` over one snapshot of the rules and approvals. */
 export function receiverGate(snapshot: GateSnapshot): ReceiverGate {
   return {
@@ -97,6 +114,7 @@ export function receiverGate(snapshot: GateSnapshot): ReceiverGate {
         return { kind: 'hold', reason: `unjudged:${e instanceof Error ? e.message : String(e)}` };
       }
     },
+    destinations: () => allowedDestinations(snapshot),
   };
 }
 

@@ -101,7 +101,22 @@ export type ReceiverVerdict =
  */
 export interface ReceiverGate {
   check(receiver: ToolTarget, effect: ReceiverEffect): ReceiverVerdict;
+  /**
+   * What `check(…, 'destination')` lets through, known before the action, for a guard that must
+   * be written up front (declarativeNetRequest rules, guard-policy.ts). Pure like `check`; an
+   * origin absent from the list is held (or denied) by `check`. Optional: a gate without it
+   * runs its calls unguarded (tests that call a tool directly).
+   */
+  destinations?(): DestinationAllowance;
 }
+
+/**
+ * Destinations a call reaches without asking: `any` (a read: it may not cause navigations worth
+ * asking about) or the listed origins (allow rules, and origins this call's approvals named).
+ */
+export type DestinationAllowance =
+  | { kind: 'any' }
+  | { kind: 'origins'; origins: readonly string[] };
 
 /**
  * An effect the tool did not deliver because the gate said `hold`. The engine turns it into an

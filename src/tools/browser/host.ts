@@ -10,6 +10,7 @@
  *   answering), `timeout`, `no_tab` / `no_frame`, or `aborted`.
  * - Event subscriptions return an unsubscribe function and never throw.
  */
+import type { GuardRule, ObservedRequest } from './guard-policy';
 
 export interface TabInfo {
   tabId: number;
@@ -89,6 +90,14 @@ export interface DebuggerEvent {
   params: unknown;
 }
 
+/** A guard armed on one tab (request-guard.ts): what Chrome blocked there since it was armed. */
+export interface ArmedRequestGuard {
+  /** Requests in the tab that Chrome reported blocked by an extension, oldest first. */
+  blocked(): ObservedRequest[];
+  /** Removes the rules. Idempotent; never throws. */
+  disarm(): Promise<void>;
+}
+
 export interface BrowserHost {
   // --- tabs -------------------------------------------------------------------------------
   getTab(tabId: number): Promise<TabInfo>;
@@ -153,6 +162,17 @@ export interface BrowserHost {
   onDialogSignal(listener: (tabId: number, frameId: number, open: boolean) => void): () => void;
   /** The debugger went away without us (the user closed the infobar, the tab closed). */
   onDebuggerDetached(listener: (tabId: number, reason: string) => void): () => void;
+
+  // --- the navigation and request guard ---------------------------------------------------
+  /**
+   * Installs the rules `build(firstId)` returns (declarativeNetRequest session rules, ids from
+   * `firstId`) and collects what Chrome then blocks in tab `tabId`, until `disarm`. Optional: a
+   * host without it (unit-test fakes) runs actions unguarded.
+   */
+  armRequestGuard?(
+    tabId: number,
+    build: (firstId: number) => GuardRule[],
+  ): Promise<ArmedRequestGuard>;
 
   // --- environment ------------------------------------------------------------------------
   /** Whether the user allowed the extension on file:// URLs. */

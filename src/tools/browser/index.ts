@@ -9,6 +9,7 @@ import type { BrowserToolDeps } from './deps';
 import type { BrowserHost } from './host';
 import { OutsideDialogs } from './outside-dialogs';
 import { PageClient } from './page-client';
+import { guardRequests } from './request-guard';
 import { clickTool } from './tools/click';
 import { dialogTool } from './tools/dialog';
 import { findTool } from './tools/find';
@@ -94,7 +95,10 @@ export function createBrowserTools(
   ];
   const outside = new OutsideDialogs(host, deps.debuggers);
   // The registry stores tools of every parameter type; each tool validates its own params.
-  const tools = typed.map((t) => outside.watch(t as AgentTool)) as unknown as AgentTool[];
+  // Every write runs inside the navigation and request guard (request-guard.ts).
+  const tools = typed.map((t) =>
+    outside.watch(guardRequests(t as AgentTool, host)),
+  ) as unknown as AgentTool[];
   const release = (runId: string) => {
     outside.releaseRun(runId);
     return deps.debuggers.releaseRun(runId);
