@@ -14,7 +14,14 @@
  * the action started on. When the user approves a held GET navigation, the call runs again and
  * opens exactly that address (a POST cannot be replayed: the action itself runs again).
  */
-import type { AgentTool, DestinationAllowance, ToolCallContext, ToolResult } from '../types';
+import type {
+  AgentTool,
+  DestinationAllowance,
+  ToolCallContext,
+  ToolCallInfo,
+  ToolResult,
+  ToolTarget,
+} from '../types';
 import { guardJudgement, guardRules, heldWhat, type ObservedRequest } from './guard-policy';
 import type { BrowserHost } from './host';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
@@ -42,18 +49,48 @@ function firstHeld(blocked: readonly ObservedRequest[], allowance: DestinationAl
   return undefined;
 }
 
-/** Wraps `tool` so that what its action causes passes the guard. Reads are returned as they are. */
+/**
+ * Wraps `tool` so that what its action causes passes the guard. Reads are returned as they are.
+ *
+ * A held GET navigation that the user approves runs again only to open the approved address, so
+ * its dispatch re-check is made on what the call was judged on before the hold: the page the
+ * action started from was restored (reloaded where Chrome keeps no back/forward cache), and the
+ * element's ref from that judgement need not resolve again. Kept in memory: after a worker
+ * restart the re-check resolves the target afresh (a stale ref then fails and the model looks
+ * again).
+ */
 export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): AgentTool<P, D> {
   if (tool.effects !== 'write' || !host.armRequestGuard) return tool;
   const arm = host.armRequestGuard.bind(host);
+  const judged = new Map<string, ToolTarget>();
+  const opening = new Map<string, ToolTarget>();
+  const keyOf = (params: P, ctx: ToolCallInfo) => `${ctx.runId}\u0000${JSON.stringify(params)}`;
+  const resolveTarget = tool.resolveTarget?.bind(tool);
   return {
     ...tool,
+    ...(resolveTarget
+      ? {
+          async resolveTarget(params: P, ctx: ToolCallInfo): Promise<ToolTarget> {
+            const key = keyOf(params, ctx);
+            const held = opening.get(key);
+            if (held) return held;
+            const target = await resolveTarget(params, ctx);
+            judged.set(key, target);
+            // Bounded: one entry per recent call.
+            if (judged.size > 64) judged.delete(judged.keys().next().value as string);
+            return target;
+          },
+        }
+      : {}),
     async execute(id, params, signal, onUpdate, ctx: ToolCallContext): Promise<ToolResult<D>> {
+      const key = keyOf(params, ctx);
+      opening.delete(key);
       const allowance = ctx.gate.destinations?.();
       const tabId = (params as { tabId?: number }).tabId ?? ctx.tabId;
       if (!allowance || allowance.kind === 'any' || tabId === undefined)
         return tool.execute(id, params, signal, onUpdate, ctx);
       const resumed = guardResume(ctx.resume);
+      const startUrl = (await host.getTab(tabId).catch(() => undefined))?.url;
       const guard = await arm(tabId, (firstId) => guardRules({ tabId, allowance, firstId }));
       let result: ToolResult<D> | undefined;
       let failure: unknown;
@@ -78,7 +115,7 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
         origin: originOf(req.url),
       };
       const verdict = ctx.gate.check(target, 'destination');
-      if (as === 'navigation') await restorePage(host, tabId, req.url, tool.name);
+      if (as === 'navigation') await restorePage(host, tabId, req.url, startUrl, tool.name);
       if (verdict.kind === 'deny')
         throw new Error(`Stopped: ${heldWhat(req, as)}, and ${verdict.reason}`);
       if (verdict.kind === 'allow') {
@@ -88,6 +125,8 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
         return result as ToolResult<D>;
       }
       const getNavigation = as === 'navigation' && req.method.toUpperCase() === 'GET';
+      const was = judged.get(key);
+      if (getNavigation && was) opening.set(key, was);
       return {
         content: [{ type: 'text', text: `Stopped: ${heldWhat(req, as)}.` }],
         held: {
@@ -108,13 +147,24 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
  * go back to the page the action started on (it reloads). A blocked Back is left as it is: going
  * back again would skip another entry.
  */
-async function restorePage(host: BrowserHost, tabId: number, blockedUrl: string, tool: string) {
+async function restorePage(
+  host: BrowserHost,
+  tabId: number,
+  blockedUrl: string,
+  startUrl: string | undefined,
+  tool: string,
+) {
   if (tool === 'browser_go_back') return;
   const tab = await host.getTab(tabId).catch(() => undefined);
   if (tab?.url !== blockedUrl) return;
   await host.goBack(tabId).catch(() => undefined);
   await waitForUrlChange(host, tabId, blockedUrl, 2000).catch(() => undefined);
-  await waitForTabLoad(host, tabId, LOAD_MS).catch(() => undefined);
+  const back = await waitForTabLoad(host, tabId, LOAD_MS).catch(() => undefined);
+  // Chrome may have replaced the entry instead of adding one: open the start page again.
+  if (startUrl && /^https?:/.test(startUrl) && back?.tab?.url !== startUrl) {
+    await host.navigate(tabId, startUrl).catch(() => undefined);
+    await waitForTabLoad(host, tabId, LOAD_MS).catch(() => undefined);
+  }
 }
 
 /** The approved address of a held GET navigation, opened (inside the guard: redirects too). */
