@@ -155,7 +155,8 @@ async function main() {
     const other = await ctx.newPage();
     await other.goto(`${app.origin}/page?other`);
     const agentTab = await sw.evaluate(`tabOf(${JSON.stringify(pageUrl)})`);
-    const ruleMs = await sw.evaluate(`guard(${agentTab}, [${JSON.stringify(app.origin)}])`);
+    const allowed = JSON.stringify([app.origin, `http://localhost:${app.port}`]);
+    const ruleMs = await sw.evaluate(`guard(${agentTab}, ${allowed})`);
     results.dnrInstallMs = Math.round(Number(ruleMs) * 10) / 10;
     const fetchOutcome = await agent.evaluate(
       (v) =>
@@ -179,7 +180,25 @@ async function main() {
       f.src = `${v}/frame-nav`;
       document.body.append(f);
     }, victim.origin);
-    await agent.waitForTimeout(500);
+    // A cross-site frame (localhost ≠ 127.0.0.1) runs in its own renderer process.
+    await agent.evaluate((u) => {
+      const f = document.createElement('iframe');
+      f.src = u;
+      document.body.append(f);
+    }, `http://localhost:${app.port}/page?oopif`);
+    await agent.waitForTimeout(800);
+    const oopif = agent.frames().find((f) => f.url().includes('?oopif'));
+    const oopifOutcome = await oopif
+      ?.evaluate(
+        (v) =>
+          fetch(`${v}/oopif-post`, { method: 'POST', body: 'x', mode: 'no-cors' }).then(
+            () => 'sent',
+            () => 'rejected',
+          ),
+        victim.origin,
+      )
+      .catch((e) => `no frame: ${String(e)}`);
+    await agent.waitForTimeout(300);
     await other.evaluate(
       (v) => fetch(`${v}/other-tab-post`, { method: 'POST', body: 'x', mode: 'no-cors' }),
       victim.origin,
@@ -200,6 +219,7 @@ async function main() {
       fetchGet: { pageSaw: getOutcome, serverHits: hitsTo('/fetch-get') },
       beacon: { serverHits: hitsTo('/beacon') },
       subframeNavigation: { serverHits: hitsTo('/frame-nav') },
+      crossSiteFramePost: { pageSaw: oopifOutcome, serverHits: hitsTo('/oopif-post') },
       otherTabPost: { serverHits: hitsTo('/other-tab-post') },
       topFormPost: {
         serverHits: hitsTo('/form-post'),
