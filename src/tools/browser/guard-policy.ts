@@ -9,7 +9,8 @@
  * |-----------------------------------------------------------|-------|
  * | top-frame navigation (any method: link, form, redirect, history) | yes |
  * | subframe navigation by POST (a form targeting a frame)    | yes   |
- * | subframe load by GET (an embed appearing)                 | no: a GET carries no more than an image does |
+ * | subframe navigation by GET started by a document not allowed (a drop onto a hidden frame, a frame navigating itself) | yes |
+ * | subframe load by GET started by an allowed page (an embed appearing) | no: the page embeds what it likes |
  * | non-GET fetch/XHR/WebSocket… from a document not allowed (a frame that got the input) | yes |
  * | non-GET fetch/XHR from an allowed document (app. → api., Firebase, analytics) | no: the page could send it without the agent |
  * | beacons and `<a ping>` (type `ping`), CSP reports          | no (reported) |
@@ -96,6 +97,10 @@ export function guardRules(opts: {
     block({ resourceTypes: ['main_frame'] }),
     block({ resourceTypes: ['sub_frame'], excludedRequestMethods: SAFE_METHODS }),
     block({
+      resourceTypes: ['sub_frame'],
+      ...(hosts.length ? { excludedInitiatorDomains: hosts } : {}),
+    }),
+    block({
       excludedResourceTypes: ['main_frame', 'sub_frame', ...REPORTED_ONLY],
       excludedRequestMethods: SAFE_METHODS,
       ...(hosts.length ? { excludedInitiatorDomains: hosts } : {}),
@@ -138,6 +143,14 @@ function originOf(url: string): string | undefined {
   }
 }
 
+/** Whether the sending document's host is allowed (DNR matches initiator domains with subdomains). */
+function initiatorAllowed(initiator: string | undefined, origins: readonly string[]): boolean {
+  const from = initiator ? originOf(initiator) : undefined;
+  if (!from) return false;
+  const host = new URL(from).hostname;
+  return allowedHosts(origins).some((h) => host === h || host.endsWith(`.${h}`));
+}
+
 /** `guardRules` as a function of one request (the two must agree: the test checks the table). */
 export function guardJudgement(
   req: ObservedRequest,
@@ -149,17 +162,12 @@ export function guardJudgement(
   if (allowance.origins.includes(origin)) return { kind: 'pass' };
   const safe = SAFE_METHODS.includes(req.method.toLowerCase());
   if (req.type === 'main_frame') return { kind: 'hold', as: 'navigation' };
+  const fromAllowed = initiatorAllowed(req.initiator, allowance.origins);
   if (req.type === 'sub_frame')
-    return safe ? { kind: 'pass' } : { kind: 'hold', as: 'frame_navigation' };
+    return safe && fromAllowed ? { kind: 'pass' } : { kind: 'hold', as: 'frame_navigation' };
   if (safe) return { kind: 'pass' };
   if (REPORTED_ONLY.includes(req.type)) return { kind: 'report' };
-  const from = req.initiator ? originOf(req.initiator) : undefined;
-  const fromHost = from ? new URL(from).hostname : undefined;
-  const hosts = allowedHosts(allowance.origins);
-  // DNR matches initiator domains with their subdomains.
-  if (fromHost && hosts.some((h) => fromHost === h || fromHost.endsWith(`.${h}`)))
-    return { kind: 'pass' };
-  return { kind: 'hold', as: 'request' };
+  return fromAllowed ? { kind: 'pass' } : { kind: 'hold', as: 'request' };
 }
 
 /** Plain words for the approval card and the model ("would navigate the tab to …"). */
@@ -171,6 +179,6 @@ export function heldWhat(
   if (as === 'navigation')
     return `the action would take the tab to ${url}${req.method.toUpperCase() === 'GET' ? '' : ` (a ${req.method.toUpperCase()} form submission)`}`;
   if (as === 'frame_navigation')
-    return `the action would load ${url} in a frame with a ${req.method.toUpperCase()} request`;
+    return `the action would load ${url} in a frame${req.method.toUpperCase() === 'GET' ? '' : ` with a ${req.method.toUpperCase()} request`}${req.initiator ? `, started by a document of ${req.initiator}` : ''}`;
   return `the action would send a ${req.method.toUpperCase()} request to ${url}${req.initiator ? ` from a document of ${req.initiator}` : ''}`;
 }

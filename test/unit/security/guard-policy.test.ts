@@ -34,7 +34,17 @@ describe('what the guard holds', () => {
     ['top navigation to an allowed origin', req({ url: `${APP}/next` }), 'pass'],
     ['same host, other port (another origin)', req({ url: 'http://127.0.0.1:9090/' }), 'hold'],
     ['allowed loopback origin', req({ url: 'http://127.0.0.1:8080/a?b' }), 'pass'],
-    ['GET subframe load (an embed)', req({ type: 'sub_frame', frameId: 4 }), 'pass'],
+    [
+      'GET subframe load started by the allowed page (an embed)',
+      req({ type: 'sub_frame', frameId: 4, initiator: APP }),
+      'pass',
+    ],
+    [
+      'GET subframe navigation started by a frame not allowed (a drop onto a hidden frame)',
+      req({ type: 'sub_frame', frameId: 4, initiator: 'https://victim.example' }),
+      'hold',
+    ],
+    ['GET subframe navigation with no initiator', req({ type: 'sub_frame', frameId: 4 }), 'hold'],
     ['POST into a subframe', req({ type: 'sub_frame', method: 'POST', frameId: 4 }), 'hold'],
     [
       'app. → api. POST from the allowed app',
@@ -74,7 +84,7 @@ describe('what the guard holds', () => {
 
   it('the rules: blocks at priority 1 scoped to the tab, one allow per origin above them, main_frame named', () => {
     const rules = guardRules({ tabId: 3, allowance, firstId: 100 });
-    expect(rules.map((r) => r.id)).toEqual([100, 101, 102, 103, 104]);
+    expect(rules.map((r) => r.id)).toEqual([100, 101, 102, 103, 104, 105]);
     expect(rules.every((r) => r.condition.tabIds.length === 1 && r.condition.tabIds[0] === 3)).toBe(
       true,
     );
@@ -86,7 +96,9 @@ describe('what the guard holds', () => {
     // Without resourceTypes a rule never matches main_frame (measured in Chromium 156).
     for (const a of allows) expect(a.condition.resourceTypes).toContain('main_frame');
     expect(allows.every((a) => a.priority > 1)).toBe(true);
-    const requests = rules.find((r) => r.condition.excludedInitiatorDomains);
+    const requests = rules.find(
+      (r) => r.condition.excludedInitiatorDomains && r.condition.excludedResourceTypes,
+    );
     expect(requests?.condition.excludedInitiatorDomains).toEqual(['app.example', '127.0.0.1']);
     expect(requests?.condition.excludedResourceTypes).toEqual(
       expect.arrayContaining(['main_frame', 'sub_frame', 'ping']),
