@@ -149,6 +149,8 @@ async function main() {
     const hitsTo = (path: string) => victim.hits.filter((h) => h.url.startsWith(path)).length;
     const pageUrl = `${app.origin}/page`;
 
+    // A spare tab: closing the last page ends a headless persistent context.
+    await ctx.newPage();
     // ---- 1. declarativeNetRequest, tab-scoped -----------------------------------------------
     const agent = await ctx.newPage();
     await agent.goto(pageUrl);
