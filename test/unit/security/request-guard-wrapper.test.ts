@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { receiverGate } from '../../../src/gatekeeper/receiver';
+import type { GuardRule, ObservedRequest } from '../../../src/tools/browser/guard-policy';
+import type { ArmedRequestGuard } from '../../../src/tools/browser/host';
+import { guardRequests } from '../../../src/tools/browser/request-guard';
+import type {
+  AgentTool,
+  ToolCallContext,
+  ToolDescriptor,
+  ToolTarget,
+} from '../../../src/tools/types';
+import { FakeHost } from '../browser/fake-host';
+
+/**
+ * The guard around a tool (request-guard.ts) with Chrome replaced by a host that records the
+ * rules and reports what the "page" caused: what the rules blocked becomes `held` naming the
+ * destination, a blocked site is refused, another extension's block is not Keel's business, and
+ * an approved GET navigation opens exactly its address without acting on the page again.
+ */
+const SHOP = 'https://shop.example';
+const VICTIM = 'https://victim.example';
+
+class GuardHost extends FakeHost {
+  armed: GuardRule[][] = [];
+  disarmed = 0;
+  /** What the next action "causes": requests Chrome reports blocked. */
+  causes: ObservedRequest[] = [];
+  private live: ObservedRequest[] | undefined;
+  async armRequestGuard(
+    _tabId: number,
+    build: (firstId: number) => GuardRule[],
+  ): Promise<ArmedRequestGuard> {
+    this.armed.push(build(1));
+    const seen: ObservedRequest[] = [];
+    this.live = seen;
+    return {
+      blocked: () => [...seen],
+      disarm: async () => {
+        this.disarmed++;
+      },
+    };
+  }
+  cause() {
+    this.live?.push(...this.causes);
+  }
+}
+
+function clickLike(host: GuardHost, effects: 'read' | 'write' = 'write') {
+  const tool: AgentTool<{ tabId?: number }> & { runs: number } = {
+    runs: 0,
+    name: 'browser_click',
+    label: 'Click',
+    description: '',
+    parameters: z.object({ tabId: z.number().optional() }),
+    level: 'L1',
+    effects,
+    async resolveTarget(): Promise<ToolTarget> {
+      return { tabId: 1, url: `${SHOP}/page`, origin: SHOP };
+    },
+    async execute() {
+      tool.runs++;
+      host.cause();
+      return { content: [{ type: 'text', text: 'Clicked e1.' }] };
+    },
+  };
+  return tool;
+}
+
+const descriptor: ToolDescriptor = {
+  name: 'browser_click',
+  label: 'Click',
+  description: '',
+  inputSchema: {},
+  level: 'L1',
+  effects: 'write',
+  recovery: 'never-retry',
+  visibility: 'tool',
+  trusted: false,
+  provenance: 'page',
+  binding: { kind: 'local' },
+  skipApproval: false,
+};
+
+function ctxWith(rules: Array<[string, 'allow' | 'block']>, resume?: unknown): ToolCallContext {
+  return {
+    threadId: 't',
+    runId: 'r',
+    tabId: 1,
+    model: { vision: false },
+    gate: receiverGate({ descriptor, approvalMode: 'ask', rules: new Map(rules), covered: [] }),
+    ...(resume !== undefined ? { resume } : {}),
+  };
+}
+
+const nav = (url: string, method = 'GET'): ObservedRequest => ({
+  url,
+  method,
+  type: 'main_frame',
+  frameId: 0,
+  initiator: SHOP,
+});
+
+function setup() {
+  const host = new GuardHost();
+  host.addTab({ tabId: 1, url: `${SHOP}/page` });
+  const tool = clickLike(host);
+  return { host, tool, guarded: guardRequests(tool, host) };
+}
+
+const run = (t: AgentTool<{ tabId?: number }>, ctx: ToolCallContext) =>
+  t.execute('c1', {}, new AbortController().signal, () => undefined, ctx);
+
+describe('the guard around a write', () => {
+  it('a navigation the action caused toward an origin without a rule is held, naming it', async () => {
+    const { host, guarded } = setup();
+    host.causes = [nav(`${VICTIM}/delete?id=1`)];
+    const result = await run(guarded, ctxWith([[SHOP, 'allow']]));
+    expect(result.held?.target.origin).toBe(VICTIM);
+    expect(result.held?.what).toMatch(/take the tab to https:\/\/victim\.example\/delete\?id=1/);
+    expect(result.held?.resume).toEqual({ guard: 'open', url: `${VICTIM}/delete?id=1` });
+    // The rules were scoped to the tab, allowed the shop, and were removed.
+    expect(host.armed[0].every((r) => r.condition.tabIds[0] === 1)).toBe(true);
+    expect(host.armed[0].some((r) => r.condition.urlFilter === `|${SHOP}/`)).toBe(true);
+    expect(host.disarmed).toBe(1);
+  });
+
+  it('a held POST has no resume: approving it runs the action again', async () => {
+    const { host, guarded } = setup();
+    host.causes = [nav(`${VICTIM}/delete`, 'POST')];
+    const result = await run(guarded, ctxWith([[SHOP, 'allow']]));
+    expect(result.held?.what).toMatch(/POST form submission/);
+    expect(result.held?.resume).toBeUndefined();
+  });
+
+  it('a blocked site is refused, not asked about', async () => {
+    const { host, guarded } = setup();
+    host.causes = [nav(`${VICTIM}/x`)];
+    await expect(
+      run(
+        guarded,
+        ctxWith([
+          [SHOP, 'allow'],
+          [VICTIM, 'block'],
+        ]),
+      ),
+    ).rejects.toThrow(/Stopped: .*blocked/);
+  });
+
+  it("another extension's block of an allowed request or a beacon is not held", async () => {
+    const { host, guarded } = setup();
+    host.causes = [
+      nav(`${SHOP}/next`),
+      { url: `${VICTIM}/collect`, method: 'POST', type: 'ping', frameId: 0, initiator: SHOP },
+    ];
+    const result = await run(guarded, ctxWith([[SHOP, 'allow']]));
+    expect(result.held).toBeUndefined();
+    expect(result.content).toEqual([{ type: 'text', text: 'Clicked e1.' }]);
+  });
+
+  it('a read is not wrapped', async () => {
+    const host = new GuardHost();
+    const tool = clickLike(host, 'read');
+    expect(guardRequests(tool, host)).toBe(tool);
+  });
+
+  it('an approved GET navigation opens exactly its address; the re-check sees the pre-hold target', async () => {
+    const { host, tool, guarded } = setup();
+    host.causes = [nav(`${VICTIM}/x?d=1`)];
+    const ctx = ctxWith([[SHOP, 'allow']]);
+    const judged = await guarded.resolveTarget!({}, ctx);
+    const first = await run(guarded, ctx);
+    expect(tool.runs).toBe(1);
+    // The page was reloaded meanwhile: the tool itself would now resolve something else.
+    const again = await guarded.resolveTarget!({}, ctx);
+    expect(again).toEqual(judged);
+    const navigated: string[] = [];
+    const navigate = host.navigate.bind(host);
+    host.navigate = async (tabId, url) => {
+      navigated.push(url);
+      host.tabs.get(tabId)!.url = url;
+      return navigate(tabId, url);
+    };
+    host.causes = [];
+    const second = await run(guarded, ctxWith([[SHOP, 'allow']], first.held?.resume));
+    expect(navigated).toEqual([`${VICTIM}/x?d=1`]);
+    expect(tool.runs).toBe(1);
+    expect(second.held).toBeUndefined();
+    expect(second.content[0]).toMatchObject({
+      text: expect.stringMatching(/^Opened https:\/\/victim/),
+    });
+  });
+});
