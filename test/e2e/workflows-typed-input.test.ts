@@ -128,5 +128,5 @@ describe('workflows: a typed value that appears in the final URL', () => {
       expect(settled.run?.stopReason).toBe('end');
     }
     shop.configure({});
-  });
+  }, 180_000);
 });
