@@ -8,6 +8,7 @@
  * page can never hit an element of the new one.
  */
 import * as z from 'zod/mini';
+import type { OutlineLine } from './snapshot/outline-lines';
 
 export const PAGE_CHANNEL = 'keel.page.v1';
 
@@ -220,6 +221,8 @@ export interface SnapshotResult {
   pages?: number;
   /** The `afterRef` asked for is not on the page (the outline starts from the top). */
   refMissing?: boolean;
+  /** Full snapshots: the shown lines as structure (snapshot/outline-lines.ts). */
+  outline?: OutlineLine[];
 }
 
 export interface ActionAck {

@@ -20,6 +20,9 @@ export type PageOfLines = Budgeted & {
   pages: number;
   /** `afterRef` was asked for and no line carries it. */
   refMissing?: boolean;
+  /** The shown lines are `lines[from, to)` (their structure goes out beside the text). */
+  from: number;
+  to: number;
 };
 
 /** Room kept for the note, so the whole answer stays within the budget. */
@@ -95,5 +98,7 @@ export function pageOf(
     page,
     pages: starts.length,
     ...(refMissing ? { refMissing } : {}),
+    from: start,
+    to: end,
   };
 }

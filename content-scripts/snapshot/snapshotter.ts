@@ -8,6 +8,7 @@ import { diffLines } from './diff';
 import { applyBudget, renderLines } from './render';
 import { pageOf } from './pages';
 import { type CrossFrame, SnapshotWalker } from './walker';
+import { outlineLines, type OutlineLine } from './outline-lines';
 import { estimateTokens } from '../dom/text';
 
 export interface SnapshotParams {
@@ -48,6 +49,8 @@ export interface SnapshotOutput {
   page?: number;
   pages?: number;
   refMissing?: boolean;
+  /** Full snapshots: the shown lines as structure (outline-lines.ts), for code, not the model. */
+  outline?: OutlineLine[];
 }
 
 export function scrollInfo(win: Window): ScrollInfo {
@@ -122,10 +125,15 @@ export class Snapshotter {
         return { ...base, ...budgeted, kind: 'diff', ms: this.env.now() - t0 };
       }
     }
-    const { page, pages, refMissing, ...budgeted } = pageOf(rendered, p.maxTokens, walker.stopped, {
-      page: p.page,
-      afterRef: p.afterRef,
-    });
+    const { page, pages, refMissing, from, to, ...budgeted } = pageOf(
+      rendered,
+      p.maxTokens,
+      walker.stopped,
+      {
+        page: p.page,
+        afterRef: p.afterRef,
+      },
+    );
     return {
       ...base,
       ...budgeted,
@@ -134,6 +142,7 @@ export class Snapshotter {
       page,
       pages,
       ...(refMissing ? { refMissing } : {}),
+      outline: outlineLines(walker.lines, from, to),
     };
   }
 }

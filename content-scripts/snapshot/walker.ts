@@ -28,6 +28,7 @@ import {
 } from '../dom/visibility';
 import type { RefRegistry } from '../refs';
 import { TextEnv } from './text-env';
+import { controlNode, type OutlineNode } from './outline-lines';
 
 export type LineKind = 'text' | 'heading' | 'control' | 'section' | 'media' | 'frame';
 
@@ -35,6 +36,8 @@ export interface SnapshotLine {
   depth: number;
   kind: LineKind;
   text: string;
+  /** What the line says, as data (outline-lines.ts). */
+  node?: OutlineNode;
 }
 
 export interface WalkOptions {
@@ -290,10 +293,12 @@ export class SnapshotWalker {
     if (!raw) return;
     const text = normalizeSpace(raw);
     if (!text || NOISE.test(text)) return;
+    const clipped = clip(text, this.opts.textLimit);
     this.emit({
       depth: this.bufDepth,
       kind: 'text',
-      text: prefix + clip(text, this.opts.textLimit),
+      text: prefix + clipped,
+      node: { kind: 'text', text: clipped, ...(prefix ? { item: true } : {}) },
     });
   }
 
@@ -306,7 +311,7 @@ export class SnapshotWalker {
 
   private control(el: Element, role: string, ctx: Ctx): void {
     this.flush();
-    this.emit({ depth: ctx.depth, kind: 'control', text: this.controlText(el, role, role) });
+    this.emit({ depth: ctx.depth, kind: 'control', ...this.controlText(el, role, role) });
   }
 
   /** `- role "name" [ref=…] [flags]: value` */
@@ -316,7 +321,7 @@ export class SnapshotWalker {
     stateRole: string,
     refTarget: Element = el,
     knownName?: string,
-  ): string {
+  ): { text: string; node: OutlineNode } {
     let name = knownName || accessibleName(el, this.styles, undefined, this.labels);
     // Generic clickables have no accname from content (role none): their text is what users see.
     if (!name && role === 'clickable')
@@ -325,15 +330,11 @@ export class SnapshotWalker {
     this.refs++;
     const href =
       this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
-    return controlLine(
-      el,
-      role,
-      name,
-      ref,
-      stateOf(el, stateRole),
-      href,
-      rowNameOf(el, role, name),
-    );
+    const state = stateOf(el, stateRole);
+    return {
+      text: controlLine(el, role, name, ref, state, href, rowNameOf(el, role, name)),
+      node: controlNode(el, role, name, ref, state),
+    };
   }
 
   /** Hover-only controls under this hidden element (hover-only.ts), flagged `[on hover]`. */
@@ -349,7 +350,8 @@ export class SnapshotWalker {
       const flags = [...state.flags, 'on hover'];
       const row = rowNameOf(c, role, name);
       const line = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
-      this.emit({ depth: ctx.depth, kind: 'control', text: line });
+      const node = controlNode(c, role, name, ref, { ...state, flags });
+      this.emit({ depth: ctx.depth, kind: 'control', text: line, node });
     }
   }
 
@@ -378,7 +380,7 @@ export class SnapshotWalker {
     this.emit({
       depth: ctx.depth,
       kind: 'control',
-      text: this.controlText(control, role, role, label, name),
+      ...this.controlText(control, role, role, label, name),
     });
     this.walkChildren(label, { ...ctx, inControl: true });
     return true;
@@ -428,10 +430,13 @@ export class SnapshotWalker {
         ? ''
         : accessibleName(el, this.styles, undefined, this.labels));
     if (title) {
+      const level = headingLevel(el);
+      const shown = clip(title, this.opts.textLimit);
       this.out.push({
         depth: ctx.depth,
         kind: 'heading',
-        text: `${'#'.repeat(headingLevel(el))} ${clip(title, this.opts.textLimit)}`,
+        text: `${'#'.repeat(level)} ${shown}`,
+        node: { kind: 'heading', level, text: shown },
       });
     }
     for (const line of inner) if (line.kind !== 'text') this.out.push(line);
@@ -450,6 +455,7 @@ export class SnapshotWalker {
       depth: ctx.depth,
       kind: 'section',
       text: `- ${role}${name ? ` ${quote(name)}` : ''}:`,
+      node: { kind: 'section', role, name },
     };
     this.emit(header);
     const before = this.out.length;
@@ -477,7 +483,12 @@ export class SnapshotWalker {
     )
       return;
     this.flush();
-    this.emit({ depth: ctx.depth, kind: 'media', text: `- img ${quote(name)}` });
+    this.emit({
+      depth: ctx.depth,
+      kind: 'media',
+      text: `- img ${quote(name)}`,
+      node: { kind: 'media', name },
+    });
   }
 
   private frame(el: HTMLIFrameElement, ctx: Ctx): void {
@@ -491,7 +502,8 @@ export class SnapshotWalker {
     }
     const label = `- iframe${title ? ` ${quote(clip(title, 60))}` : ''}`;
     if (doc && doc.documentElement) {
-      this.emit({ depth: ctx.depth, kind: 'frame', text: `${label}:` });
+      const node: OutlineNode = { kind: 'frame', name: title ? clip(title, 60) : '' };
+      this.emit({ depth: ctx.depth, kind: 'frame', text: `${label}:`, node });
       const before = this.out.length;
       this.walkDocument(doc, ctx.depth + 1);
       if (this.out.length === before) this.out.pop();
@@ -518,6 +530,7 @@ export class SnapshotWalker {
       depth: ctx.depth,
       kind: 'frame',
       text: `${label}${where} (cross-origin${origin ? ` ${origin}` : ''})`,
+      node: { kind: 'frame', name: title ? clip(title, 60) : '', crossOrigin: index },
     });
   }
 }

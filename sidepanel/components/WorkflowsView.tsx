@@ -10,10 +10,27 @@ import { t, type MessageKey } from '../i18n';
 import { Icon } from './icons';
 import { useEngine, usePanel } from './panel-context';
 
-type ScheduleKind = 'none' | 'every' | 'daily';
+type ScheduleKind = 'none' | 'every' | 'daily' | 'weekly';
 
 function kindOf(s: WorkflowSchedule): ScheduleKind {
-  return !s ? 'none' : 'everyMinutes' in s ? 'every' : 'daily';
+  return !s ? 'none' : 'everyMinutes' in s ? 'every' : 'days' in s ? 'weekly' : 'daily';
+}
+
+/** Monday first, as most calendars show a week; values are Date#getDay numbers. */
+const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
+const WEEKDAY_KEYS: Record<number, MessageKey> = {
+  0: 'workflowWeekday_0',
+  1: 'workflowWeekday_1',
+  2: 'workflowWeekday_2',
+  3: 'workflowWeekday_3',
+  4: 'workflowWeekday_4',
+  5: 'workflowWeekday_5',
+  6: 'workflowWeekday_6',
+};
+
+/** The user's time zone, as the browser knows it: where "9:00" means their morning. */
+function userTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 /** What each last-run outcome (the turn's stop reason, or running) reads as. */
@@ -58,12 +75,26 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
   const [dailyAt, setDailyAt] = useState(
     w.schedule && 'dailyAt' in w.schedule ? w.schedule.dailyAt : '08:00',
   );
+  const weekly = w.schedule && 'days' in w.schedule ? w.schedule : null;
+  const [days, setDays] = useState<number[]>(weekly ? [...weekly.days] : [1, 2, 3, 4, 5]);
+  const [weeklyAt, setWeeklyAt] = useState(weekly ? weekly.at : '09:00');
+  const timeZone = weekly ? weekly.timeZone : userTimeZone();
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const show = (out: { ok: boolean; message?: string }) =>
     setError(out.ok ? null : (out.message ?? null));
   const schedule = (): WorkflowSchedule =>
-    kind === 'none' ? null : kind === 'every' ? { everyMinutes: Number(minutes) } : { dailyAt };
+    kind === 'none'
+      ? null
+      : kind === 'every'
+        ? { everyMinutes: Number(minutes) }
+        : kind === 'weekly'
+          ? { days: [...days].sort((a, b) => a - b), at: weeklyAt, timeZone: userTimeZone() }
+          : { dailyAt };
+  const saveSchedule = () => {
+    if (kind === 'weekly' && days.length === 0) return setError(t('workflowScheduleNoDays'));
+    void panel.updateWorkflow(w.workflowId, { schedule: schedule() }).then(show);
+  };
   const last = w.lastRun;
   const earlier = (w.recentRuns ?? []).filter((r) => r.runId !== last?.runId);
   return (
@@ -133,6 +164,7 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
           <option value="none">{t('workflowScheduleNone')}</option>
           <option value="every">{t('workflowScheduleEvery')}</option>
           <option value="daily">{t('workflowScheduleDaily')}</option>
+          <option value="weekly">{t('workflowScheduleWeekly')}</option>
         </select>
         {kind === 'every' && (
           <input
@@ -151,14 +183,38 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
             onInput={(e) => setDailyAt((e.target as HTMLInputElement).value)}
           />
         )}
-        <button
-          type="button"
-          class="btn small"
-          data-action="save-schedule"
-          onClick={() =>
-            void panel.updateWorkflow(w.workflowId, { schedule: schedule() }).then(show)
-          }
-        >
+        {kind === 'weekly' && (
+          <div class="workflow-weekly">
+            <fieldset class="workflow-days">
+              <legend>{t('workflowScheduleDays')}</legend>
+              {WEEK.map((d) => (
+                <label key={d}>
+                  <input
+                    type="checkbox"
+                    data-day={d}
+                    checked={days.includes(d)}
+                    onChange={(e) =>
+                      setDays(
+                        (e.target as HTMLInputElement).checked
+                          ? [...days.filter((x) => x !== d), d]
+                          : days.filter((x) => x !== d),
+                      )
+                    }
+                  />
+                  {t(WEEKDAY_KEYS[d])}
+                </label>
+              ))}
+            </fieldset>
+            <input
+              type="time"
+              aria-label={t('workflowScheduleAt')}
+              value={weeklyAt}
+              onInput={(e) => setWeeklyAt((e.target as HTMLInputElement).value)}
+            />
+            <span class="workflow-zone">{t('workflowScheduleTimeZone', timeZone)}</span>
+          </div>
+        )}
+        <button type="button" class="btn small" data-action="save-schedule" onClick={saveSchedule}>
           {t('workflowScheduleSave')}
         </button>
       </fieldset>
@@ -169,6 +225,16 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
             <li key={r.runId}>{runText(r)}</li>
           ))}
         </ol>
+      )}
+      {(w.recentRuns ?? (last ? [last] : [])).some((r) => r.outcome !== 'running') && (
+        <button
+          type="button"
+          class="btn small"
+          data-action="clear-workflow-runs"
+          onClick={() => void panel.clearWorkflowRuns(w.workflowId).then(show)}
+        >
+          {t('workflowClearRuns')}
+        </button>
       )}
       {error && (
         <p class="workflow-error" role="alert">

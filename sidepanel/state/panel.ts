@@ -433,6 +433,10 @@ export class Panel {
     return this.client.send({ type: 'workflow.delete', workflowId });
   }
 
+  clearWorkflowRuns(workflowId: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.clearRuns', workflowId });
+  }
+
   private async simple(op: OpInput): Promise<boolean> {
     const out = await this.client.send(op);
     return out.ok ? true : this.failed(out);

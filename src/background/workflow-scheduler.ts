@@ -15,7 +15,7 @@ import { alarmMatches, alarmName, alarmPlan, workflowOfAlarm } from '../workflow
 
 export interface AlarmsLike {
   getAll(): Promise<{ name: string; scheduledTime: number; periodInMinutes?: number }[]>;
-  create(name: string, info: { when: number; periodInMinutes: number }): Promise<void> | void;
+  create(name: string, info: { when: number; periodInMinutes?: number }): Promise<void> | void;
   clear(name: string): Promise<boolean> | Promise<void> | void;
 }
 

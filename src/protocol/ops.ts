@@ -178,6 +178,12 @@ export const OpSchemas = {
     }),
   }),
   'workflow.delete': z.object({ ...envelope, type: z.literal('workflow.delete'), workflowId: Id }),
+  /** Forget a workflow's finished runs (its history); a run still going stays listed. */
+  'workflow.clearRuns': z.object({
+    ...envelope,
+    type: z.literal('workflow.clearRuns'),
+    workflowId: Id,
+  }),
 } as const;
 
 export type OpType = keyof typeof OpSchemas;
@@ -214,6 +220,7 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['workflow.run'],
   OpSchemas['workflow.update'],
   OpSchemas['workflow.delete'],
+  OpSchemas['workflow.clearRuns'],
 ]);
 export type Op = z.infer<typeof Op>;
 export type OpOf<T extends OpType> = Extract<Op, { type: T }>;

@@ -8,7 +8,25 @@ const DailyAt = z
   .string()
   .regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'dailyAt is HH:MM (24-hour local time)');
 
-/** Every N minutes (at least 15), daily at a local time, or no schedule. */
+/** An IANA time zone this runtime knows (`Europe/Berlin`, `Asia/Shanghai`). */
+const TimeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((timeZone) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'timeZone is not a known IANA time zone');
+
+/**
+ * Every N minutes (at least 15), daily at a local time, weekly on some days at a time in the
+ * user's time zone (**added**: `{ days: [1,2,3,4,5], at: '09:00', timeZone: 'Europe/Berlin' }`
+ * is "weekdays at 9:00"; days 0 = Sunday … 6 = Saturday), or no schedule.
+ */
 export const WorkflowSchedule = z
   .union([
     z
@@ -21,6 +39,13 @@ export const WorkflowSchedule = z
       })
       .strict(),
     z.object({ dailyAt: DailyAt }).strict(),
+    z
+      .object({
+        days: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+        at: DailyAt,
+        timeZone: TimeZone,
+      })
+      .strict(),
   ])
   .nullable();
 export type WorkflowSchedule = z.infer<typeof WorkflowSchedule>;

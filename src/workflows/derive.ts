@@ -3,11 +3,15 @@
  * semantic locator of their element, the task's values as inputs, and a final check of what the
  * last page showed. Reads that only served the model's thinking (snapshots, finds, screenshots,
  * tab lists) are dropped; so are calls that failed, were denied or never ran.
+ *
+ * Everything about the page comes from the snapshots' structured outlines (`details.outline`),
+ * never from the text the model was sent: that text has a header, an untrusted wrapper with a
+ * random marker and the page URL, none of which is what the page shows.
  */
 import type { Item } from '../protocol';
 import { InputCollector } from './inputs';
 import { describeLocator, locatorOf, type SemanticLocator } from './locator';
-import { parseOutline, type Outline } from './outline';
+import { outlineOf, snapshotOutlineOf, type Outline } from './outline';
 import { urlPattern } from './url-pattern';
 import {
   WORKFLOW_VERSION,
@@ -23,16 +27,12 @@ export type Derived =
   | { kind: 'ok'; workflow: WorkflowDefinition }
   | { kind: 'not_replayable'; message: string };
 
-/** Tools whose results are outlines with refs (the context locators are built from). */
-const OUTLINE_TOOLS = new Set(['browser_snapshot', 'browser_find']);
+/** The tool whose results carry the structured outline locators are built from. */
+const SNAPSHOT_TOOL = 'browser_snapshot';
 /** Reads kept as steps: they change what the page shows (a hover opens a menu). */
 const ACTING_READS = new Set(['browser_hover']);
 /** Parameters a replay must not reuse: they name this visit's tab and elements. */
 const VISIT_PARAMS = new Set(['ref', 'tabId']);
-
-function textOf(r: ToolResult): string {
-  return r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
-}
 
 function detailsOf(r: ToolResult | undefined): { urlBefore?: string; urlAfter?: string } {
   const d = r?.details;
@@ -52,8 +52,8 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
   for (const i of items) if (i.kind === 'tool_result') results.set(i.toolCallId, i);
   const inputs = new InputCollector(task);
   const steps: WorkflowStep[] = [];
-  // The latest context of each ref: snapshots win over finds (a find line has no landmarks).
-  const seen = new Map<string, { locator: SemanticLocator; fromSnapshot: boolean }>();
+  // The latest context of each ref, from the latest snapshot that showed it.
+  const seen = new Map<string, SemanticLocator>();
   let lastOutline: Outline | undefined;
   let outlineAfterLastStep = false;
   let lastUrl: string | undefined;
@@ -64,20 +64,15 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
     const result = results.get(item.toolCallId);
     if (!result || !result.ok || (result.outcome && result.outcome !== 'ok')) continue;
     const d = detailsOf(result);
-    if (OUTLINE_TOOLS.has(item.name)) {
-      const outline = parseOutline(textOf(result));
-      const url = outline.url ?? d.urlAfter;
-      const fromSnapshot = item.name === 'browser_snapshot';
-      for (const c of outline.controls) {
-        const prev = seen.get(c.ref);
-        if (!fromSnapshot && prev?.fromSnapshot) continue;
-        seen.set(c.ref, { locator: locatorOf(c, url), fromSnapshot });
-      }
-      if (fromSnapshot) {
-        lastOutline = outline;
-        outlineAfterLastStep = true;
-      }
-      if (url) lastUrl = url;
+    if (item.name === SNAPSHOT_TOOL) {
+      // A diff or an unchanged answer has no structure: the refs it names were seen before.
+      const structured = snapshotOutlineOf(result.details);
+      if (!structured) continue;
+      const outline = outlineOf(structured);
+      for (const c of outline.controls) seen.set(c.ref, locatorOf(c, structured.url));
+      lastOutline = outline;
+      outlineAfterLastStep = true;
+      lastUrl = structured.url;
       continue;
     }
     if (!isActing(item)) continue;
@@ -93,7 +88,7 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
     }
     let locator: SemanticLocator | undefined;
     if (typeof params.ref === 'string') {
-      locator = seen.get(params.ref)?.locator;
+      locator = seen.get(params.ref);
       if (!locator)
         return {
           kind: 'not_replayable',
@@ -132,8 +127,11 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
 }
 
 /**
- * What the last page must show: its URL pattern, its first heading and (up to four) lines that
- * mention the task's values. Only a snapshot taken after the last step says what the result was.
+ * What the last page must show: its URL pattern, its first heading and (up to four) of its text
+ * lines that mention the task's values (the cart line "USB-C cable × 2", a confirmation). Only
+ * page text counts: the URL (which may carry a value, `?qty=2`) is matched by pattern only, and
+ * the snapshot tool's header and wrapper are not in the structured outline at all. Only a
+ * snapshot taken after the last step says what the result was.
  */
 function finalCheck(
   outline: Outline | undefined,

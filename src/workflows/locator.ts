@@ -3,7 +3,8 @@
  * classes and the order of siblings change between visits; the role, the accessible name and
  * the landmark and heading the element sits under are what a person would use to find it again.
  */
-import { parseOutline, type Outline, type OutlineControl } from './outline';
+import type { SnapshotOutline } from '../tools/browser/details';
+import { outlineOf, type Outline, type OutlineControl } from './outline';
 import { urlPattern } from './url-pattern';
 
 export interface SemanticLocator {
@@ -25,7 +26,6 @@ export interface SemanticLocator {
 }
 
 export function locatorOf(c: OutlineControl, url?: string): SemanticLocator {
-  const type = c.flags.find((f) => f.startsWith('type='));
   const pattern = url ? urlPattern(url) : null;
   return {
     role: c.role,
@@ -33,19 +33,18 @@ export function locatorOf(c: OutlineControl, url?: string): SemanticLocator {
     landmarks: c.landmarks,
     headings: c.headings,
     nearText: c.nearText,
-    ...(type ? { inputType: type.slice(5) } : {}),
+    ...(c.inputType ? { inputType: c.inputType } : {}),
     frameId: c.frameId,
     ...(pattern ? { urlPattern: pattern } : {}),
   };
 }
 
-/** The locator of `ref` in a snapshot result text, or null when the snapshot does not show it. */
+/** The locator of `ref` in a structured snapshot, or null when the snapshot does not show it. */
 export function locatorFromSnapshot(
-  text: string,
+  snapshot: SnapshotOutline,
   ref: string,
-  url?: string,
 ): SemanticLocator | null {
-  return locatorIn(parseOutline(text), ref, url);
+  return locatorIn(outlineOf(snapshot), ref);
 }
 
 export function locatorIn(outline: Outline, ref: string, url?: string): SemanticLocator | null {

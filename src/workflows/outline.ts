@@ -1,23 +1,29 @@
 /**
- * Reads the snapshot outline (content-scripts/snapshot: `- role "name" [ref=e41] [flags]: value`
- * control lines, `# heading` lines, `- landmark "name":` section lines whose children are
- * indented, and clipped text lines) back into entries with their context. Workflows build and
- * resolve semantic locators on this, so they see exactly what the model saw.
+ * A snapshot's structured outline (`details.outline` of browser_snapshot: the lines as the
+ * content script produced them, content-scripts/snapshot/outline-lines.ts) read into controls
+ * with their context: the landmarks around each, the headings in force, the text just before
+ * it. Workflows build and resolve semantic locators and final checks on this. They never parse
+ * the model-facing text: its header, its untrusted wrapper (whose tag carries a random marker)
+ * and its notes are not page content, and their format may change at any time.
  *
- * The outline is page-controlled text: nothing here trusts it beyond matching; an entry only
+ * The outline is page-controlled data: nothing here trusts it beyond matching; an entry only
  * names a ref, and acting on a ref still goes through the tools and the Gatekeeper.
  */
+import type { OutlineLine } from '../../content-scripts/snapshot/outline-lines';
+import type { SnapshotOutline } from '../tools/browser/details';
 
 export interface OutlineControl {
   /** Position in the outline (document order). */
   index: number;
   role: string;
   name: string;
-  /** The model-facing ref (`e41`, `f3e41`) and its frame (0 = top). */
+  /** The model-facing ref (`e41`, `f3e41`) and the frame the snapshot read it in (0 = top). */
   ref: string;
   frameId: number;
-  /** Bracketed flags after the ref (`type=email`, `checked`, …). */
+  /** State flags (`checked`, `disabled`, …). */
   flags: string[];
+  /** The `type=` hint of an input, when it has one. */
+  inputType?: string;
   /** Landmarks enclosing the line, outermost first (`main`, `region "Cart"`). */
   landmarks: string[];
   /** The headings in force at the line, by level, outermost first. */
@@ -30,17 +36,12 @@ export interface Outline {
   url?: string;
   title?: string;
   controls: OutlineControl[];
-  /** Every non-control line's text, trimmed (headings without their `#`). */
+  /** The page's text lines and headings, in order (never the tool's header or wrapper). */
   texts: string[];
   /** The heading lines' texts, in order. */
   headingTexts: string[];
 }
 
-const CONTROL =
-  /^- ([a-zA-Z][\w-]*)(?: ("(?:[^"\\]|\\.)*"))? \[ref=((?:f(\d{1,9}))?e\d{1,9})\](.*)$/;
-const SECTION = /^- ([a-zA-Z][\w-]*)(?: ("(?:[^"\\]|\\.)*"))?:$/;
-const HEADING = /^(#{1,6}) (.*)$/;
-const FLAG = /\[([^\]]+)\]/g;
 const NEAR_LIMIT = 3;
 
 /** Names compare on collapsed whitespace, case-insensitively (markup changes spacing, not words). */
@@ -48,84 +49,91 @@ export function normalizeText(s: string): string {
   return s.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-function unquote(q: string | undefined): string {
-  if (!q) return '';
-  return q.slice(1, -1).replace(/\\(.)/g, '$1');
+/** `main`, `region "Cart"`: how a landmark is named in a locator. */
+function sectionLabel(l: Extract<OutlineLine, { kind: 'section' }>): string {
+  return l.name ? `${l.role} ${JSON.stringify(l.name)}` : l.role;
 }
 
-/** Strips the snapshot tool's wrapper (header, untrusted note and tags), keeping Title/URL. */
-function bodyLines(text: string): string[] {
-  const lines = text.split('\n');
-  const open = lines.findIndex((l) => /^<untrusted_page_content\b/.test(l));
-  const close = lines.findIndex((l, i) => i > open && l === '</untrusted_page_content>');
-  if (open < 0) return lines;
-  return lines.slice(open + 1, close < 0 ? undefined : close);
-}
-
-/** Parse a snapshot (or find) result text; lines that match no known shape are text. */
-export function parseOutline(text: string): Outline {
-  const out: Outline = { controls: [], texts: [], headingTexts: [] };
+/** Context of every control of a structured outline. */
+export function outlineOf(snapshot: SnapshotOutline): Outline {
+  const out: Outline = {
+    url: snapshot.url,
+    title: snapshot.title,
+    controls: [],
+    texts: [],
+    headingTexts: [],
+  };
   const sections: { depth: number; label: string }[] = [];
   const headings: { level: number; text: string }[] = [];
-  // Recent text lines, each with the landmark stack length when it was seen.
+  // Recent text lines, each with the landmark path it was seen in.
   let recent: { text: string; scope: string }[] = [];
-  let index = 0;
-  for (const raw of bodyLines(text)) {
-    if (!raw.trim()) continue;
-    if (out.url === undefined && raw.startsWith('URL: ')) {
-      out.url = raw.slice(5).trim();
-      continue;
-    }
-    if (out.title === undefined && raw.startsWith('Title: ')) {
-      out.title = raw.slice(7).trim();
-      continue;
-    }
-    const depth = Math.floor((raw.length - raw.trimStart().length) / 2);
-    const line = raw.trim();
-    while (sections.length && sections[sections.length - 1].depth >= depth) sections.pop();
+  snapshot.lines.forEach((line, index) => {
+    // A line closes every section at its depth or deeper (their children are one level in).
+    while (sections.length && sections[sections.length - 1].depth >= line.depth) sections.pop();
     const scope = sections.map((s) => s.label).join('/');
-    const c = CONTROL.exec(line);
-    if (c) {
-      const flags = [...c[5].split(': ')[0].matchAll(FLAG)].map((m) => m[1]);
-      out.controls.push({
-        index: index++,
-        role: c[1],
-        name: unquote(c[2]),
-        ref: c[3],
-        frameId: c[4] === undefined ? 0 : Number(c[4]),
-        flags,
-        landmarks: sections.map((s) => s.label),
-        headings: headings.map((h) => h.text),
-        nearText: recent
-          .filter((r) => r.scope === scope)
-          .slice(-NEAR_LIMIT)
-          .reverse()
-          .map((r) => r.text),
-      });
-      continue;
+    switch (line.kind) {
+      case 'control':
+        out.controls.push({
+          index,
+          role: line.role,
+          name: line.name,
+          ref: line.ref,
+          frameId: snapshot.frameId,
+          flags: line.flags,
+          ...(line.inputType ? { inputType: line.inputType } : {}),
+          landmarks: sections.map((s) => s.label),
+          headings: headings.map((h) => h.text),
+          nearText: recent
+            .filter((r) => r.scope === scope)
+            .slice(-NEAR_LIMIT)
+            .reverse()
+            .map((r) => r.text),
+        });
+        return;
+      case 'section':
+        sections.push({ depth: line.depth, label: sectionLabel(line) });
+        recent = [];
+        return;
+      case 'heading':
+        while (headings.length && headings[headings.length - 1].level >= line.level) headings.pop();
+        headings.push({ level: line.level, text: line.text });
+        out.headingTexts.push(line.text);
+        out.texts.push(line.text);
+        // Near text stays inside the heading's part of the page (the previous card is not near).
+        recent = [];
+        return;
+      case 'text':
+        out.texts.push(line.text);
+        recent.push({ text: line.text, scope });
+        if (recent.length > 8) recent.shift();
+        return;
+      case 'frame':
+        // A same-origin frame's lines follow one level deeper: it is part of their place.
+        if (line.crossOrigin === undefined) {
+          sections.push({
+            depth: line.depth,
+            label: line.name ? `iframe ${JSON.stringify(line.name)}` : 'iframe',
+          });
+          recent = [];
+        }
+        return;
+      case 'media':
+        return;
     }
-    index++;
-    const s = SECTION.exec(line);
-    if (s) {
-      sections.push({ depth, label: s[2] ? `${s[1]} ${s[2]}` : s[1] });
-      recent = [];
-      continue;
-    }
-    const h = HEADING.exec(line);
-    const t = h ? h[2].trim() : line;
-    if (h) {
-      const level = h[1].length;
-      while (headings.length && headings[headings.length - 1].level >= level) headings.pop();
-      headings.push({ level, text: t });
-      out.headingTexts.push(t);
-      // Near text stays inside the heading's part of the page (the previous card is not near).
-      recent = [];
-      out.texts.push(t);
-      continue;
-    }
-    out.texts.push(t);
-    recent.push({ text: t, scope });
-    if (recent.length > 8) recent.shift();
-  }
+  });
   return out;
+}
+
+/**
+ * The structured outline a tool result carries in `details.outline`, or undefined (a diff, a
+ * find, an older record). Only its shape is checked: the values are the page's words.
+ */
+export function snapshotOutlineOf(details: unknown): SnapshotOutline | undefined {
+  if (!details || typeof details !== 'object') return undefined;
+  const o = (details as { outline?: unknown }).outline;
+  if (!o || typeof o !== 'object') return undefined;
+  const s = o as Partial<SnapshotOutline>;
+  if (typeof s.frameId !== 'number' || typeof s.url !== 'string' || !Array.isArray(s.lines))
+    return undefined;
+  return { frameId: s.frameId, url: s.url, title: s.title ?? '', lines: s.lines };
 }

@@ -10,7 +10,8 @@
  */
 import { checkFinalPage } from './check';
 import { fillInputs } from './inputs';
-import { parseOutline } from './outline';
+import type { SnapshotOutline } from '../tools/browser/details';
+import { outlineOf } from './outline';
 import { resolveLocator } from './resolve';
 import type { WorkflowDefinition } from './types';
 
@@ -48,8 +49,11 @@ export interface ReplayState {
 /** What the synthetic call returned (from its tool_result). */
 export interface CallResult {
   ok: boolean;
+  /** The model-facing text: only quoted in messages, never parsed. */
   text: string;
   url?: string;
+  /** A snapshot's structured outline (`details.outline`): what decisions read. */
+  outline?: SnapshotOutline;
   /** The call never ran (an interrupt closed it "not executed"): it is redone, not judged. */
   notRun?: boolean;
   /** The tab the call reported acting on (`details.tabId`). */
@@ -148,7 +152,7 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
   if (state.next >= steps.length) {
     if (state.phase === 'observe' || state.awaiting?.kind !== 'snapshot' || !last)
       return { kind: 'observe' };
-    if (!last.ok)
+    if (!last.ok || !last.outline)
       return {
         kind: 'diverged',
         step: stepNo,
@@ -157,7 +161,7 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
       };
     const check = checkFinalPage(
       state.definition.check,
-      parseOutline(last.text),
+      outlineOf(last.outline),
       state.values,
       last.url,
     );
@@ -183,7 +187,7 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
     state.replayed === 0 &&
     !state.opened &&
     state.definition.startUrl !== undefined;
-  if (!last.ok) {
+  if (!last.ok || !last.outline) {
     if (atStart) return { kind: 'open', url: state.definition.startUrl! };
     return {
       kind: 'diverged',
@@ -192,8 +196,7 @@ export function decideReplay(state: ReplayState, last: CallResult | undefined): 
       message: `The page could not be read before step ${stepNo}: ${firstLine(last.text)}`,
     };
   }
-  const outline = parseOutline(last.text);
-  const res = resolveLocator(step.locator, outline, last.url);
+  const res = resolveLocator(step.locator, outlineOf(last.outline), last.url);
   if (res.kind === 'diverged' && res.reason === 'page_differs' && atStart)
     return { kind: 'open', url: state.definition.startUrl! };
   if (res.kind === 'diverged')

@@ -7,7 +7,8 @@
  * holds prices and counts that may change, so it may narrow a set but never reject a lone match.
  */
 import type { SemanticLocator } from './locator';
-import { normalizeText, parseOutline, type Outline, type OutlineControl } from './outline';
+import type { SnapshotOutline } from '../tools/browser/details';
+import { normalizeText, outlineOf, type Outline, type OutlineControl } from './outline';
 import { matchesUrlPattern } from './url-pattern';
 
 export type DivergenceReason = 'none' | 'ambiguous' | 'page_differs';
@@ -44,9 +45,7 @@ export function resolveLocator(l: SemanticLocator, outline: Outline, url?: strin
     };
   }
   const byName = outline.controls.filter((c) => c.role === l.role && same(c.name, l.name));
-  const typed = byName.filter(
-    (c) => (c.flags.find((f) => f.startsWith('type='))?.slice(5) ?? undefined) === l.inputType,
-  );
+  const typed = byName.filter((c) => c.inputType === l.inputType);
   const framed = typed.filter(
     (c) => c.frameId === l.frameId || (l.frameId !== 0 && c.frameId !== 0),
   );
@@ -87,11 +86,11 @@ export function resolveLocator(l: SemanticLocator, outline: Outline, url?: strin
   };
 }
 
-/** Resolve against a snapshot result text. */
+/** Resolve against a structured snapshot (`details.outline` of browser_snapshot). */
 export function resolveInSnapshot(
   l: SemanticLocator,
-  snapshotText: string,
+  snapshot: SnapshotOutline,
   url?: string,
 ): Resolution {
-  return resolveLocator(l, parseOutline(snapshotText), url);
+  return resolveLocator(l, outlineOf(snapshot), url);
 }

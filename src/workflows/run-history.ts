@@ -16,3 +16,15 @@ export function withRun<E extends { runId: string }>(
   const next = at >= 0 ? runs.map((r, i) => (i === at ? entry : r)) : [entry, ...runs];
   return next.slice(0, RECENT_RUNS);
 }
+
+/**
+ * What clearing a workflow's past runs keeps: the runs still going. Their end will be recorded
+ * on their entry (and notified for a scheduled one), so dropping them would lose that.
+ */
+export function keptRuns<E extends { runId: string; outcome: string }>(rec: {
+  lastRun?: E;
+  recentRuns?: E[];
+}): E[] {
+  const runs = rec.recentRuns ?? (rec.lastRun ? [rec.lastRun] : []);
+  return runs.filter((r) => r.outcome === 'running');
+}

@@ -3,6 +3,7 @@
  * the background reconciles the alarms it finds with what these functions say should exist.
  */
 import type { WorkflowSchedule } from '../protocol';
+import { nextWeeklyFire } from './weekly';
 
 const PREFIX = 'keel.workflow:';
 
@@ -15,9 +16,14 @@ export function workflowOfAlarm(name: string): string | null {
   return name.startsWith(PREFIX) && name.length > PREFIX.length ? name.slice(PREFIX.length) : null;
 }
 
-/** The next time a schedule fires after `now` (daily times are local, as `Date` knows them). */
+/**
+ * The next time a schedule fires after `now` (daily times are local, as `Date` knows them;
+ * weekly ones in their own time zone, weekly.ts).
+ */
 export function nextFireAt(schedule: NonNullable<WorkflowSchedule>, now: number): number {
   if ('everyMinutes' in schedule) return now + schedule.everyMinutes * 60_000;
+  // Validated to name at least one day, so there always is a next fire within a week.
+  if ('days' in schedule) return nextWeeklyFire(schedule, now) ?? now + 7 * 24 * 3_600_000;
   const [h, m] = schedule.dailyAt.split(':').map(Number);
   const d = new Date(now);
   d.setHours(h, m, 0, 0);
@@ -25,15 +31,22 @@ export function nextFireAt(schedule: NonNullable<WorkflowSchedule>, now: number)
   return d.getTime();
 }
 
-/** What `chrome.alarms.create` gets (a daily alarm is re-planned at each fire for DST). */
+/**
+ * What `chrome.alarms.create` gets (a daily alarm is re-planned at each fire for DST). A weekly
+ * alarm fires once (its days are not evenly spaced): the scheduler's reconcile, which runs on
+ * every workflow list change (a fire starts a run, which changes it) and at every worker start,
+ * finds it gone and plans the next.
+ */
 export interface AlarmPlan {
   when: number;
-  periodInMinutes: number;
+  periodInMinutes?: number;
 }
 
 export function alarmPlan(schedule: NonNullable<WorkflowSchedule>, now: number): AlarmPlan {
+  const when = nextFireAt(schedule, now);
+  if ('days' in schedule) return { when };
   return {
-    when: nextFireAt(schedule, now),
+    when,
     periodInMinutes: 'everyMinutes' in schedule ? schedule.everyMinutes : 24 * 60,
   };
 }

@@ -4,6 +4,7 @@ import { turnOps } from './ops-turns';
 import { runOps } from './ops-runs';
 import { settingsOps } from './ops-settings';
 import { workflowOps } from './ops-workflows';
+import { workflowRunOps } from './ops-workflow-runs';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -15,4 +16,5 @@ export const handlers: HandlerMap = {
   ...runOps,
   ...settingsOps,
   ...workflowOps,
+  ...workflowRunOps,
 };

@@ -20,6 +20,7 @@ import {
   type ReplayDecision,
   type ReplayState,
 } from '../../workflows/replay';
+import { snapshotOutlineOf } from '../../workflows/outline';
 import type { EngineContext } from '../host/engine-context';
 import { REPLAY_ONLY_TRANSPORT } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
@@ -51,6 +52,7 @@ async function resultOf(
         : {};
     const notRun = item.outcome === 'interrupted' && text.startsWith('Not executed');
     const tabId = typeof d.tabId === 'number' ? d.tabId : undefined;
+    const outline = snapshotOutlineOf(item.details);
     return {
       // 'marked_done': the user checked that an action cut off by a worker stop did happen.
       ok: item.ok && ['ok', 'marked_done'].includes(item.outcome ?? 'ok'),
@@ -58,6 +60,7 @@ async function resultOf(
       ...(d.urlAfter ? { url: d.urlAfter } : {}),
       ...(notRun ? { notRun } : {}),
       ...(tabId !== undefined ? { tabId } : {}),
+      ...(outline ? { outline } : {}),
     };
   }
   return undefined;

@@ -1,5 +1,18 @@
 /** What browser tools put in `details` for the UI (never sent to the model). */
+import type { OutlineLine } from '../../../content-scripts/snapshot/outline-lines';
 import type { CapturedImage } from './host';
+
+/**
+ * A snapshot's shown lines as structure (content-scripts/snapshot/outline-lines.ts), for code
+ * that reasons about the page (workflows): it never parses the model-facing text.
+ */
+export interface SnapshotOutline {
+  /** The frame the snapshot read (0 = the page); refs in `lines` resolve through it. */
+  frameId: number;
+  url: string;
+  title: string;
+  lines: OutlineLine[];
+}
 
 export interface HighlightBox {
   x: number;
@@ -34,6 +47,8 @@ export interface BrowserToolDetails {
     kind: string;
     truncated: boolean;
   };
+  /** browser_snapshot of the whole page or viewport (not a diff): the outline as structure. */
+  outline?: SnapshotOutline;
   /** Anything else a tool wants the UI to show (tab lists, matches…). */
   info?: Record<string, unknown>;
 }

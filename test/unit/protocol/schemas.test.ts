@@ -48,6 +48,7 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'workflow.run': { type: 'workflow.run', workflowId: 'w' },
   'workflow.update': { type: 'workflow.update', workflowId: 'w', patch: {} },
   'workflow.delete': { type: 'workflow.delete', workflowId: 'w' },
+  'workflow.clearRuns': { type: 'workflow.clearRuns', workflowId: 'w' },
 };
 
 describe('op schemas', () => {
@@ -86,6 +87,7 @@ describe('op schemas', () => {
       'thread.search',
       'thread.setOptions',
       'thread.unsubscribe',
+      'workflow.clearRuns',
     ]);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
   });

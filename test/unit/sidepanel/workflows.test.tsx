@@ -108,6 +108,44 @@ describe('Workflows view', () => {
     );
   });
 
+  it('schedules "weekdays at 9:00" in the user\'s time zone and clears past runs', async () => {
+    m = await mountPanel();
+    await m.emit({ type: 'workflows.updated', workflows: [WF] });
+    await click(m.container.querySelector('[data-action="workflows"]'));
+    const card = m.container.querySelector('[data-workflow-id="wf_1"]')!;
+    const select = card.querySelector<HTMLSelectElement>('.workflow-schedule select')!;
+    select.value = 'weekly';
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    await m.flush();
+    const boxes = [...card.querySelectorAll<HTMLInputElement>('.workflow-days input')];
+    expect(boxes.map((b) => [b.dataset.day, b.checked])).toEqual([
+      ['1', true],
+      ['2', true],
+      ['3', true],
+      ['4', true],
+      ['5', true],
+      ['6', false],
+      ['0', false],
+    ]);
+    expect(card.querySelector('.workflow-days')?.textContent).toBe('DaysMonTueWedThuFriSatSun');
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    expect(card.querySelector('.workflow-zone')?.textContent).toBe(`In your time zone (${zone})`);
+    await click(card.querySelector('[data-action="save-schedule"]'));
+    expect(m.port().last('workflow.update')).toMatchObject({
+      workflowId: 'wf_1',
+      patch: { schedule: { days: [1, 2, 3, 4, 5], at: '09:00', timeZone: zone } },
+    });
+    // No day chosen: the panel says so and sends nothing.
+    const sent = m.port().ops('workflow.update').length;
+    for (const b of boxes.filter((x) => x.checked)) await click(b);
+    await click(card.querySelector('[data-action="save-schedule"]'));
+    expect(card.querySelector('.workflow-error')?.textContent).toBe('Choose at least one day.');
+    expect(m.port().ops('workflow.update')).toHaveLength(sent);
+
+    await click(card.querySelector('[data-action="clear-workflow-runs"]'));
+    expect(m.port().last('workflow.clearRuns')).toMatchObject({ workflowId: 'wf_1' });
+  });
+
   it('offers "Save as workflow" under a completed turn and shows the engine refusal', async () => {
     const snap = snapshot(
       't1',

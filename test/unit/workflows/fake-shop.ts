@@ -1,13 +1,16 @@
 /**
  * A small shop behind fake browser tools named like the real ones (browser_snapshot,
- * browser_click, browser_type): the snapshot text has the real tool's format (header, untrusted
- * block, Title/URL, outline), so workflows derive and resolve on what the model would see.
+ * browser_click, browser_type), for the engine's replay mechanics (durability, approvals,
+ * interrupts, schedules): its snapshot gives the structured outline the real tool puts in
+ * `details.outline`, and no outline text. Derivation and replay decisions on real pages are
+ * tested on captures of the real snapshot tool (real-snapshots.ts).
  * `variant` changes the markup the way a redesign would: new refs, new product ids in URLs,
  * another product order.
  */
 import { z } from 'zod';
 import type { AgentTool } from '../../../src/tools/types';
-import { UNTRUSTED_NOTE, untrustedPageContent } from '../../../src/tools/browser/untrusted';
+import type { OutlineLine } from '../../../content-scripts/snapshot/outline-lines';
+import type { SnapshotOutline } from '../../../src/tools/browser/details';
 
 export const SHOP = 'https://shop.example';
 
@@ -51,11 +54,14 @@ export class FakeShop {
     return this.products.findIndex((p) => p.name === name) + 1 + this.variant * 40;
   }
 
-  /** The outline of the current page, refreshing the refs. */
-  render(): string {
+  /**
+   * The structured outline of the current page (what the real snapshot tool puts in
+   * `details.outline`), refreshing the refs. No outline text exists: workflows never read it.
+   */
+  render(): OutlineLine[] {
     this.refs.clear();
     let n = this.variant * 100;
-    const lines: string[] = [];
+    const lines: OutlineLine[] = [];
     const ctl = (
       depth: number,
       role: string,
@@ -65,32 +71,46 @@ export class FakeShop {
     ) => {
       const ref = `e${++n}`;
       this.refs.set(ref, { role, name, act });
-      lines.push(
-        `${'  '.repeat(depth)}- ${role} "${name}" [ref=${ref}]${value !== undefined ? `: ${value}` : ''}`,
-      );
+      lines.push({
+        kind: 'control',
+        depth,
+        role,
+        name,
+        ref,
+        flags: [],
+        ...(value !== undefined ? { value } : {}),
+      });
     };
-    if (!this.url.startsWith(`${SHOP}/`)) return '# Somewhere else';
+    const heading = (level: number, text: string) =>
+      lines.push({ kind: 'heading', depth: 1, level, text });
+    const text = (t: string) => lines.push({ kind: 'text', depth: 1, text: t });
+    if (!this.url.startsWith(`${SHOP}/`)) {
+      lines.push({ kind: 'heading', depth: 0, level: 1, text: 'Somewhere else' });
+      return lines;
+    }
     const path = new URL(this.url).pathname;
-    lines.push('- banner:');
+    lines.push({ kind: 'section', depth: 0, role: 'banner', name: '' });
     ctl(1, 'searchbox', 'Search products', ({ text, submit }) => {
       this.query = text ?? '';
       if (submit) this.url = `${SHOP}/search?q=${encodeURIComponent(this.query)}`;
     });
     ctl(1, 'link', 'Cart', () => void (this.url = `${SHOP}/cart`));
-    lines.push('- main:');
+    lines.push({ kind: 'section', depth: 0, role: 'main', name: '' });
     if (path === '/' || path === '/search') {
-      lines.push('  # Products');
+      heading(1, 'Products');
       for (const p of this.ordered().filter(
         (x) => !this.query || x.name.toLowerCase().includes(this.query.toLowerCase()),
       )) {
-        lines.push(`  ## ${p.name}`, `  $${p.price}.00`);
+        heading(2, p.name);
+        text(`$${p.price}.00`);
         ctl(1, 'link', p.name, () => void (this.url = `${SHOP}/product/${this.productId(p.name)}`));
       }
     } else if (path.startsWith('/product/')) {
       const p = this.products.find((x) => this.productId(x.name) === Number(path.split('/')[2]));
-      if (!p) lines.push('  # Not found');
+      if (!p) heading(1, 'Not found');
       else {
-        lines.push(`  # ${p.name}`, `  $${p.price}.00`);
+        heading(1, p.name);
+        text(`$${p.price}.00`);
         ctl(1, 'spinbutton', 'Quantity', ({ text }) => void (this.qty = text ?? ''), this.qty);
         ctl(1, 'button', 'Add to cart', () => {
           this.cart.set(p.name, (this.cart.get(p.name) ?? 0) + Number(this.qty));
@@ -98,10 +118,10 @@ export class FakeShop {
         });
       }
     } else if (path === '/cart') {
-      lines.push('  # Your cart');
-      for (const [name, q] of this.cart) lines.push(`  ${name} × ${q}`);
+      heading(1, 'Your cart');
+      for (const [name, q] of this.cart) text(`${name} × ${q}`);
     }
-    return lines.join('\n');
+    return lines;
   }
 
   /** The ref of a control in the current page (for the scripted model). */
@@ -127,15 +147,11 @@ export class FakeShop {
       effects: 'read',
       resolveTarget: target,
       execute: async () => {
-        const body = `Title: Shop\nURL: ${this.url}\n${this.render()}`;
+        const lines = this.render();
+        const outline: SnapshotOutline = { frameId: 0, url: this.url, title: 'Shop', lines };
         return {
-          content: [
-            {
-              type: 'text',
-              text: `Snapshot of tab 1 (whole page).\n${UNTRUSTED_NOTE}\n${untrustedPageContent(this.url, body)}`,
-            },
-          ],
-          details: { tabId: 1, urlAfter: this.url },
+          content: [{ type: 'text', text: `Snapshot of tab 1 (${lines.length} lines).` }],
+          details: { tabId: 1, urlAfter: this.url, outline },
         };
       },
     };

@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Box, PageEnv } from '../../../content-scripts/env';
 import { createPageAgent, type PageAgent } from '../../../content-scripts/page-agent';
 import type { PageResponse, SnapshotResult } from '../../../content-scripts/messages';
+import type { SnapshotOutline } from '../../../src/tools/browser/details';
 import { locatorFromSnapshot } from '../../../src/workflows/locator';
 import { resolveInSnapshot } from '../../../src/workflows/resolve';
 
@@ -82,7 +83,8 @@ function shopHtml(products: Product[], r: () => number): string {
 let agent: PageAgent;
 let docN = 0;
 
-async function load(html: string): Promise<SnapshotResult> {
+/** The page's structured outline, as the snapshot tool puts it in `details.outline`. */
+async function load(html: string, url = 'https://shop.example/'): Promise<SnapshotOutline> {
   document.body.innerHTML = html;
   agent = createPageAgent(env(), `doc${++docN}`);
   // A fresh agent per page, and a few throwaway snapshots so refs differ from the recording.
@@ -96,7 +98,9 @@ async function load(html: string): Promise<SnapshotResult> {
     refPrefix: '',
   })) as PageResponse<SnapshotResult>;
   if (!res.ok) throw new Error(res.error.message);
-  return res.result;
+  const lines = res.result.outline;
+  if (!lines) throw new Error('a full snapshot carries its structured outline');
+  return { frameId: 0, url, title: res.result.title, lines };
 }
 
 async function clickedBy(ref: string): Promise<string | undefined> {
@@ -109,11 +113,14 @@ async function clickedBy(ref: string): Promise<string | undefined> {
   return (document.activeElement as HTMLElement | null)?.dataset.product;
 }
 
-function refOfProductButton(text: string, product: string): string {
-  const lines = text.split('\n');
-  const h = lines.findIndex((l) => l.trim() === `## ${product}`);
-  const line = lines.slice(h).find((l) => l.includes('button "Add to cart"'))!;
-  return /\[ref=(e\d+)\]/.exec(line)![1];
+/** The ref of the first "Add to cart" button after the product's heading. */
+function refOfProductButton(page: SnapshotOutline, product: string): string {
+  const h = page.lines.findIndex((l) => l.kind === 'heading' && l.text === product);
+  const line = page.lines
+    .slice(h)
+    .find((l) => l.kind === 'control' && l.role === 'button' && l.name === 'Add to cart');
+  if (h < 0 || line?.kind !== 'control') throw new Error(`no Add to cart under ${product}`);
+  return line.ref;
 }
 
 beforeEach(() => {
@@ -131,11 +138,7 @@ describe('semantic locators', () => {
         .map((name) => ({ name, price: 5 + Math.floor(r() * 40) }));
       const target = products[Math.floor(r() * products.length)];
       const a = await load(shopHtml(products, r));
-      const locator = locatorFromSnapshot(
-        a.text,
-        refOfProductButton(a.text, target.name),
-        'https://shop.example/',
-      );
+      const locator = locatorFromSnapshot(a, refOfProductButton(a, target.name));
       expect(locator, `seed ${seed}`).not.toBeNull();
       // The changed shop: new ids/classes/filler, reordered products, prices moved, new refs.
       const changed = shuffle(products, r).map((p) => ({
@@ -143,8 +146,8 @@ describe('semantic locators', () => {
         price: p.price + (r() < 0.5 ? 1 : 0),
       }));
       const b = await load(shopHtml(changed, r));
-      const res = resolveInSnapshot(locator!, b.text, 'https://shop.example/');
-      expect(res.kind, `seed ${seed}: ${JSON.stringify(res)}\n${b.text}`).toBe('match');
+      const res = resolveInSnapshot(locator!, b);
+      expect(res.kind, `seed ${seed}: ${JSON.stringify(res)}`).toBe('match');
       if (res.kind !== 'match') continue;
       expect(await clickedBy(res.ref), `seed ${seed}`).toBe(target.name);
     }
@@ -160,7 +163,7 @@ describe('semantic locators', () => {
         rng(1),
       ),
     );
-    const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
+    const locator = locatorFromSnapshot(a, refOfProductButton(a, 'Blue mug'))!;
     const b = await load(
       shopHtml(
         [
@@ -170,13 +173,13 @@ describe('semantic locators', () => {
         rng(2),
       ),
     );
-    const res = resolveInSnapshot(locator, b.text);
+    const res = resolveInSnapshot(locator, b);
     expect(res).toMatchObject({ kind: 'diverged', reason: 'none' });
   });
 
   it('two elements with the same context are ambiguous', async () => {
     const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(3)));
-    const locator = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
+    const locator = locatorFromSnapshot(a, refOfProductButton(a, 'Blue mug'))!;
     const b = await load(
       shopHtml(
         [
@@ -186,7 +189,7 @@ describe('semantic locators', () => {
         rng(4),
       ),
     );
-    expect(resolveInSnapshot(locator, b.text)).toMatchObject({
+    expect(resolveInSnapshot(locator, b)).toMatchObject({
       kind: 'diverged',
       reason: 'ambiguous',
       candidates: 2,
@@ -194,21 +197,18 @@ describe('semantic locators', () => {
   });
 
   it('a page on another path differs', async () => {
-    const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(5)));
-    const locator = locatorFromSnapshot(
-      a.text,
-      refOfProductButton(a.text, 'Blue mug'),
+    const a = await load(
+      shopHtml([{ name: 'Blue mug', price: 9 }], rng(5)),
       'https://shop.example/product/42',
-    )!;
-    expect(locator.urlPattern).toBe('https://shop.example/product/*');
-    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/product/77').kind).toBe(
-      'match',
     );
-    expect(resolveInSnapshot(locator, a.text, 'https://shop.example/cart')).toMatchObject({
+    const locator = locatorFromSnapshot(a, refOfProductButton(a, 'Blue mug'))!;
+    expect(locator.urlPattern).toBe('https://shop.example/product/*');
+    expect(resolveInSnapshot(locator, a, 'https://shop.example/product/77').kind).toBe('match');
+    expect(resolveInSnapshot(locator, a, 'https://shop.example/cart')).toMatchObject({
       kind: 'diverged',
       reason: 'page_differs',
     });
-    expect(resolveInSnapshot(locator, a.text, 'https://evil.example/product/42')).toMatchObject({
+    expect(resolveInSnapshot(locator, a, 'https://evil.example/product/42')).toMatchObject({
       kind: 'diverged',
       reason: 'page_differs',
     });
@@ -216,16 +216,16 @@ describe('semantic locators', () => {
 
   it('keeps role, name, landmarks, heading path, input type and frame', async () => {
     const a = await load(shopHtml([{ name: 'Blue mug', price: 9 }], rng(6)));
-    const search =
-      /- searchbox "Search products" \[ref=(e\d+)\]|- textbox "Search products" \[ref=(e\d+)\]/.exec(
-        a.text,
-      );
-    const ref = search?.[1] ?? search?.[2];
-    expect(ref, a.text).toBeDefined();
-    const l = locatorFromSnapshot(a.text, ref!)!;
+    const search = a.lines.find((x) => x.kind === 'control' && x.name === 'Search products');
+    const ref = search?.kind === 'control' ? search.ref : undefined;
+    expect(ref).toBeDefined();
+    expect(search).toMatchObject({ role: 'searchbox' });
+    const qty = a.lines.find((x) => x.kind === 'control' && x.name === 'Quantity');
+    expect(qty).toMatchObject({ role: 'spinbutton', value: '1' });
+    const l = locatorFromSnapshot(a, ref!)!;
     expect(l).toMatchObject({ name: 'Search products', frameId: 0 });
     expect(l.landmarks).toEqual(['banner']);
-    const add = locatorFromSnapshot(a.text, refOfProductButton(a.text, 'Blue mug'))!;
+    const add = locatorFromSnapshot(a, refOfProductButton(a, 'Blue mug'))!;
     expect(add).toMatchObject({
       role: 'button',
       name: 'Add to cart',

@@ -8,9 +8,9 @@ import {
   type ReplayState,
 } from '../../../src/workflows/replay';
 import type { WorkflowDefinition } from '../../../src/workflows/types';
-
-const page = (url: string, outline: string) =>
-  `Snapshot.\n<untrusted_page_content source="${url}">\nTitle: T\nURL: ${url}\n${outline}\n</untrusted_page_content>`;
+import { deriveWorkflow } from '../../../src/workflows/derive';
+import { inputValues } from '../../../src/workflows/inputs';
+import { callResultOf, callsOf, capturedTurn } from './real-snapshots';
 
 const DEF: WorkflowDefinition = {
   v: 1,
@@ -54,7 +54,70 @@ function start(): ReplayState {
 }
 
 describe('decideReplay', () => {
-  it('walks act → observe → act → observe → done, following the tab a step opened', () => {
+  it.each(['shop-qty2-replay', 'shop-qty2-replay-redesigned'] as const)(
+    'on the real pages of %s: every decision acts on the element the real replay acted on, then done',
+    (name) => {
+      const d = deriveWorkflow(capturedTurn('shop-qty2-model-turn').items);
+      if (d.kind !== 'ok') throw new Error(d.message);
+      const def = d.workflow;
+      // The real replay's calls, in order: each snapshot result feeds the next decision.
+      const calls = callsOf(capturedTurn(name).items);
+      let s: ReplayState = {
+        workflowId: 'w',
+        definition: def,
+        values: inputValues(def.inputs),
+        next: 0,
+        phase: 'observe',
+        replayed: 0,
+        mode: 'replay',
+        fallback: 'stop',
+      };
+      let last: ReturnType<typeof callResultOf> | undefined;
+      const acted: unknown[] = [];
+      for (const { call, result } of calls) {
+        const dec = decideReplay(s, last);
+        if (dec.kind === 'observe') expect(call.name).toBe('browser_snapshot');
+        else if (dec.kind === 'act') {
+          expect(dec.tool).toBe(call.name);
+          // The ref resolved from this page's structure is the ref the real replay acted on.
+          expect(dec.params).toEqual(call.params);
+          acted.push(dec.params);
+        } else throw new Error(`step ${s.next + 1}: ${JSON.stringify(dec)}`);
+        s = advance(s, dec, call.toolCallId, last?.ok);
+        last = callResultOf(result);
+      }
+      expect(decideReplay(s, last)).toEqual({ kind: 'done' });
+      expect(acted).toHaveLength(def.steps.length);
+      expect(acted[2]).toMatchObject({ text: '2' });
+    },
+  );
+
+  it("on a real page that is not the step's, it diverges and does not guess", () => {
+    const d = deriveWorkflow(capturedTurn('shop-qty2-model-turn').items);
+    if (d.kind !== 'ok') throw new Error(d.message);
+    const calls = callsOf(capturedTurn('shop-qty2-replay').items);
+    const cart = callResultOf(calls.at(-1)!.result);
+    // Step 4 (Add to cart) observed on the cart page: no such button there.
+    const s: ReplayState = {
+      workflowId: 'w',
+      definition: d.workflow,
+      values: inputValues(d.workflow.inputs),
+      next: 3,
+      phase: 'act',
+      awaiting: { callId: 'c', kind: 'snapshot' },
+      replayed: 3,
+      mode: 'replay',
+      fallback: 'stop',
+    };
+    expect(decideReplay(s, cart)).toMatchObject({ kind: 'diverged', step: 4 });
+    // A snapshot result without its structure is not read from its text.
+    expect(decideReplay(s, { ...cart, outline: undefined })).toMatchObject({
+      kind: 'diverged',
+      reason: 'page_differs',
+    });
+  });
+
+  it('follows the tab a step opened: later browser calls name it', () => {
     let s = start();
     const d1 = decideReplay(s, undefined);
     expect(d1).toEqual({
@@ -67,26 +130,9 @@ describe('decideReplay', () => {
     s = advance(s, d1, 'c1', undefined);
     s = followTab(s, { ok: true, text: 'Opened', tabId: 42 });
     expect(s.tabId).toBe(42);
-    const d2 = decideReplay(s, { ok: true, text: 'Opened', tabId: 42 });
-    expect(d2).toEqual({ kind: 'observe' });
+    expect(decideReplay(s, { ok: true, text: 'Opened', tabId: 42 })).toEqual({ kind: 'observe' });
     expect(withReplayTab(s, 'browser_snapshot', {})).toEqual({ tabId: 42 });
-    s = advance(s, d2, 'c2', true);
-    expect(s.replayed).toBe(1);
-    const d3 = decideReplay(s, {
-      ok: true,
-      text: page('https://a.example/', '- button "Go" [ref=e9]'),
-    });
-    expect(d3).toEqual({ kind: 'act', tool: 'browser_click', params: { ref: 'e9' }, step: 2 });
-    s = advance(s, d3, 'c3', true);
-    expect(decideReplay(s, { ok: true, text: 'Clicked' })).toEqual({ kind: 'observe' });
-    s = advance(s, { kind: 'observe' }, 'c4', true);
-    expect(s.replayed).toBe(2);
-    expect(decideReplay(s, { ok: true, text: page('https://a.example/', '# Done') })).toEqual({
-      kind: 'done',
-    });
-    expect(decideReplay(s, { ok: true, text: page('https://a.example/', '# Oops') })).toMatchObject(
-      { kind: 'diverged', reason: 'check_failed', step: 3 },
-    );
+    expect(withReplayTab(s, 'browser_tabs', {})).toEqual({});
   });
 
   it('a failed action diverges at its step and a resume retries it; an unrun call is redone', () => {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/protocol';
+import { WorkflowSchedule } from '../../../src/protocol/workflows';
 import {
   memoryMarks,
   WorkflowScheduler,
@@ -29,7 +30,7 @@ class FakeAlarms implements AlarmsLike {
   async getAll() {
     return [...this.alarms.values()];
   }
-  create(name: string, info: { when: number; periodInMinutes: number }) {
+  create(name: string, info: { when: number; periodInMinutes?: number }) {
     this.alarms.set(name, {
       name,
       scheduledTime: info.when,
@@ -118,6 +119,35 @@ describe('schedules (pure)', () => {
         now,
       ),
     ).toBe(false);
+  });
+});
+
+describe('weekly schedules', () => {
+  const weekdays = { days: [1, 2, 3, 4, 5], at: '09:00', timeZone: 'Europe/Berlin' };
+
+  it('plan a one-shot alarm at the next chosen day (re-planned after each fire)', () => {
+    // Friday 2026-03-06 10:00 in Berlin (09:00Z): the next fire is Monday 09:00 CET (08:00Z).
+    const now = Date.parse('2026-03-06T09:00:00Z');
+    const plan = alarmPlan(weekdays, now);
+    expect(plan).toEqual({ when: Date.parse('2026-03-09T08:00:00Z') });
+    expect(alarmMatches(weekdays, { scheduledTime: plan.when }, now)).toBe(true);
+    // A repeating alarm (the old daily one) does not match, nor one at another time.
+    expect(alarmMatches(weekdays, { scheduledTime: plan.when, periodInMinutes: 1440 }, now)).toBe(
+      false,
+    );
+    expect(alarmMatches(weekdays, { scheduledTime: plan.when + 3_600_000 }, now)).toBe(false);
+  });
+
+  it('the wire accepts days, a time and a known zone, and refuses the rest', () => {
+    expect(WorkflowSchedule.safeParse(weekdays).success).toBe(true);
+    for (const bad of [
+      { ...weekdays, days: [] },
+      { ...weekdays, days: [7] },
+      { ...weekdays, at: '9:00' },
+      { ...weekdays, timeZone: 'Mars/Olympus' },
+      { days: [1], at: '09:00' },
+    ])
+      expect(WorkflowSchedule.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
   });
 });
 

@@ -10,6 +10,7 @@ import { fillFramePlaceholders, resolveFrameIds } from '../frame-ids';
 import { refPrefix } from '../refs';
 import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
+import { withFrameIds } from '../../../../content-scripts/snapshot/outline-lines';
 
 const Params = z.object({
   tabId: TabIdParam,
@@ -136,6 +137,16 @@ export function snapshotTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
             kind: snap.kind,
             truncated: snap.truncated,
           },
+          ...(snap.outline
+            ? {
+                outline: {
+                  frameId,
+                  url: snap.url,
+                  title: snap.title,
+                  lines: withFrameIds(snap.outline, frameIds),
+                },
+              }
+            : {}),
         },
       };
     },
