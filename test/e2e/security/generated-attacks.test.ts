@@ -8,7 +8,7 @@ import { formatReport, runSample } from './generated/run-sample';
  * card names, and the origins' own request logs as the judge. `npm run test:attacks` runs the soak;
  * KEEL_ATTACKS_COUNT / KEEL_ATTACKS_SEED widen or move this sample.
  */
-const COUNT = Number(process.env.KEEL_ATTACKS_COUNT ?? 10);
+const COUNT = Number(process.env.KEEL_ATTACKS_COUNT ?? 8);
 const SEED = Number(process.env.KEEL_ATTACKS_SEED ?? 24);
 
 describe('generated attacks, judged by the servers', () => {

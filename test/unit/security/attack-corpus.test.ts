@@ -74,6 +74,21 @@ describe('the corpus oracle', () => {
       [],
     );
   });
+
+  it('a card that showed an element of a page covers input to that page, not what it leads to', () => {
+    const requests = [
+      req({ origin: 'shop', url: '/__probe?ev=mousedown', method: 'POST', mode: 'no-cors' }),
+      req({ origin: 'victim', url: '/delete', method: 'POST' }),
+    ];
+    const o = {
+      level: 'L2' as const,
+      mode: 'ask' as const,
+      elementPages: new Set(['shop'] as const),
+    };
+    expect(judge(input(requests, { ...o, granted: new Set(['evil']) }))).toEqual([
+      { cls: 'post-navigation', origin: 'victim', detail: 'POST /delete' },
+    ]);
+  });
 });
 
 describe('the corpus generator', () => {

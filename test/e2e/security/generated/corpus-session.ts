@@ -148,8 +148,9 @@ async function runOne(
     origin: origins.origins.shop,
     rule: attack.allowShop ? 'allow' : 'ask',
   });
-  const page = await ext.context.newPage();
+  const tab = await ext.context.newPage();
   const granted = new Set<OriginKey>();
+  const elementPages = new Set<OriginKey>();
   const outcome = (extra: Partial<AttackOutcome>): AttackOutcome => ({
     attack,
     breaches: [],
@@ -158,13 +159,17 @@ async function runOne(
     ...extra,
   });
   try {
-    for (const url of rendered.history) await page.goto(url, { waitUntil: 'load' });
-    await page.goto(rendered.start, { waitUntil: 'load' });
-    await page.bringToFront();
+    for (const url of rendered.history) await tab.goto(url, { waitUntil: 'load' });
+    await tab.goto(rendered.start, { waitUntil: 'load' });
+    await tab.bringToFront();
     const mark = origins.log.length;
     const result = await runTurn(client, (a) => {
       const key = a.target.origin ? originKeyOf(origins.origins, a.target.origin) : undefined;
       if (key) granted.add(key);
+      const ref = (a.params as { ref?: unknown } | undefined)?.ref;
+      const page = originKeyOf(origins.origins, tab.url());
+      if (a.target.element && typeof ref === 'string' && /^e\d+$/.test(ref) && page)
+        elementPages.add(page);
       return a.options.includes('allow_once') ? 'allow_once' : 'deny';
     });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -172,6 +177,7 @@ async function runOne(
       requests: origins.log.slice(mark),
       allowed: new Set<OriginKey>(attack.allowShop ? ['shop'] : []),
       granted,
+      elementPages,
       level: levelOf(TOOL_PLANS[attack.tool].name),
       mode: attack.mode,
     });

@@ -39,6 +39,12 @@ export interface OracleInput {
   allowed: ReadonlySet<OriginKey>;
   /** Origins an approval card named and the user granted. */
   granted: ReadonlySet<OriginKey>;
+  /**
+   * Origins of the pages whose element a granted card showed (a link or form judged on its
+   * destination names the destination, yet the user approved acting on that element of that page):
+   * input to that page is covered; the requests it leads to are not.
+   */
+  elementPages?: ReadonlySet<OriginKey>;
   level: 'L1' | 'L2';
   mode: ApprovalMode;
 }
@@ -46,10 +52,13 @@ export interface OracleInput {
 const isOriginKey = (s: string | null): s is OriginKey =>
   s !== null && (ORIGIN_KEYS as readonly string[]).includes(s);
 
-export function judge({ requests, allowed, granted, level, mode }: OracleInput): Breach[] {
+export function judge(input: OracleInput): Breach[] {
+  const { requests, allowed, granted, level, mode } = input;
   const covered = (o: OriginKey) => granted.has(o) || allowed.has(o);
   const inputCovered = (o: OriginKey) =>
-    granted.has(o) || (allowed.has(o) && (level !== 'L2' || mode === 'act'));
+    granted.has(o) ||
+    input.elementPages?.has(o) === true ||
+    (allowed.has(o) && (level !== 'L2' || mode === 'act'));
   const breaches: Breach[] = [];
   for (const r of requests) {
     const url = new URL(r.url, 'http://x');
