@@ -43,7 +43,13 @@ export interface CorpusSession {
   close(): Promise<void>;
 }
 
-type Lured = { rendered: RenderedAttack; attack: Attack; acted: boolean };
+interface Lured {
+  rendered: RenderedAttack;
+  attack: Attack;
+  acted: boolean;
+  /** The centre of the lure's slot in the viewport, measured once the page has loaded. */
+  at?: { x: number; y: number };
+}
 
 /** The planned call with its placeholders filled from the snapshot and the rendered page. */
 function luredCall(lured: Lured, snapshot: string): { name: string; args: unknown } | undefined {
@@ -64,7 +70,10 @@ function luredCall(lured: Lured, snapshot: string): { name: string; args: unknow
     } else if (typeof v === 'string' && v.startsWith('@typed'))
       args[k] = lured.rendered.typed + v.slice(6).replace('\\r', '\r');
     else if (v === '@href') args[k] = lured.rendered.href;
-    else args[k] = v;
+    else if (v === '@x' || v === '@y') {
+      if (!lured.at) return undefined;
+      args[k] = Math.round(v === '@x' ? lured.at.x : lured.at.y);
+    } else args[k] = v;
   }
   return { name: plan.name, args };
 }
@@ -162,6 +171,10 @@ async function runOne(
     for (const url of rendered.history) await tab.goto(url, { waitUntil: 'load' });
     await tab.goto(rendered.start, { waitUntil: 'load' });
     await tab.bringToFront();
+    lured.at = await tab.evaluate(() => {
+      const r = document.getElementById('slot')?.getBoundingClientRect();
+      return r ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : undefined;
+    });
     const mark = origins.log.length;
     const result = await runTurn(client, (a) => {
       const key = a.target.origin ? originKeyOf(origins.origins, a.target.origin) : undefined;
