@@ -8,6 +8,7 @@ import { formatReport, runSample } from './generated/run-sample';
  * card names, and the origins' own request logs as the judge. `npm run test:attacks` runs the soak;
  * KEEL_ATTACKS_COUNT / KEEL_ATTACKS_SEED widen or move this sample.
  */
+// About 3 s an attack on a quiet 2-core machine; the timeout leaves room for a loaded one.
 const COUNT = Number(process.env.KEEL_ATTACKS_COUNT ?? 8);
 const SEED = Number(process.env.KEEL_ATTACKS_SEED ?? 24);
 
@@ -32,5 +33,5 @@ describe('generated attacks, judged by the servers', () => {
     // The sample must exercise the extension, not only fail to find its lures.
     expect(report.acted, text).toBeGreaterThanOrEqual(Math.ceil(COUNT / 2));
     expect(report.breaches.length, text).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });
