@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix,workflow]
+ *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix,workflow,peers]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { chromiumVersion, ensureBuilt, ensureChromium, REPO_ROOT } from './demo/setup';
 import { benchCost } from './bench/cost';
 import { benchEngineSteps } from './bench/engine-steps';
+import { benchPeers } from './bench/peers';
 import { benchRecovery } from './bench/recovery';
 import { benchSnapshot } from './bench/snapshot';
 import type { BenchResult, SummaryRow } from './bench/stats';
@@ -57,6 +58,7 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
     title: 'workflow replay vs the model (issue 18)',
     run: () => benchWorkflow({ trials: 5 }),
   },
+  { key: 'peers', title: 'side by side with Playwright MCP (issue 26)', run: () => benchPeers() },
 ];
 
 function machine() {
