@@ -6,8 +6,9 @@
  *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix,workflow,peers]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
- * Exits 1 if a benchmark could not run; a figure that misses its target is reported (✗), not an
- * error. The whole run is bounded (about 3–6 minutes here, longer with a real-site corpus named by
+ * Exits 1 if a benchmark could not run or ran fewer cases than it expected (it reports the
+ * expected total, never a smaller denominator); a figure that misses its target is reported (✗),
+ * not an error. The whole run is bounded (about 3–6 minutes here, longer with a real-site corpus named by
  * KEEL_CORPUS_PAGES; a watchdog stops it at 14).
  */
 import { execFileSync } from 'node:child_process';
@@ -146,6 +147,8 @@ async function main(): Promise<number> {
       }
       files.push(r.file);
       rows.push(...r.rows.map((row) => ({ ...row, bench: r.name })));
+      for (const row of r.rows)
+        if (row.incomplete) failures.push(`${b.title}: ${row.metric}: ${row.incomplete}`);
       log(`${b.title}: done in ${seconds} s`);
       for (const row of r.rows) log(`  ${row.metric}: ${row.value} (ratio ${row.ratio})`);
     } catch (err) {

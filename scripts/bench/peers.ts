@@ -15,7 +15,14 @@ import { serveFixtureSite } from '../../test/e2e/browser/support/server';
 import { buildWidgets, WIDGETS_DIR } from '../../test/fixtures/widgets/build';
 import { REPO_ROOT } from '../demo/setup';
 import { startShop } from '../demo/shop/server';
-import { cost, PRICED_MODEL, requestFigures, type CostFigures } from './peers/accounting';
+import {
+  type ChatRequest,
+  cost,
+  PRICED_MODEL,
+  requestFigures,
+  tokens,
+  type CostFigures,
+} from './peers/accounting';
 import {
   PEER_SYSTEM_PROMPT,
   startKeel,
@@ -31,6 +38,40 @@ export interface PeerRow extends Omit<TaskRun, 'requests'> {
   cost: CostFigures;
   /** Input tokens of the first request: tool definitions + system prompt + task (fixed overhead). */
   firstRequestTokens: number;
+  /** Where the input tokens went, summed over the task's requests. */
+  profile: InputProfile;
+}
+
+/** Input tokens by part, summed over requests: what a request repeats and what the task added. */
+export interface InputProfile {
+  toolDefinitions: number;
+  systemPrompt: number;
+  /** Tool results (snapshots, finds, action reports). */
+  toolResults: number;
+  /** The task, the model's own calls and its final answer. */
+  other: number;
+}
+
+function profileOf(
+  requests: readonly ChatRequest[],
+  per: readonly { input: number }[],
+): InputProfile {
+  const p: InputProfile = { toolDefinitions: 0, systemPrompt: 0, toolResults: 0, other: 0 };
+  requests.forEach((r, i) => {
+    const defs = tokens(JSON.stringify(r.tools ?? [])).length;
+    let system = 0;
+    let results = 0;
+    for (const m of r.messages) {
+      const text = typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '');
+      if (m.role === 'system') system += tokens(text).length;
+      if (m.role === 'tool') results += tokens(text).length;
+    }
+    p.toolDefinitions += defs;
+    p.systemPrompt += system;
+    p.toolResults += results;
+    p.other += Math.max(0, per[i].input - defs - system - results);
+  });
+  return p;
 }
 
 const median = (xs: readonly number[]) => {
@@ -49,6 +90,7 @@ function rowOf(run: TaskRun): PeerRow {
     requestCount: requests.length,
     cost: cost(per, run.outputTokens),
     firstRequestTokens: per[0]?.input ?? 0,
+    profile: profileOf(requests, per),
   };
 }
 
@@ -67,6 +109,7 @@ export interface AgentTotals {
   medianWallMs: number;
   wallMsPerSuccess: number;
   firstRequestTokens: number;
+  profile: InputProfile;
 }
 
 function totals(agent: string, rows: readonly PeerRow[]): AgentTotals {
@@ -88,6 +131,12 @@ function totals(agent: string, rows: readonly PeerRow[]): AgentTotals {
     medianWallMs: median(rows.map((r) => r.wallMs)),
     wallMsPerSuccess: ok ? wall / ok : Infinity,
     firstRequestTokens: median(rows.map((r) => r.firstRequestTokens)),
+    profile: {
+      toolDefinitions: sum(rows.map((r) => r.profile.toolDefinitions)),
+      systemPrompt: sum(rows.map((r) => r.profile.systemPrompt)),
+      toolResults: sum(rows.map((r) => r.profile.toolResults)),
+      other: sum(rows.map((r) => r.profile.other)),
+    },
   };
 }
 
@@ -115,6 +164,7 @@ export async function benchPeers(): Promise<BenchResult> {
     t.site === 'shop' ? `${shop.origin}/${t.path}` : `${site.main.origin}/${t.path}`;
   const rows: Record<string, PeerRow[]> = { keel: [], 'playwright-mcp': [] };
   let peerVersion = 'unknown';
+  const firstRequests: Record<string, ChatRequest> = {};
   const runAll = async (agent: PeerAgent) => {
     for (const task of tasks) {
       shop.resetCart();
@@ -122,6 +172,8 @@ export async function benchPeers(): Promise<BenchResult> {
         task.done(state, () => shop.cart()),
       );
       const row = rowOf(run);
+      if (!firstRequests[agent.name] && run.requests[0])
+        firstRequests[agent.name] = run.requests[0];
       rows[agent.name].push(row);
       console.log(
         `  [peers] ${agent.name} ${task.id}: ${run.success ? 'ok' : `FAILED${run.gaveUp ? ` (${run.gaveUp})` : ''}${run.error ? ` (${run.error})` : ''}`}, ${run.toolCalls} calls, ${row.cost.inputTokens} input tokens, ${round(run.wallMs / 1000, 1)} s`,
@@ -196,6 +248,18 @@ export async function benchPeers(): Promise<BenchResult> {
       ratio: '—',
       target: 'all',
       ok: false,
+      incomplete: `${tasks.length} of ${expected} tasks run (KEEL_PEERS_TASKS)`,
+    });
+  const broken = [...rows.keel, ...rows['playwright-mcp']].filter((r) => r.error);
+  if (broken.length)
+    summary.push({
+      metric: 'peer task runs that errored (harness, not model)',
+      value: String(broken.length),
+      baseline: broken.map((r) => `${r.agent} ${r.task}`).join(', '),
+      ratio: '—',
+      target: '0',
+      ok: false,
+      incomplete: `${broken.length} task runs errored: ${broken[0].error}`,
     });
   writeFileSync(join(REPO_ROOT, 'bench-results/peers.md'), `${table}\n`);
   return {
@@ -211,6 +275,7 @@ export async function benchPeers(): Promise<BenchResult> {
         tasksRun: tasks.length,
       },
       totals: [k, p],
+      firstRequests,
       rows,
     },
     rows: summary,

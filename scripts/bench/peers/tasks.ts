@@ -5,6 +5,7 @@
  * pursues (policy.ts), and a check on the app's own state — never on what an agent reported.
  */
 import type { CartState } from '../../demo/shop/server';
+import { TODO_FRAMEWORKS } from '../../../test/e2e/tools/todo-task';
 import type { Intent } from './policy';
 
 export interface PeerTask {
@@ -20,25 +21,6 @@ export interface PeerTask {
   /** The task is done, judged by the app's state (and the shop's cart on its server). */
   done(state: unknown, cart: () => CartState): boolean;
 }
-
-export const TODO_FRAMEWORKS = [
-  'react',
-  'preact',
-  'vue',
-  'svelte',
-  'lit',
-  'vanilla',
-  'jquery',
-  'backbone',
-  'knockout',
-  'alpine',
-  'mithril',
-  'solid',
-  'stimulus',
-  'angularjs',
-  'angular',
-  'webcomponents',
-];
 
 const read: Intent = { do: 'read' };
 
