@@ -244,6 +244,8 @@ export interface SettleResult {
    * replaced it yet (a slow server): its destination. The caller waits for the new page.
    */
   navigating?: string;
+  /** The action stopped when it ran, and why (e.g. the field became disabled when focused). */
+  refused?: string;
 }
 
 export interface LocateResult {

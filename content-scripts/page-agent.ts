@@ -58,6 +58,7 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   /** Starts tracking changes, then schedules the action's events for after the reply. */
   const defer = <R>(d: Deferred<R>): R => {
     ctx.tracker?.stop();
+    ctx.refused = undefined;
     ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) =>
       env.shadowRootOf(el),
     );
@@ -68,7 +69,11 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         setTimeout(() => {
           Promise.resolve()
             .then(run)
-            .catch(() => undefined)
+            .catch((e: unknown) => {
+              // A deliberate refusal is the action's outcome (settle reports it); anything
+              // else the page threw at its own handlers is the page's business.
+              if (e instanceof PageError) ctx.refused = e.message;
+            })
             .finally(resolve);
         }, 0);
       });

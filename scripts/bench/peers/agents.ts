@@ -44,6 +44,8 @@ export interface TaskRun {
   wallMs: number;
   /** Each call and the first line of its result (for the report). */
   trace: string[];
+  /** A failed run's last two tool results in full (what the model had when it gave up). */
+  lastResults?: string[];
 }
 
 export interface PeerAgent {
@@ -156,10 +158,12 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
       const last = bodies[bodies.length - 1]?.messages ?? [];
       const calls = (last as Msg[]).flatMap((m) => m.tool_calls ?? []);
       const results = toolTexts(last as Msg[]);
+      const success = !error && !gaveUp && check(state);
       return {
         agent: 'keel',
         task: task.id,
-        success: !error && !gaveUp && check(state),
+        success,
+        ...(success ? {} : { lastResults: results.slice(-2) }),
         ...(gaveUp ? { gaveUp } : {}),
         ...(error ? { error } : {}),
         toolCalls: calls.length,
@@ -279,10 +283,12 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
       }
       const wallMs = performance.now() - t0;
       const state = await evaluate(task.state);
+      const success = !error && !gaveUp && check(state);
       return {
         agent: 'playwright-mcp',
         task: task.id,
-        success: !error && !gaveUp && check(state),
+        success,
+        ...(success ? {} : { lastResults: texts.slice(-2) }),
         ...(gaveUp ? { gaveUp } : {}),
         ...(error ? { error } : {}),
         toolCalls: n,

@@ -260,6 +260,27 @@ describe('actions', () => {
     };
   }
 
+  it('an action the page made impossible once it ran is an error that says nothing was done', async () => {
+    const { host, run } = setup();
+    clickPage(host, () => ({
+      ok: true,
+      result: {
+        docId: 'd1',
+        url: 'https://shop.example/cart',
+        title: 'Cart',
+        quiet: true,
+        mutations: 1,
+        appeared: [],
+        refused: 'Element e5 became disabled when focused: nothing was typed.',
+      },
+    }));
+    const r = await run('browser_click', { ref: 'e5' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(
+      /^Not done: Element e5 became disabled when focused: nothing was typed\. The page settled/,
+    );
+  });
+
   it('reports the page change and the element’s new state, page text as untrusted', async () => {
     const { host, run } = setup();
     clickPage(host, () => ({
