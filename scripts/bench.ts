@@ -9,7 +9,7 @@
  * Exits 1 if a benchmark could not run or ran fewer cases than it expected (it reports the
  * expected total, never a smaller denominator); a figure that misses its target is reported (✗),
  * not an error. The whole run is bounded (about 3–6 minutes here, longer with a real-site corpus named by
- * KEEL_CORPUS_PAGES; a watchdog stops it at 14).
+ * KEEL_CORPUS_PAGES; the peer comparison adds 5–10; a watchdog stops it at 30).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ import { benchWidgetMatrix } from './bench/widget-matrix';
 import { benchWorkflow } from './bench/workflow';
 
 const OUT = join(REPO_ROOT, 'bench-results');
-const WATCHDOG_MS = 14 * 60_000;
+const WATCHDOG_MS = 30 * 60_000;
 
 const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | null> }[] = [
   {

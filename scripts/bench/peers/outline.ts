@@ -1,7 +1,7 @@
 /**
  * Reads the page the way a careful model reads either agent's snapshot: one element a line,
  * `- role "name" [attrs] [ref=e12]: inline text`, nested by indentation (Playwright's YAML) or
- * flat (Keel's outline). Nothing here knows a framework, a CSS class or an agent: only roles,
+ * flat (Keel's outline, where a row's text is a plain line between its controls). Nothing here knows a framework, a CSS class or an agent: only roles,
  * names, values, visible text and rows.
  */
 
@@ -43,8 +43,22 @@ export function parseOutline(text: string): OutlineLine[] {
       out.push({ indent: plain[1].length, role: 'text', name: '', text: unquote(plain[2]), raw });
       continue;
     }
+    if (!trimmed.trimStart().startsWith('- ')) {
+      // Keel's plain text lines carry no dash ("Buy oat milk" between a row's controls); tags,
+      // headings' marks and blank lines say nothing about the page's rows.
+      const t = trimmed.trim().replace(/^#+\s*/, '');
+      if (t && !t.startsWith('<'))
+        out.push({
+          indent: raw.length - raw.trimStart().length,
+          role: 'text',
+          name: '',
+          text: t,
+          raw,
+        });
+      continue;
+    }
     const m = LINE.exec(trimmed);
-    if (!m || !trimmed.trimStart().startsWith('- ')) continue;
+    if (!m) continue;
     const rest = m[4] ?? '';
     const inline = /(?:^|\]|\s):\s(.*)$/.exec(rest)?.[1] ?? '';
     out.push({
@@ -78,8 +92,9 @@ const ROWS = new Set(['listitem', 'row', 'treeitem', 'article', 'option', 'gridc
 
 /**
  * The lines that belong to the row showing `row`: the enclosing row container in a nested
- * outline; in a flat one, from the row's text to the next line of plain text (the next row) —
- * and the controls just before it back to the previous plain text (a checkbox precedes its label).
+ * outline; in a flat one, from the row's text to the next line of plain text (the next row),
+ * then the controls just before it back to the previous plain text (a checkbox precedes its
+ * label) — groups in that order, so the nearest row's control wins.
  */
 function rowLines(lines: OutlineLine[], row: string): OutlineLine[][] {
   const found: OutlineLine[][] = [];
@@ -95,12 +110,14 @@ function rowLines(lines: OutlineLine[], row: string): OutlineLine[][] {
       }
       if (lines[j].indent < l.indent && lines[j].indent === 0) break;
     }
+    // Flat: the controls after the text first, then those just before it, nearest first.
     const isPlain = (x: OutlineLine) => !x.ref && x.role === 'text';
-    const out: OutlineLine[] = [];
+    const after: OutlineLine[] = [];
+    for (let k = i + 1; k < lines.length && !isPlain(lines[k]); k++) after.push(lines[k]);
+    const before: OutlineLine[] = [];
     for (let k = i - 1; k >= 0 && !isPlain(lines[k]) && lines[k].indent === l.indent; k--)
-      out.unshift(lines[k]);
-    for (let k = i + 1; k < lines.length && !isPlain(lines[k]); k++) out.push(lines[k]);
-    found.push(out);
+      before.push(lines[k]);
+    found.push(after, before);
   });
   return found;
 }
