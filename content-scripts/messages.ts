@@ -49,6 +49,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     y: z.number().check(z.gte(-100_000), z.lte(100_000)),
   }),
   z.object({ op: z.literal('locate'), ...refOp }),
+  /** Start counting the page's changes now: trusted input (CDP) follows, then settle. */
+  z.object({ op: z.literal('track') }),
   z.object({
     op: z.literal('locate_frame'),
     url: z.string().check(z.maxLength(8000)),

@@ -122,6 +122,19 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return describeAt(ctx, req.x, req.y);
       case 'locate':
         return locate(ctx, req.ref, req.docId);
+      case 'track':
+        // Trusted input is sent by the service worker through CDP, outside this page's reach:
+        // the changes the page makes while handling it are counted from before it is sent.
+        ctx.tracker?.stop();
+        ctx.refused = undefined;
+        ctx.tracker = new ChangeTracker(
+          env.win.document,
+          env.now,
+          highlighter.owned,
+          undefined,
+          (el) => env.shadowRootOf(el),
+        );
+        return { docId };
       case 'locate_frame':
         return locateFrame(ctx, req.url, req.width, req.height);
       case 'history_back':

@@ -52,6 +52,11 @@ export interface ActionSpec {
   dialogProbe?: () => OpenDialog | undefined;
   /** Synthetic input: answer dialogs at once instead of blocking the page (dialog-guard.ts). */
   guardDialogs?: boolean;
+  /**
+   * Trusted input (CDP): the page starts counting changes before `perform` sends it, so what the
+   * page does while handling the input is reported (a drop that reorders a list), not missed.
+   */
+  trackBeforeInput?: boolean;
 }
 
 type Settled =
@@ -79,6 +84,10 @@ export async function runPageAction(
     const guarded = spec.guardDialogs
       ? await armDialogGuard(host, spec.tabId, spec.frameId)
       : false;
+    if (spec.trackBeforeInput)
+      await deps.client
+        .call(spec.tabId, spec.frameId, { op: 'track' }, { timeoutMs: 1500, signal })
+        .catch(() => undefined);
     const performed = await spec.perform();
     const settled = await settleAfter(deps, spec, before, signal);
     const dialogs =

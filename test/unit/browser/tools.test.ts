@@ -499,6 +499,36 @@ describe('debugger sessions', () => {
     expect(host.pendingTimers()).toBe(0);
   });
 
+  it('trusted input: the page starts counting changes before the input is sent', async () => {
+    const { host, run } = setup();
+    // One timeline: each page request with the CDP input commands sent before it.
+    const timeline: string[] = [];
+    const inputsSoFar = () =>
+      host.debuggerCommands.filter((c) => c.method.startsWith('Input.')).length;
+    host.page = (_t, _f, req) => {
+      timeline.push(`${req.op} after ${inputsSoFar()} inputs`);
+      return req.op === 'settle'
+        ? {
+            ok: true,
+            result: {
+              docId: 'd',
+              url: 'https://shop.example/cart',
+              title: '',
+              quiet: true,
+              mutations: 3,
+              appeared: [],
+            },
+          }
+        : { ok: true, result: { docId: 'd' } };
+    };
+    const r = await run('browser_mouse', { action: 'click', x: 10, y: 20 });
+    expect(timeline.filter((t) => /^(track|settle) /.test(t))).toEqual([
+      'track after 0 inputs',
+      'settle after 3 inputs',
+    ]);
+    expect(textOf(r)).toContain('The page settled (3 DOM changes).');
+  });
+
   it('detaches through the lifecycle hooks', async () => {
     const { host, run, lifecycle } = setup();
     host.page = (_t, _f, req) =>
