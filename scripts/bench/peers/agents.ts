@@ -185,6 +185,19 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
 
 // ---------------------------------------------------------------- Playwright MCP
 
+const CALL_TIMEOUT_MS = 180_000;
+
+/** A run that never started (its setup failed): counted as a failed task, never dropped. */
+const EMPTY_RUN: Omit<TaskRun, 'agent' | 'task'> = {
+  success: false,
+  toolCalls: 0,
+  tools: [],
+  requests: [],
+  outputTokens: 0,
+  wallMs: 0,
+  trace: [],
+};
+
 /** What the host says before the task (Playwright MCP brings no system prompt of its own). */
 export const PEER_SYSTEM_PROMPT =
   'You are a browser agent. Use the browser tools to do the task, then say that it is done.';
@@ -216,7 +229,11 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
     function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema },
   }));
   const callText = async (name: string, args: Record<string, unknown>) => {
-    const r = (await client.callTool({ name, arguments: args })) as {
+    // The SDK's default 60 s request timeout is shorter than a first call (the browser
+    // launching) takes on a loaded machine.
+    const r = (await client.callTool({ name, arguments: args }, undefined, {
+      timeout: CALL_TIMEOUT_MS,
+    })) as {
       content?: { type: string; text?: string }[];
     };
     return (r.content ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
@@ -238,8 +255,13 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
     name: 'playwright-mcp',
     version,
     async run(task, url, check) {
-      await callText('browser_navigate', { url });
-      await poll(() => evaluate(task.state), Boolean, 10_000);
+      try {
+        await callText('browser_navigate', { url });
+        await poll(() => evaluate(task.state), Boolean, 10_000);
+      } catch (err) {
+        const error = `setup: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+        return { ...EMPTY_RUN, agent: 'playwright-mcp', task: task.id, error };
+      }
       const dialect: Dialect = PLAYWRIGHT_DIALECT;
       const model = new CarefulModel(task.intents, dialect);
       const messages: Msg[] = [
