@@ -15,6 +15,11 @@ export class AgentContext {
   tracker: ChangeTracker | null = null;
   /** The deferred part of the last action; `settle` waits for it. */
   pending: Promise<void> = Promise.resolve();
+  /**
+   * Why the pending action refused to finish once it ran (a PageError thrown after the reply,
+   * e.g. the field it was typing into became disabled): settle reports it, once.
+   */
+  refused: string | undefined;
 
   constructor(
     readonly env: PageEnv,

@@ -50,6 +50,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     y: z.number().check(z.gte(-100_000), z.lte(100_000)),
   }),
   z.object({ op: z.literal('locate'), ...refOp }),
+  /** Start counting the page's changes now: trusted input (CDP) follows, then settle. */
+  z.object({ op: z.literal('track') }),
   z.object({
     op: z.literal('locate_frame'),
     url: z.string().check(z.maxLength(8000)),
@@ -247,6 +249,8 @@ export interface SettleResult {
    * replaced it yet (a slow server): its destination. The caller waits for the new page.
    */
   navigating?: string;
+  /** The action stopped when it ran, and why (e.g. the field became disabled when focused). */
+  refused?: string;
 }
 
 export interface LocateResult {

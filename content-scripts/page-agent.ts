@@ -58,6 +58,7 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   /** Starts tracking changes, then schedules the action's events for after the reply. */
   const defer = <R>(d: Deferred<R>): R => {
     ctx.tracker?.stop();
+    ctx.refused = undefined;
     ctx.tracker = new ChangeTracker(env.win.document, env.now, highlighter.owned, d.doc, (el) =>
       env.shadowRootOf(el),
     );
@@ -68,7 +69,11 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         setTimeout(() => {
           Promise.resolve()
             .then(run)
-            .catch(() => undefined)
+            .catch((e: unknown) => {
+              // A deliberate refusal is the action's outcome (settle reports it); anything
+              // else the page threw at its own handlers is the page's business.
+              if (e instanceof PageError) ctx.refused = e.message;
+            })
             .finally(resolve);
         }, 0);
       });
@@ -117,6 +122,19 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return describeAt(ctx, req.x, req.y);
       case 'locate':
         return locate(ctx, req.ref, req.docId);
+      case 'track':
+        // Trusted input is sent by the service worker through CDP, outside this page's reach:
+        // the changes the page makes while handling it are counted from before it is sent.
+        ctx.tracker?.stop();
+        ctx.refused = undefined;
+        ctx.tracker = new ChangeTracker(
+          env.win.document,
+          env.now,
+          highlighter.owned,
+          undefined,
+          (el) => env.shadowRootOf(el),
+        );
+        return { docId };
       case 'locate_frame':
         return locateFrame(ctx, req.url, req.width, req.height);
       case 'history_back':

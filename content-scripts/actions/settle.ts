@@ -31,6 +31,10 @@ export async function settle(
     mutations: tracker.mutations,
     appeared: tracker.appeared(),
   };
+  if (ctx.refused) {
+    result.refused = ctx.refused;
+    ctx.refused = undefined;
+  }
   // Still on the old document after the quiet wait: the navigation has not committed yet.
   if (tracker.navigatingTo && ctx.env.win.location.href !== tracker.navigatingTo)
     result.navigating = tracker.navigatingTo;

@@ -13,6 +13,7 @@ import type { ActionAck } from '../messages';
 import { beforeInput, dispatchKey, keySpec } from './events';
 import { noteCommitted, noteEditStart, pressEnterToSubmit } from './enter';
 import { describeElement } from './describe';
+import { PageError } from '../page-error';
 import { bringIntoView, type Deferred } from './pointer';
 
 const KEY_BY_KEY_LIMIT = 200;
@@ -117,6 +118,11 @@ export function typeText(
     run: async () => {
       const wasFocused = target.matches(':focus');
       target.focus({ preventScroll: true });
+      // The page may disable or lock the field while handling its focus: a real keyboard could
+      // not type there any more, so nothing is typed and the result says so.
+      const locked = lockedOnFocus(target, editable.kind);
+      if (locked)
+        throw new PageError('not_actionable', `Element ${ref} ${locked}: nothing was typed.`);
       if (editable.kind === 'field' && !editable.caretless) noteEditStart(editable.el, wasFocused);
       if (editable.kind === 'field')
         await typeIntoField(editable.el, text, clear, editable.caretless);
@@ -128,6 +134,15 @@ export function typeText(
       }
     },
   };
+}
+
+function lockedOnFocus(el: HTMLElement, kind: 'field' | 'rich'): string | undefined {
+  if (kind === 'rich')
+    return el.isContentEditable ? undefined : 'stopped being editable when focused';
+  const field = el as HTMLInputElement;
+  if (field.disabled) return 'became disabled when focused';
+  if (field.readOnly) return 'became read-only when focused';
+  return undefined;
 }
 
 function checkCaretlessFormat(

@@ -25,6 +25,19 @@ export function rowNameOf(el: Element, role: string, name: string): string {
 }
 
 /**
+ * The text of the list, table or grid row `el` sits in, without `el`'s own text ('' outside a
+ * row): what tells apart controls that share one name (every row's "Delete").
+ */
+export function rowTextOf(el: Element): string {
+  const row = composedClosest(el, ROW);
+  if (!row) return '';
+  const own = normalizeSpace((el as HTMLElement).innerText ?? '');
+  let text = normalizeSpace(renderedText(row));
+  if (own) text = normalizeSpace(text.replace(own, ' '));
+  return clip(text, MAX_CHARS);
+}
+
+/**
  * The row's visible text. innerText of a shadow host is its light DOM only (a web component's
  * row reads empty), so a host's text is its (open) shadow tree's, with slots showing what is
  * assigned to them; hidden parts (a <style>, a closed editor) are skipped, never their source.

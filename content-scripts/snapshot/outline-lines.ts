@@ -24,6 +24,11 @@ export type OutlineNode =
       inputType?: string;
       /** The current value (already masked for secrets), when the line shows one. */
       value?: string;
+      /**
+       * The row a repeated name sits in (`(in row "Buy milk")` on the line): derived by Keel to
+       * tell same-named controls apart, not part of the control's own name.
+       */
+      row?: string;
     }
   | { kind: 'heading'; level: number; text: string }
   /** A landmark or other section whose children are one level deeper. */

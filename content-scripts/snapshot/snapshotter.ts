@@ -93,6 +93,7 @@ export class Snapshotter {
           : Math.min(2_000_000, Math.max(20_000, p.maxTokens * 8 * (p.page ?? 1) + 4000)),
     });
     walker.walkDocument(this.env.win.document, 0);
+    walker.distinguishRepeats();
     const rendered = renderLines(walker.lines);
     const key = `${p.mode}|${p.refPrefix}|${p.textLimit}|${p.includeUrls}`;
     const prev = this.previous.get(key);

@@ -13,7 +13,7 @@ import { controlLine } from '../dom/control-line';
 import { HoverRevealIndex } from '../dom/hover-reveal';
 import { hoverOnlyControls, shownText } from './hover-only';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
-import { rowNameOf } from '../dom/row-name';
+import { rowNameOf, rowTextOf } from '../dom/row-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
@@ -100,6 +100,9 @@ const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
 /** Controls a page may hide and draw through their label (CSS-only toggles). */
 const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
+
+/** The `- role "name"` head of a control line that has a name of its own. */
+const NAMED_LINE = /^- [\w-]+ "(?:[^"\\]|\\.)*"/;
 
 export class SnapshotWalker {
   readonly lines: SnapshotLine[] = [];
@@ -302,6 +305,34 @@ export class SnapshotWalker {
     });
   }
 
+  /**
+   * Every control line with a name of its own and its element: names that repeat are told apart
+   * by their row once the walk is done (distinguishRepeats).
+   */
+  private readonly named: { line: SnapshotLine; el: Element; key: string }[] = [];
+
+  private noteNamed(line: SnapshotLine, el: Element): void {
+    const key = NAMED_LINE.exec(line.text)?.[0];
+    if (key) this.named.push({ line, el, key });
+  }
+
+  /**
+   * Controls that share a role and name (each todo's "Delete", each table row's "Edit") carry
+   * the row they sit in — ` (in row "Buy milk")`, marked as derived — so that every line names
+   * one element. Controls outside any row keep their line as it is.
+   */
+  distinguishRepeats(): void {
+    const count = new Map<string, number>();
+    for (const n of this.named) count.set(n.key, (count.get(n.key) ?? 0) + 1);
+    for (const n of this.named) {
+      if ((count.get(n.key) ?? 0) < 2) continue;
+      const row = rowTextOf(n.el);
+      if (!row) continue;
+      n.line.text = n.line.text.replace(n.key, `${n.key} (in row ${quote(row)})`);
+      if (n.line.node?.kind === 'control') n.line.node = { ...n.line.node, row };
+    }
+  }
+
   private emit(line: SnapshotLine): void {
     this.out.push(line);
     // Counted at emit time, so lines a heading re-parents are not counted twice.
@@ -311,7 +342,13 @@ export class SnapshotWalker {
 
   private control(el: Element, role: string, ctx: Ctx): void {
     this.flush();
-    this.emit({ depth: ctx.depth, kind: 'control', ...this.controlText(el, role, role) });
+    const line: SnapshotLine = {
+      depth: ctx.depth,
+      kind: 'control',
+      ...this.controlText(el, role, role),
+    };
+    this.emit(line);
+    this.noteNamed(line, el);
   }
 
   /** `- role "name" [ref=…] [flags]: value` */
@@ -349,9 +386,11 @@ export class SnapshotWalker {
       const state = stateOf(c, role);
       const flags = [...state.flags, 'on hover'];
       const row = rowNameOf(c, role, name);
-      const line = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
+      const text = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
       const node = controlNode(c, role, name, ref, { ...state, flags });
-      this.emit({ depth: ctx.depth, kind: 'control', text: line, node });
+      const line: SnapshotLine = { depth: ctx.depth, kind: 'control', text, node };
+      this.emit(line);
+      this.noteNamed(line, c);
     }
   }
 

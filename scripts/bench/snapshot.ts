@@ -113,13 +113,18 @@ function setRows(s: SetSummary): BenchResult['rows'] {
         ? 'generated pages'
         : `pages of ${s.set}`;
   const failed = t.playwrightFailures ? `; Playwright failed on ${t.playwrightFailures}` : '';
+  // Counted against the pages the set has: a page that errored is a failure, not a smaller set.
+  const errors = t.errors ?? 0;
+  const measured = errors ? ` (${(t.pages ?? 0) - errors} of ${t.pages} measured)` : '';
   return [
     {
       metric: `snapshot size, ${t.pages ?? '?'} ${label} (median, tokens)`,
-      value: `${fmtRatio(ratio)} of Playwright's`,
+      value: `${fmtRatio(ratio)} of Playwright's${measured}`,
       baseline: `Playwright AI snapshot (${t.playwrightTokens?.toLocaleString('en-US') ?? '?'} tokens in all; ours ${t.ourTokens?.toLocaleString('en-US') ?? '?'}${failed})`,
       ratio: fmtRatio(ratio),
-      target: '—',
+      target: 'every page measured',
+      ok: errors === 0,
+      ...(errors ? { incomplete: `${errors} of ${t.pages} pages failed to measure` } : {}),
     },
     {
       metric: `snapshot time in the page, ${label} (median / p90)`,

@@ -35,6 +35,11 @@ export interface SummaryRow {
   target: string;
   /** true = meets the target, false = misses it, undefined = no target. */
   ok?: boolean;
+  /**
+   * Set when the benchmark ran fewer cases than it expected (a timeout, a skip, lost rows): the
+   * row reports the expected total, and the whole run fails (issue 26, point 5).
+   */
+  incomplete?: string;
 }
 
 export function fmtMs(ms: number): string {

@@ -52,6 +52,11 @@ export interface ActionSpec {
   dialogProbe?: () => OpenDialog | undefined;
   /** Synthetic input: answer dialogs at once instead of blocking the page (dialog-guard.ts). */
   guardDialogs?: boolean;
+  /**
+   * Trusted input (CDP): the page starts counting changes before `perform` sends it, so what the
+   * page does while handling the input is reported (a drop that reorders a list), not missed.
+   */
+  trackBeforeInput?: boolean;
 }
 
 type Settled =
@@ -79,6 +84,10 @@ export async function runPageAction(
     const guarded = spec.guardDialogs
       ? await armDialogGuard(host, spec.tabId, spec.frameId)
       : false;
+    if (spec.trackBeforeInput)
+      await deps.client
+        .call(spec.tabId, spec.frameId, { op: 'track' }, { timeoutMs: 1500, signal })
+        .catch(() => undefined);
     const performed = await spec.perform();
     const settled = await settleAfter(deps, spec, before, signal);
     const dialogs =
@@ -208,6 +217,7 @@ async function compose(
 ): Promise<ToolResult<BrowserToolDetails>> {
   const ref = spec.modelRef ?? '';
   const facts: string[] = [`${spec.verb}${ref ? ` ${ref}` : ''}.`];
+  let refused: string | undefined;
   const page: string[] = [];
   if (performed.element) page.push(`element: ${performed.element.line}`);
   if (performed.note) page.push(`done: ${performed.note}`);
@@ -241,6 +251,7 @@ async function compose(
     );
   } else {
     const s = settled.result;
+    if (s.refused) refused = s.refused;
     const urlBefore = performed.url ?? (spec.frameId === 0 ? before.url : s.url);
     if (s.url !== urlBefore)
       facts.push(
@@ -279,6 +290,8 @@ async function compose(
       `A new tab opened: tab ${t.tabId} (${clipPageString(t.pendingUrl || t.url) || 'loading'}). Pass tabId ${t.tabId} to act on it.`,
     );
 
+  // The action did not happen after all: say so first, and as an error.
+  if (refused) facts[0] = `Not done: ${refused}`;
   const source = (settled.kind === 'settled' ? settled.result.url : after?.url) ?? before.url;
   let text = facts.join(' ');
   if (page.length) text += `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(source, page.join('\n'))}`;
@@ -311,5 +324,5 @@ async function compose(
       })
       .catch(() => undefined);
   }
-  return { content: [{ type: 'text', text }], details };
+  return { content: [{ type: 'text', text }], details, ...(refused ? { isError: true } : {}) };
 }

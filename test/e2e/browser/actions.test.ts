@@ -188,6 +188,30 @@ describe('typing and selecting', () => {
     await page.close();
   });
 
+  it('refuses a field the page disables or locks while focusing it, and types nothing there', async () => {
+    const page = await h.open('lock-on-focus.html');
+    const text = (await snapshot(page)).text;
+    const type = (ref: string, value: string) =>
+      call(page, { op: 'type', ref, text: value, clear: true, submit: false }).then(() =>
+        call<{ refused?: string }>(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref }),
+      );
+    const voucher = await type(refOf(text, /textbox "Voucher code"/), 'SAVE10');
+    expect(voucher.refused).toMatch(/became disabled when focused: nothing was typed/);
+    const note = await type(refOf(text, /textbox "Gift note"/), 'Happy birthday');
+    expect(note.refused).toMatch(/became read-only when focused/);
+    // A field that stays editable is typed into, and reports no refusal.
+    const name = await type(refOf(text, /textbox "Your name"/), 'Ada');
+    expect(name.refused).toBeUndefined();
+    // Ground truth: the page's own fields and input events.
+    expect(await page.inputValue('#voucher')).toBe('');
+    expect(await page.inputValue('#note')).toBe('');
+    expect(await page.inputValue('#name')).toBe('Ada');
+    expect(
+      await page.evaluate(() => (window as unknown as { __inputs: string[] }).__inputs),
+    ).toEqual(expect.not.arrayContaining(['voucher', 'note']));
+    await page.close();
+  });
+
   it('submits with Enter through the form’s submit button', async () => {
     const page = await h.open('forms.html');
     const ref = refOf((await snapshot(page)).text, /textbox "Full name"/);

@@ -18,26 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWidgets, WIDGETS_DIR } from '../../fixtures/widgets/build';
 import { resultText, startToolSession, type ToolSession } from './support';
 import { recordMatrixRow, rowOf } from './matrix-record';
-import { TODO_EXPECTED, TODO_FILTER, TODO_GOAL, todoPlan } from './todo-task';
+import { TODO_EXPECTED, TODO_FILTER, TODO_FRAMEWORKS, TODO_GOAL, todoPlan } from './todo-task';
 
-const FRAMEWORKS = [
-  'react',
-  'preact',
-  'vue',
-  'svelte',
-  'lit',
-  'vanilla',
-  'jquery',
-  'backbone',
-  'knockout',
-  'alpine',
-  'mithril',
-  'solid',
-  'stimulus',
-  'angularjs',
-  'angular',
-  'webcomponents',
-];
+const FRAMEWORKS = TODO_FRAMEWORKS;
 
 let s: ToolSession;
 

@@ -12,6 +12,26 @@
  */
 import { call, type Conversation, type Step } from './support';
 
+/** The TodoMVC builds under test/fixtures/widgets/src/todo (frameworks.test.ts runs each). */
+export const TODO_FRAMEWORKS = [
+  'react',
+  'preact',
+  'vue',
+  'svelte',
+  'lit',
+  'vanilla',
+  'jquery',
+  'backbone',
+  'knockout',
+  'alpine',
+  'mithril',
+  'solid',
+  'stimulus',
+  'angularjs',
+  'angular',
+  'webcomponents',
+];
+
 export const TODO_GOAL =
   'rename "Buy milk" to "Buy oat milk", add "Feed the cat", tick off "Walk the dog", rename ' +
   '"Feed the cat" to "Feed the cats", show the active items, delete "Buy oat milk", clear completed';

@@ -260,6 +260,27 @@ describe('actions', () => {
     };
   }
 
+  it('an action the page made impossible once it ran is an error that says nothing was done', async () => {
+    const { host, run } = setup();
+    clickPage(host, () => ({
+      ok: true,
+      result: {
+        docId: 'd1',
+        url: 'https://shop.example/cart',
+        title: 'Cart',
+        quiet: true,
+        mutations: 1,
+        appeared: [],
+        refused: 'Element e5 became disabled when focused: nothing was typed.',
+      },
+    }));
+    const r = await run('browser_click', { ref: 'e5' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(
+      /^Not done: Element e5 became disabled when focused: nothing was typed\. The page settled/,
+    );
+  });
+
   it('reports the page change and the element’s new state, page text as untrusted', async () => {
     const { host, run } = setup();
     clickPage(host, () => ({
@@ -476,6 +497,36 @@ describe('debugger sessions', () => {
     host.emitDetached(2);
     expect(d.isAttached(2)).toBe(false);
     expect(host.pendingTimers()).toBe(0);
+  });
+
+  it('trusted input: the page starts counting changes before the input is sent', async () => {
+    const { host, run } = setup();
+    // One timeline: each page request with the CDP input commands sent before it.
+    const timeline: string[] = [];
+    const inputsSoFar = () =>
+      host.debuggerCommands.filter((c) => c.method.startsWith('Input.')).length;
+    host.page = (_t, _f, req) => {
+      timeline.push(`${req.op} after ${inputsSoFar()} inputs`);
+      return req.op === 'settle'
+        ? {
+            ok: true,
+            result: {
+              docId: 'd',
+              url: 'https://shop.example/cart',
+              title: '',
+              quiet: true,
+              mutations: 3,
+              appeared: [],
+            },
+          }
+        : { ok: true, result: { docId: 'd' } };
+    };
+    const r = await run('browser_mouse', { action: 'click', x: 10, y: 20 });
+    expect(timeline.filter((t) => /^(track|settle) /.test(t))).toEqual([
+      'track after 0 inputs',
+      'settle after 3 inputs',
+    ]);
+    expect(textOf(r)).toContain('The page settled (3 DOM changes).');
   });
 
   it('detaches through the lifecycle hooks', async () => {

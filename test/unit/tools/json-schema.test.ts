@@ -62,6 +62,26 @@ describe('toolJsonSchema', () => {
     expect(props.note).toMatchObject({ type: 'string', description: 'Free text for the model' });
   });
 
+  it('advertises no regex pattern, while the zod schema still rejects what it does not match', () => {
+    const Ref = z.object({
+      ref: z
+        .string()
+        .regex(/^(?:f\d{1,9})?e\d{1,9}$/, 'a ref like e41')
+        .describe('Element ref, e.g. e41.'),
+    });
+    const props = toolJsonSchema(Ref).properties as Record<string, Record<string, unknown>>;
+    expect(props.ref).toEqual({ type: 'string', description: 'Element ref, e.g. e41.' });
+    expect(Ref.safeParse({ ref: 'e41' }).success).toBe(true);
+    const bad = Ref.safeParse({ ref: 'button 3' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0].message).toBe('a ref like e41');
+  });
+
+  it('keeps a property that happens to be named pattern', () => {
+    const schema = toolJsonSchema(z.object({ pattern: z.string() }));
+    expect(schema.properties).toEqual({ pattern: { type: 'string' } });
+  });
+
   it('does not throw on types JSON Schema cannot express', () => {
     expect(() => toolJsonSchema(z.object({ when: z.date(), big: z.bigint() }))).not.toThrow();
   });

@@ -74,6 +74,7 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           modelRef: r?.modelRef,
           docId: r?.docId,
           verb: `Keyboard: ${what}${r ? ' in' : ''}`,
+          trackBeforeInput: true,
           dialogProbe: () => deps.debuggers.dialogOf(tabId),
           perform: async (): Promise<PerformedAction> => {
             const performed: PerformedAction = {};

@@ -83,6 +83,7 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
           modelRef: r?.modelRef ?? `(${params.x}, ${params.y})`,
           docId: r?.docId,
           verb,
+          trackBeforeInput: true,
           dialogProbe: () => deps.debuggers.dialogOf(tabId),
           perform: async (): Promise<PerformedAction> => {
             let point: Point = { x: params.x ?? 0, y: params.y ?? 0 };

@@ -20,8 +20,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const site = await serveFixtureSite(FIXTURE_DIR);
+/** `fixtureDir`: the directory served (default: test/fixtures/site). */
+export async function startHarness(opts: { fixtureDir?: string } = {}): Promise<Harness> {
+  const site = await serveFixtureSite(opts.fixtureDir ?? FIXTURE_DIR);
   const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const bundle = await pageAgentBundle();
