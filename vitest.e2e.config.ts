@@ -10,6 +10,7 @@ const workers = Math.max(1, Number(process.env.KEEL_E2E_WORKERS) || 2);
 export default defineConfig({
   test: {
     include: ['test/e2e/**/*.test.ts'],
+    globalSetup: ['test/e2e/harness/global-setup.ts'],
     setupFiles: ['test/e2e/harness/setup.ts'],
     environment: 'node',
     testTimeout: 60_000,
