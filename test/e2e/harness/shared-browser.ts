@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -9,11 +9,13 @@ import { CHROMIUM_FLAGS, chromiumExecutable } from './chromium-flags';
  * One headless Chromium per test worker process, reused by every e2e file that worker runs
  * (`vitest.e2e.config.ts` sets `isolate: false`, so the process outlives a file).
  *
- * Isolation between files comes from the extension, not the profile: each lease installs the
- * build through CDP `Extensions.loadUnpacked`, and the release uninstalls it. Uninstalling
+ * Isolation between files comes from the extension, not the profile: each lease installs a copy
+ * of the build through CDP `Extensions.loadUnpacked`, and the release uninstalls it. Uninstalling
  * deletes everything the extension owns (IndexedDB, `chrome.storage`, alarms, granted
  * permissions) and ends its service worker, so the next file starts from a first install, exactly
- * like a fresh profile. What the profile itself holds is reset at release as well: tabs are
+ * like a fresh profile. The copy lives in a new directory, and an unpacked extension's id is
+ * derived from its path, so every lease has an id of its own: Chromium deletes an uninstalled
+ * extension's data in the background, and a reinstall under the same id could race with that. What the profile itself holds is reset at release as well: tabs are
  * closed, cookies and web permissions cleared. A file that changes the context in ways a release
  * cannot undo (init scripts, routes, bindings, …) taints the browser, which is then closed rather
  * than reused.
@@ -143,6 +145,7 @@ export async function leaseExtension(dist: string): Promise<Lease | undefined> {
   if (shared.leased) return undefined;
   shared.leased = true;
   const { context, session } = shared;
+  let copy: string | undefined;
   const emitter = context as unknown as Listeners;
   const before = new Map(CONTEXT_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
 
@@ -158,7 +161,9 @@ export async function leaseExtension(dist: string): Promise<Lease | undefined> {
     };
     context.on('serviceworker', onWorker);
     try {
-      ({ id: extensionId } = (await session.send('Extensions.loadUnpacked', { path: dist })) as {
+      copy = await mkdtemp(join(tmpdir(), 'keel-e2e-ext-'));
+      await cp(dist, copy, { recursive: true });
+      ({ id: extensionId } = (await session.send('Extensions.loadUnpacked', { path: copy })) as {
         id: string;
       });
       const origin = `chrome-extension://${extensionId}/`;
@@ -185,8 +190,10 @@ export async function leaseExtension(dist: string): Promise<Lease | undefined> {
     }
   } catch (err) {
     await closeSharedBrowser();
+    if (copy) await rm(copy, { recursive: true, force: true });
     throw err;
   }
+  const removeCopy = () => rm(copy!, { recursive: true, force: true }).catch(() => {});
 
   let tainted = false;
   const watched = new Proxy(context, {
@@ -224,6 +231,7 @@ export async function leaseExtension(dist: string): Promise<Lease | undefined> {
       } catch {
         await closeSharedBrowser();
       }
+      await removeCopy();
     },
   };
 }
