@@ -1,9 +1,10 @@
+import { rmSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, CDPSession, Worker } from 'playwright-core';
 import { CHROMIUM_FLAGS, chromiumExecutable } from './chromium-flags';
+import { runDir } from './run-dir';
 
 /**
  * One headless Chromium per test worker process, reused by every e2e file that worker runs
@@ -79,7 +80,7 @@ interface Listeners {
 }
 
 async function launchShared(): Promise<SharedBrowser> {
-  const profileDir = await mkdtemp(join(tmpdir(), 'keel-e2e-shared-'));
+  const profileDir = await mkdtemp(join(runDir(), 'keel-e2e-shared-'));
   try {
     const context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumExecutable(),
@@ -95,6 +96,15 @@ async function launchShared(): Promise<SharedBrowser> {
     const shared: SharedBrowser = { context, session, profileDir, leased: false, closed: false };
     context.on('close', () => {
       shared.closed = true;
+    });
+    // The browser lives until the worker process exits; by then Playwright has killed it (its exit
+    // handler was registered first), so the profile can go.
+    process.once('exit', () => {
+      try {
+        rmSync(profileDir, { recursive: true, force: true });
+      } catch {
+        // The run's directory is removed by the global teardown as well.
+      }
     });
     return shared;
   } catch (err) {
@@ -161,7 +171,7 @@ export async function leaseExtension(dist: string): Promise<Lease | undefined> {
     };
     context.on('serviceworker', onWorker);
     try {
-      copy = await mkdtemp(join(tmpdir(), 'keel-e2e-ext-'));
+      copy = await mkdtemp(join(runDir(), 'keel-e2e-ext-'));
       await cp(dist, copy, { recursive: true });
       ({ id: extensionId } = (await session.send('Extensions.loadUnpacked', { path: copy })) as {
         id: string;
