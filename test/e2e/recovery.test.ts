@@ -222,7 +222,8 @@ describe('recovery after Chrome stops the service worker', () => {
         e.item.state === 'executing',
       20_000,
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // The order has reached the shop: the click landed and its settle is running.
+    await expect.poll(() => slowHits, { timeout: 10_000, interval: 20 }).toBe(1);
     await restartWorker(ext, client);
     const snap = await runSettles(client, threadId, ['paused_uncertain', 'completed', 'failed']);
     expect(snap.run).toMatchObject({

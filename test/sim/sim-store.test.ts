@@ -20,9 +20,8 @@ describe('the simulation on the Dexie store', () => {
       await rule(a, 'https://half.example');
       await never();
     });
-    await new Promise((r) => setTimeout(r, 50));
     const b = sim.open();
-    expect(await b.siteRules.get('https://half.example')).toBeDefined();
+    await expect.poll(() => b.siteRules.get('https://half.example')).toBeDefined();
     await sim.dispose();
   });
 

@@ -242,8 +242,13 @@ describe('reading and acting through the content script', () => {
 
   it('reads cross-origin frames by frameId with frame-qualified refs', async () => {
     const { page, tabId } = await openTab('iframes.html');
-    await page.waitForTimeout(300);
-    const top = text(await run('browser_snapshot', {}, { tabId }));
+    // The child frames reach the extension shortly after load: snapshot until they are listed.
+    let top = '';
+    await expect
+      .poll(async () => (top = text(await run('browser_snapshot', {}, { tabId }))), {
+        timeout: 10_000,
+      })
+      .toMatch(/- iframe "Partner form" \[frameId=\d+\]/);
     const m =
       /- iframe "Partner form" \[frameId=(\d+)\] \(cross-origin (http:\/\/127\.0\.0\.1:\d+)\)/.exec(
         top,

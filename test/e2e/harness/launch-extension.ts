@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
+import { CHROMIUM_FLAGS, chromiumExecutable } from './chromium-flags';
+import { leaseExtension, sharingEnabled } from './shared-browser';
+
+export { chromiumExecutable } from './chromium-flags';
 
 /** The built extension, relative to the repository root (vitest runs from there). */
 export const DEFAULT_DIST = resolve('dist');
@@ -13,12 +17,19 @@ export interface LaunchOptions {
   dist?: string;
   /** Default true: headless Chromium does everything the tests need (TOOLCHAIN.md). */
   headless?: boolean;
+  /**
+   * Default true (unless `KEEL_E2E_SHARED_BROWSER=0`): install the extension into this test
+   * worker's shared headless browser instead of launching one (see `shared-browser.ts`). The
+   * extension starts from a first install either way. A launch made while the shared browser is
+   * already in use, or a headed one, gets its own browser.
+   */
+  shared?: boolean;
 }
 
 export interface LaunchedExtension {
   context: BrowserContext;
   extensionId: string;
-  /** The fresh profile directory (removed by `close()`). */
+  /** The profile directory (removed by `close()` unless the browser is shared). */
   profileDir: string;
   /**
    * The extension's service worker, as Playwright last reported it. After `stopServiceWorker()`
@@ -34,19 +45,11 @@ export interface LaunchedExtension {
    * (immediately if it already was). Ports to it disconnect; the next connect or event restarts it.
    */
   stopServiceWorker(timeoutMs?: number): Promise<void>;
-  /** Closes the browser and removes its profile directory. Safe to call twice. */
+  /**
+   * Closes the browser and removes its profile directory; for a shared browser, uninstalls the
+   * extension and closes the file's tabs instead. Safe to call twice.
+   */
   close(): Promise<void>;
-}
-
-/** The browser the tests drive: `CHROMIUM_PATH`, else Debian's package. */
-export function chromiumExecutable(): string {
-  const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (!existsSync(path)) {
-    throw new Error(
-      `Chromium not found at ${path}: run \`node scripts/ensure-chromium.mjs\` or set CHROMIUM_PATH.`,
-    );
-  }
-  return path;
 }
 
 function readPanelPath(dist: string): string {
@@ -65,6 +68,28 @@ function readPanelPath(dist: string): string {
 export async function launchExtension(options: LaunchOptions = {}): Promise<LaunchedExtension> {
   const dist = resolve(options.dist ?? DEFAULT_DIST);
   const panelPath = readPanelPath(dist);
+  const headless = options.headless ?? true;
+  if (headless && options.shared !== false && sharingEnabled()) {
+    const lease = await leaseExtension(dist);
+    if (lease) {
+      return extensionHandle({
+        context: lease.context,
+        worker: lease.worker,
+        profileDir: lease.profileDir,
+        panelPath,
+        close: lease.release,
+      });
+    }
+  }
+  return launchOwnBrowser({ dist, panelPath, headless });
+}
+
+async function launchOwnBrowser(options: {
+  dist: string;
+  panelPath: string;
+  headless: boolean;
+}): Promise<LaunchedExtension> {
+  const { dist, panelPath, headless } = options;
   const profileDir = await mkdtemp(join(tmpdir(), 'keel-e2e-'));
   const removeProfile = () =>
     rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -72,40 +97,59 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Laun
   try {
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumExecutable(),
-      headless: options.headless ?? true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--disable-extensions-except=${dist}`,
-        `--load-extension=${dist}`,
-      ],
+      headless,
+      args: [...CHROMIUM_FLAGS, `--disable-extensions-except=${dist}`, `--load-extension=${dist}`],
     });
   } catch (err) {
     await removeProfile();
     throw err;
   }
 
-  const isOurs = (w: Worker) => w.url().startsWith('chrome-extension://');
   let worker: Worker;
   try {
     worker =
-      context.serviceWorkers().find(isOurs) ??
-      (await context.waitForEvent('serviceworker', { predicate: isOurs, timeout: 15_000 }));
+      context.serviceWorkers().find(isExtensionWorker) ??
+      (await context.waitForEvent('serviceworker', {
+        predicate: isExtensionWorker,
+        timeout: 15_000,
+      }));
   } catch (err) {
     await context.close().catch(() => {});
     await removeProfile();
     throw new Error(`the extension in ${dist} started no service worker: ${String(err)}`);
   }
-  context.on('serviceworker', (w) => {
-    if (isOurs(w)) worker = w;
+  return extensionHandle({
+    context,
+    worker,
+    profileDir,
+    panelPath,
+    async close() {
+      await context.close().catch(() => {});
+      // Chromium may still be flushing the profile for a moment after it exits.
+      await removeProfile();
+    },
   });
+}
+
+const isExtensionWorker = (w: Worker) => w.url().startsWith('chrome-extension://');
+
+/** The handle tests use, over a browser of its own or a lease of the shared one. */
+function extensionHandle(options: {
+  context: BrowserContext;
+  worker: Worker;
+  profileDir: string;
+  panelPath: string;
+  close: () => Promise<void>;
+}): LaunchedExtension {
+  const { context, profileDir, panelPath } = options;
+  let worker = options.worker;
   const extensionId = new URL(worker.url()).host;
-  const url = (path: string) => `chrome-extension://${extensionId}/${path.replace(/^\//, '')}`;
+  const origin = `chrome-extension://${extensionId}/`;
+  // A restarted worker is a new Worker object: follow it (a shared browser's release removes this).
+  context.on('serviceworker', (w) => {
+    if (w.url().startsWith(origin)) worker = w;
+  });
+  const url = (path: string) => `${origin}${path.replace(/^\//, '')}`;
 
   let closed = false;
   return {
@@ -126,9 +170,7 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Laun
     async close() {
       if (closed) return;
       closed = true;
-      await context.close().catch(() => {});
-      // Chromium may still be flushing the profile for a moment after it exits.
-      await removeProfile();
+      await options.close();
     },
   };
 }

@@ -152,7 +152,17 @@ describe('untrusted text rendered by the side panel runs nothing', () => {
         '<img src="x" onerror="window.__xss=1"><a href="javascript:void 0">js</a><a href="https://example.com/">no target</a><form></form>';
       document.body.append(md);
     });
-    await probe.waitForTimeout(200);
+    // The img's error event fires asynchronously: wait until the CSP has refused its handler
+    // (the moment the handler would have run) and the four traps have reported.
+    await expect
+      .poll(
+        async () => {
+          const seen = await readTraps(probe);
+          return seen.findings.length >= 4 && seen.csp.some((c) => c.includes('script-src'));
+        },
+        { timeout: 5_000 },
+      )
+      .toBe(true);
     const traps = await readTraps(probe);
     await probe.close();
     expect(traps.findings).toEqual(

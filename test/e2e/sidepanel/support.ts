@@ -175,8 +175,11 @@ export async function screenshot(
   // Park the mouse on the header title, where hovering shows nothing.
   if (!keepHover) await page.mouse.move(200, 22);
   await page.emulateMedia({ colorScheme: scheme });
-  // Let transitions (hover, focus rings) settle; no caret blinking in the pictures.
-  await page.waitForTimeout(150);
+  // The hover and colour-scheme styles are rendered once two frames have passed; the screenshot
+  // itself finishes any transition they started. No caret blinking in the pictures.
+  await page.evaluate(
+    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+  );
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, caret: 'hide', animations: 'disabled' });
   return path;

@@ -22,9 +22,14 @@ export class KillSwitch implements FaultInjector {
   /** Boundaries count only once armed (after the scenario's setup). */
   armed = false;
   onKill: () => void = () => undefined;
+  /** Resolves at the kill: a killed engine delivers nothing more (no event, no answer). */
+  readonly dead: Promise<void>;
+  private markDead: () => void = () => undefined;
 
   /** Kill at the `occurrence`-th hit (1-based) of boundary `name`; null = never. */
-  constructor(private readonly killAt: { name: string; occurrence: number } | null) {}
+  constructor(private readonly killAt: { name: string; occurrence: number } | null) {
+    this.dead = new Promise((r) => (this.markDead = r));
+  }
 
   at(name: string): Promise<void> | void {
     if (!this.armed) return;
@@ -38,6 +43,7 @@ export class KillSwitch implements FaultInjector {
     ) {
       this.killed = name;
       this.onKill();
+      this.markDead();
       return new Promise<void>(() => undefined);
     }
   }
@@ -134,10 +140,15 @@ export async function runTrial(
     threadId,
     input: { text: 'start the task' },
   });
+  // Bounded waits, cut short by the kill: a killed engine never sends what they wait for.
   const started = rigA.client.waitFor((e) => e.type === 'turn.start', 3_000).catch(() => null);
-  const s = (await started) as Extract<AgentEvent, { type: 'turn.start' }> | null;
-  if (s) holder.turnId = s.turnId;
-  await Promise.race([submitted.catch(() => null), sleep(1_000)]);
+  const s = (await Promise.race([started, kill.dead.then(() => null)])) as Extract<
+    AgentEvent,
+    { type: 'turn.start' }
+  > | null;
+  const start = s ?? rigA.client.events.find((e) => e.type === 'turn.start');
+  if (start?.type === 'turn.start') holder.turnId = start.turnId;
+  await Promise.race([submitted.catch(() => null), kill.dead, sleep(1_000)]);
   if (scenario.afterSubmit && !kill.killed) await scenario.afterSubmit(io);
 
   // Let engine A work until it finishes or dies.
