@@ -35,7 +35,13 @@ export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): s
  * - never: forbidden targets, browser-internal pages, blocked sites;
  * - always ask: targets flagged alwaysAsk (uploads, downloads, payment-like submits, navigation
  *   carrying page data) — even in 'act' mode and on allowed sites;
- * - reads are allowed; builtin tools that are their own confirmation (ask_user) skip approval;
+ * - reads are allowed. A read is what the page cannot observe: a tool declares `effects: 'read'`
+ *   only if running it dispatches nothing the page's scripts can see (no pointer, mouse, focus,
+ *   key, scroll, input or drag event, no DOM change). Hover, scroll-to-element and focus are
+ *   observed (a page can beacon every mouseenter), so they are declared writes and judged here
+ *   like any write. test/e2e/security/observable-reads.test.ts holds every registered tool's
+ *   declaration to this against a page that records every event it receives;
+ * - builtin tools that are their own confirmation (ask_user) skip approval;
  * - writes ask unless the site has an allow rule. In 'ask' mode an allow rule covers DOM-level
  *   (L1) writes; trusted input through the debugger (L2) still asks each time. 'act' mode lets
  *   the allow rule cover L2 too. MCP tools ask per server unless the server is allowed.
