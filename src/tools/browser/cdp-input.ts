@@ -234,7 +234,9 @@ export async function pressKey(
   tabId: number,
   name: string,
   mods: readonly Modifier[],
-): Promise<void> {
+  /** Asked before the key's release: a keydown handler may have moved focus to another frame. */
+  beforeRelease: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
   const def = keyDef(name);
   if (!def)
     throw new Error(
@@ -262,6 +264,8 @@ export async function pressKey(
   const command = shortcut ? SHORTCUT_COMMANDS[def.key.toLowerCase()] : undefined;
   if (command) down.commands = [command];
   await d.send(tabId, 'Input.dispatchKeyEvent', down);
+  // Not cleared: the releases are not sent (they would reach the frame focus moved to).
+  if (!(await beforeRelease())) return false;
   await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(def), modifiers: m });
   for (const mod of [...mods].reverse())
     await d.send(tabId, 'Input.dispatchKeyEvent', {
@@ -269,6 +273,7 @@ export async function pressKey(
       ...keyFields(NAMED[mod]),
       modifiers: 0,
     });
+  return true;
 }
 
 function keyFields(def: KeyDef) {
@@ -284,11 +289,13 @@ function keyFields(def: KeyDef) {
 export const INSERT_TEXT_OVER = 300;
 
 /** One key of typed text ("\r" and "\n" press Enter, "\t" Tab, as keysOfText names them). */
-export async function typeChar(d: DebuggerSessions, tabId: number, ch: string): Promise<void> {
-  if (ch === 'Enter' || ch === 'Tab') {
-    await pressKey(d, tabId, ch, []);
-    return;
-  }
+export async function typeChar(
+  d: DebuggerSessions,
+  tabId: number,
+  ch: string,
+  beforeRelease: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
+  if (ch === 'Enter' || ch === 'Tab') return pressKey(d, tabId, ch, [], beforeRelease);
   const def = keyDef(ch);
   const shifted = /[A-Z]/.test(ch) || SHIFTED.includes(ch);
   const fields = def && def.keyCode ? keyFields(def) : { key: ch };
@@ -299,11 +306,13 @@ export async function typeChar(d: DebuggerSessions, tabId: number, ch: string): 
     unmodifiedText: ch,
     modifiers: shifted ? 8 : 0,
   });
+  if (!(await beforeRelease())) return false;
   await d.send(tabId, 'Input.dispatchKeyEvent', {
     type: 'keyUp',
     ...fields,
     modifiers: shifted ? 8 : 0,
   });
+  return true;
 }
 
 /** Types text: key events per character for short text (listeners see each key), insertText for long text. */

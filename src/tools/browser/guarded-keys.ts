@@ -53,23 +53,36 @@ export async function deliverStrokes(opts: {
   signal?: AbortSignal;
 }): Promise<StrokeRun> {
   const { deps, tabId, strokes, gate, from } = opts;
-  for (let i = from; i < strokes.length; i++) {
+  const judge = async (i: number, release: boolean): Promise<InputCheck> => {
     const receiver = await focusedReceiver(deps, tabId, opts.signal);
-    const check = checkInput(gate, receiver, {
-      action: i === 0 ? 'the keys' : 'the next key',
+    const went = release ? i + 1 : i;
+    return checkInput(gate, receiver, {
+      action: release ? 'the release of that key' : i === 0 ? 'the keys' : 'the next key',
       judgedOrigin: opts.judgedOrigin,
-      ...(i > from
+      ...(went > from
         ? {
-            partial: `${i} of ${strokes.length} keys went in before focus moved to ${receiver.where}`,
+            partial: `${went} of ${strokes.length} keys went in before focus moved to ${receiver.where}`,
           }
         : {}),
-      resume: { strokes: i },
+      resume: { strokes: went },
     });
+  };
+  for (let i = from; i < strokes.length; i++) {
+    const check = await judge(i, false);
     if (check.kind !== 'deliver') return { delivered: i, stopped: check };
+    // The key's own release is judged too: its keydown handler may have moved focus already.
+    let release: InputCheck = { kind: 'deliver' };
+    const beforeRelease = async () => {
+      release = await judge(i, true);
+      return release.kind === 'deliver';
+    };
     const s = strokes[i];
-    if (s.kind === 'combo') await pressKey(deps.debuggers, tabId, s.combo.key, s.combo.modifiers);
-    else if (s.kind === 'char') await typeChar(deps.debuggers, tabId, s.ch);
+    if (s.kind === 'combo')
+      await pressKey(deps.debuggers, tabId, s.combo.key, s.combo.modifiers, beforeRelease);
+    else if (s.kind === 'char') await typeChar(deps.debuggers, tabId, s.ch, beforeRelease);
     else await deps.debuggers.send(tabId, 'Input.insertText', { text: s.text });
+    const released = release as InputCheck;
+    if (released.kind !== 'deliver') return { delivered: i + 1, stopped: released };
   }
   return { delivered: strokes.length };
 }

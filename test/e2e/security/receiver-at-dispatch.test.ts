@@ -58,6 +58,9 @@ describe('receiver checks at dispatch', () => {
       // A webmail frame whose keyboard shortcut deletes a conversation.
       '/mail.html':
         '<!doctype html><title>Mail</title><body><p>Inbox</p><script>addEventListener("keydown", (e) => { fetch("/shortcut", { method: "POST", body: e.key }); });</script>',
+      // The same, acting on key release.
+      '/mail-up.html':
+        '<!doctype html><title>Mail</title><body><p>Inbox</p><script>for (const t of ["keydown", "keyup"]) addEventListener(t, (e) => { fetch("/shortcut-" + t, { method: "POST", body: e.key }); });</script>',
     }));
     shop = await pageSite('127.0.0.1', () => ({
       '/overlay.html': `<!doctype html><title>Shop</title><body style="margin:0">
@@ -78,6 +81,16 @@ describe('receiver checks at dispatch', () => {
           q.focus();
           let keys = 0;
           q.addEventListener('keydown', () => { if (++keys === 3) setTimeout(() => document.getElementById('mail').focus(), 0); });
+        </script>`,
+      // Focus moves inside the third key's own keydown: its keyup would reach the frame.
+      '/thief-sync.html': `<!doctype html><title>Shop</title><body>
+        <label>Search <input id="q"></label>
+        <iframe id="mail" src="${victim.origin}/mail-up.html" style="width:300px;height:100px"></iframe>
+        <script>
+          const q = document.getElementById('q');
+          q.focus();
+          let keys = 0;
+          q.addEventListener('keydown', () => { if (++keys === 3) document.getElementById('mail').focus(); });
         </script>`,
     }));
     s = await startSession();
@@ -164,7 +177,9 @@ describe('receiver checks at dispatch', () => {
     await t.page.waitForTimeout(500);
     expect(victim.writes()).toEqual([]);
     expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
-    expect(t.approvals[0].reason).toMatch(/the next key would land in a frame from/);
+    expect(t.approvals[0].reason).toMatch(
+      /(the next key|the release of that key) would land in a frame from/,
+    );
     // The model is told what reached the page before the hold.
     expect(resultText(toolResults(t.items)[0])).toMatch(/3 of 11 keys went in/);
     // The shop's field got the keys before focus moved, and nothing after.
@@ -182,6 +197,18 @@ describe('receiver checks at dispatch', () => {
     await expect.poll(() => victim.writes().length, { timeout: 5000 }).toBe(8);
     expect(t.approvals).toHaveLength(1);
     expect(await t.page.inputValue('#q')).toBe('hel');
+    await t.page.close();
+  });
+
+  it('a key whose own keydown moves focus away is not released into the other frame', async () => {
+    victim.hits.length = 0;
+    const t = await turn('/thief-sync.html', [
+      () => ({ name: 'browser_keyboard', args: { text: 'hello' } }),
+    ]);
+    await t.page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
+    expect(t.approvals[0].reason).toMatch(/release of that key would land in a frame from/);
     await t.page.close();
   });
 });
