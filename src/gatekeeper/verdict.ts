@@ -31,6 +31,16 @@ export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): s
 }
 
 /**
+ * Whether a permission key names one site a rule may cover: an http(s) origin or an MCP server.
+ * `file://`, and the scheme-only keys of pages without a host, stand for every such page at once:
+ * "Allow on this site" there would allow them all, so they get no allow rule (and a stored one
+ * is ignored).
+ */
+export function isSiteKey(key: string | undefined): boolean {
+  return key !== undefined && (/^https?:\/\/[^/]+$/.test(key) || key.startsWith('mcp:'));
+}
+
+/**
  * The Gatekeeper's decision for one call (ARCHITECTURE.md "Gatekeeper"):
  * - never: forbidden targets, browser-internal pages, blocked sites;
  * - always ask: targets flagged alwaysAsk (uploads, downloads, payment-like submits, navigation
@@ -46,7 +56,14 @@ export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): s
  *   (L1) writes; trusted input through the debugger (L2) still asks each time. 'act' mode lets
  *   the allow rule cover L2 too. MCP tools ask per server unless the server is allowed.
  */
-export function decideVerdict({ descriptor, target, rule, approvalMode }: VerdictInput): Verdict {
+export function decideVerdict({
+  descriptor,
+  target,
+  rule: stored,
+  approvalMode,
+}: VerdictInput): Verdict {
+  const rule =
+    stored === 'allow' && !isSiteKey(permissionKey(descriptor, target)) ? undefined : stored;
   if (target.forbidden) return { kind: 'deny', reason: target.forbidden };
   const restricted = restrictedReason(target.url);
   if (restricted && descriptor.level !== 'builtin' && descriptor.level !== 'mcp') {
@@ -74,6 +91,6 @@ export function decideVerdict({ descriptor, target, rule, approvalMode }: Verdic
   return {
     kind: 'ask',
     reason: rule === 'allow' ? 'trusted_input' : 'write',
-    options: target.origin ? ALL_DECISIONS : ONCE_ONLY,
+    options: isSiteKey(target.origin) ? ALL_DECISIONS : ONCE_ONLY,
   };
 }
