@@ -49,6 +49,13 @@ export const PageRequest = z.discriminatedUnion('op', [
     x: z.number().check(z.gte(-100_000), z.lte(100_000)),
     y: z.number().check(z.gte(-100_000), z.lte(100_000)),
   }),
+  // Which document receives input now: under a point (trusted mouse), or holding the focus (keys).
+  z.object({
+    op: z.literal('receiver_at'),
+    x: z.number().check(z.gte(-100_000), z.lte(100_000)),
+    y: z.number().check(z.gte(-100_000), z.lte(100_000)),
+  }),
+  z.object({ op: z.literal('receiver_focused') }),
   z.object({ op: z.literal('locate'), ...refOp }),
   /** Start counting the page's changes now: trusted input (CDP) follows, then settle. */
   z.object({ op: z.literal('track') }),

@@ -20,6 +20,7 @@ import {
   type Deferred,
 } from './actions/pointer';
 import { pressKey } from './actions/keys';
+import { focusedReceiver, receiverAt } from './actions/receiver';
 import { describeAt, describeFocused } from './actions/risk';
 import { scroll } from './actions/scroll';
 import { selectOptions } from './actions/select';
@@ -120,6 +121,10 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return describeFocused(ctx);
       case 'describe_at':
         return describeAt(ctx, req.x, req.y);
+      case 'receiver_at':
+        return receiverAt(ctx, req.x, req.y);
+      case 'receiver_focused':
+        return focusedReceiver(ctx);
       case 'locate':
         return locate(ctx, req.ref, req.docId);
       case 'track':

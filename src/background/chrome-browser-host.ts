@@ -262,15 +262,43 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
       try {
         const results = await chrome.scripting.executeScript({
           target: { tabId, allFrames: true },
-          func: () => ({ url: location.href, width: innerWidth, height: innerHeight }),
+          // Self-contained (it is serialized into each frame). `origin` is the one the browser
+          // enforces (about:blank and srcdoc inherit their creator's); `path` is the frame's
+          // place in the tree (content-scripts/actions/receiver.ts framePath).
+          func: () => {
+            const path: number[] = [];
+            let w: Window = window;
+            for (let depth = 0; w !== w.parent && depth < 32; depth++) {
+              let index = -1;
+              for (let i = 0; i < w.parent.frames.length; i++)
+                if (w.parent.frames[i] === w) index = i;
+              path.unshift(index);
+              w = w.parent;
+            }
+            return {
+              url: location.href,
+              width: innerWidth,
+              height: innerHeight,
+              origin: self.origin,
+              path,
+            };
+          },
         });
         return results.map((r) => {
-          const v = (r.result ?? {}) as { url?: string; width?: number; height?: number };
+          const v = (r.result ?? {}) as {
+            url?: string;
+            width?: number;
+            height?: number;
+            origin?: string;
+            path?: number[];
+          };
           return {
             frameId: r.frameId,
             url: String(v.url ?? ''),
             width: Number(v.width ?? 0),
             height: Number(v.height ?? 0),
+            ...(typeof v.origin === 'string' ? { origin: v.origin } : {}),
+            ...(Array.isArray(v.path) ? { path: v.path.map(Number) } : {}),
           };
         });
       } catch (e) {

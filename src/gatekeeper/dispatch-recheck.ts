@@ -17,6 +17,11 @@ export interface JudgedCall {
   descriptorDigest?: string;
   /** approvalDigest(descriptor, params, origin) at approval; absent when no user approved. */
   approvalDigest?: string;
+  /**
+   * Receivers the user approved for this call after the executor held them (receiver.ts): the
+   * call now acting there is what the user just approved, not a drift.
+   */
+  grants?: readonly { origin: string; alwaysAsk?: string }[];
 }
 
 /** The same call judged now, where it would run. */
@@ -41,6 +46,21 @@ export type DispatchRecheck =
 export function driftOf(approved: JudgedCall, current: CurrentCall): string | null {
   const was = approved.target ?? {};
   const now = current.target;
+  // Focus moved into a frame the user was just asked about and approved: the call's target
+  // follows it. Without this the call would be asked about a second time, as a new call, and
+  // lose what it already delivered (a held key sequence would start over).
+  // (A call's own approval grants its judged origin: only a move to another origin counts here.)
+  const granted =
+    now.origin !== was.origin &&
+    (approved.grants ?? []).some(
+      (g) => g.origin === now.origin && (g.alwaysAsk ?? null) === (now.alwaysAsk ?? null),
+    );
+  // (The rule version belongs to the first target's key; a block rule on the receiver is a deny
+  // in the current verdict, which dispatchRecheck applies before any drift.)
+  if (granted && !now.forbidden) {
+    if (current.descriptorDigest !== approved.descriptorDigest) return 'the tool changed';
+    return null;
+  }
   if ((now.origin ?? null) !== (was.origin ?? null))
     return `the tab is now on ${now.origin ?? 'another page'}`;
   if ((now.topOrigin ?? null) !== (was.topOrigin ?? null))

@@ -31,16 +31,39 @@ export function permissionKey(descriptor: ToolDescriptor, target: ToolTarget): s
 }
 
 /**
+ * Whether a permission key names one site a rule may cover: an http(s) origin or an MCP server.
+ * `file://`, and the scheme-only keys of pages without a host, stand for every such page at once:
+ * "Allow on this site" there would allow them all, so they get no allow rule (and a stored one
+ * is ignored).
+ */
+export function isSiteKey(key: string | undefined): boolean {
+  return key !== undefined && (/^https?:\/\/[^/]+$/.test(key) || key.startsWith('mcp:'));
+}
+
+/**
  * The Gatekeeper's decision for one call (ARCHITECTURE.md "Gatekeeper"):
  * - never: forbidden targets, browser-internal pages, blocked sites;
  * - always ask: targets flagged alwaysAsk (uploads, downloads, payment-like submits, navigation
  *   carrying page data) — even in 'act' mode and on allowed sites;
- * - reads are allowed; builtin tools that are their own confirmation (ask_user) skip approval;
+ * - reads are allowed. A read is what the page cannot observe: a tool declares `effects: 'read'`
+ *   only if running it dispatches nothing the page's scripts can see (no pointer, mouse, focus,
+ *   key, scroll, input or drag event, no DOM change). Hover, scroll-to-element and focus are
+ *   observed (a page can beacon every mouseenter), so they are declared writes and judged here
+ *   like any write. test/e2e/security/observable-reads.test.ts holds every registered tool's
+ *   declaration to this against a page that records every event it receives;
+ * - builtin tools that are their own confirmation (ask_user) skip approval;
  * - writes ask unless the site has an allow rule. In 'ask' mode an allow rule covers DOM-level
  *   (L1) writes; trusted input through the debugger (L2) still asks each time. 'act' mode lets
  *   the allow rule cover L2 too. MCP tools ask per server unless the server is allowed.
  */
-export function decideVerdict({ descriptor, target, rule, approvalMode }: VerdictInput): Verdict {
+export function decideVerdict({
+  descriptor,
+  target,
+  rule: stored,
+  approvalMode,
+}: VerdictInput): Verdict {
+  const rule =
+    stored === 'allow' && !isSiteKey(permissionKey(descriptor, target)) ? undefined : stored;
   if (target.forbidden) return { kind: 'deny', reason: target.forbidden };
   const restricted = restrictedReason(target.url);
   if (restricted && descriptor.level !== 'builtin' && descriptor.level !== 'mcp') {
@@ -68,6 +91,6 @@ export function decideVerdict({ descriptor, target, rule, approvalMode }: Verdic
   return {
     kind: 'ask',
     reason: rule === 'allow' ? 'trusted_input' : 'write',
-    options: target.origin ? ALL_DECISIONS : ONCE_ONLY,
+    options: isSiteKey(target.origin) ? ALL_DECISIONS : ONCE_ONLY,
   };
 }

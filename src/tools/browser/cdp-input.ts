@@ -38,41 +38,67 @@ export async function mouseMove(
   });
 }
 
+/**
+ * Asked just before each mouse event with the point it will be dispatched at: `false` stops the
+ * sequence there (the receiver under the point was not cleared), nothing more is sent.
+ */
+export type InputGuard = (p: Point) => Promise<boolean>;
+const unguarded: InputGuard = async () => true;
+
+export interface ClickOptions {
+  button: Button;
+  clickCount: number;
+  mods: readonly Modifier[];
+  guard?: InputGuard;
+}
+
+/** Resolves false when the guard stopped it (then no press is left without its release). */
 export async function mouseClick(
   d: DebuggerSessions,
   tabId: number,
   p: Point,
-  button: Button,
-  clickCount: number,
-  mods: readonly Modifier[],
-): Promise<void> {
+  { button, clickCount, mods, guard = unguarded }: ClickOptions,
+): Promise<boolean> {
+  if (!(await guard(p))) return false;
   await mouseMove(d, tabId, p, mods);
   for (let n = 1; n <= clickCount; n++) {
     const base = { x: p.x, y: p.y, button, clickCount: n, modifiers: modifierMask(mods) };
+    if (!(await guard(p))) return false;
     await d.send(tabId, 'Input.dispatchMouseEvent', {
       ...base,
       type: 'mousePressed',
       buttons: BUTTON_MASK[button],
     });
+    // The release always follows its press (a half click would leave the page's state stuck);
+    // the click itself fires only where press and release share a document, judged above.
     await d.send(tabId, 'Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', buttons: 0 });
   }
+  return true;
+}
+
+export interface DragOptions {
+  mods: readonly Modifier[];
+  steps?: number;
+  guard?: InputGuard;
 }
 
 /**
  * Press at `from`, move in steps (drag listeners need intermediate moves), release at `to`, at a
  * hand's pace: a native drag starts only after the page handled the press (a library may make
- * the item draggable on mousedown), and drop targets update on the dragover of each move.
+ * the item draggable on mousedown), and drop targets update on the dragover of each move. The
+ * guard judges every point, the drop point included; when it stops the drag, the button is
+ * released where the last cleared event was sent, so nothing is dropped anywhere new.
  */
 export async function mouseDrag(
   d: DebuggerSessions,
   tabId: number,
   from: Point,
   to: Point,
-  mods: readonly Modifier[],
-  steps = 10,
-): Promise<void> {
+  { mods, steps = 10, guard = unguarded }: DragOptions,
+): Promise<boolean> {
   const m = modifierMask(mods);
   const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  if (!(await guard(from))) return false;
   await mouseMove(d, tabId, from, mods);
   await d.send(tabId, 'Input.dispatchMouseEvent', {
     type: 'mousePressed',
@@ -83,39 +109,53 @@ export async function mouseDrag(
     clickCount: 1,
     modifiers: m,
   });
-  await pause(50);
-  for (let i = 1; i <= steps; i++) {
-    const x = from.x + ((to.x - from.x) * i) / steps;
-    const y = from.y + ((to.y - from.y) * i) / steps;
+  let at = from;
+  const release = (p: Point) =>
+    d.send(tabId, 'Input.dispatchMouseEvent', {
+      type: 'mouseReleased',
+      x: p.x,
+      y: p.y,
+      button: 'left',
+      buttons: 0,
+      clickCount: 1,
+      modifiers: m,
+    });
+  // Cancel a native drag (Escape) before letting go where the last cleared event was sent.
+  const cancel = async (): Promise<false> => {
+    const esc = keyFields(NAMED.Escape);
+    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'rawKeyDown', ...esc });
+    await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...esc });
+    await release(at);
+    return false;
+  };
+  const moveTo = async (p: Point): Promise<boolean> => {
+    if (!(await guard(p))) return cancel();
     await d.send(tabId, 'Input.dispatchMouseEvent', {
       type: 'mouseMoved',
-      x,
-      y,
+      x: p.x,
+      y: p.y,
       button: 'left',
       buttons: 1,
       modifiers: m,
     });
+    at = p;
+    return true;
+  };
+  await pause(50);
+  for (let i = 1; i <= steps; i++) {
+    const p = {
+      x: from.x + ((to.x - from.x) * i) / steps,
+      y: from.y + ((to.y - from.y) * i) / steps,
+    };
+    if (!(await moveTo(p))) return false;
     await pause(20);
   }
   // Once more on the spot: the drop target settles on the final position before the release.
-  await d.send(tabId, 'Input.dispatchMouseEvent', {
-    type: 'mouseMoved',
-    x: to.x,
-    y: to.y,
-    button: 'left',
-    buttons: 1,
-    modifiers: m,
-  });
+  if (!(await moveTo(to))) return false;
   await pause(50);
-  await d.send(tabId, 'Input.dispatchMouseEvent', {
-    type: 'mouseReleased',
-    x: to.x,
-    y: to.y,
-    button: 'left',
-    buttons: 0,
-    clickCount: 1,
-    modifiers: m,
-  });
+  if (!(await guard(to))) return cancel();
+  await release(to);
+  return true;
 }
 
 interface KeyDef {
@@ -194,7 +234,9 @@ export async function pressKey(
   tabId: number,
   name: string,
   mods: readonly Modifier[],
-): Promise<void> {
+  /** Asked before the key's release: a keydown handler may have moved focus to another frame. */
+  beforeRelease: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
   const def = keyDef(name);
   if (!def)
     throw new Error(
@@ -222,6 +264,8 @@ export async function pressKey(
   const command = shortcut ? SHORTCUT_COMMANDS[def.key.toLowerCase()] : undefined;
   if (command) down.commands = [command];
   await d.send(tabId, 'Input.dispatchKeyEvent', down);
+  // Not cleared: the releases are not sent (they would reach the frame focus moved to).
+  if (!(await beforeRelease())) return false;
   await d.send(tabId, 'Input.dispatchKeyEvent', { type: 'keyUp', ...keyFields(def), modifiers: m });
   for (const mod of [...mods].reverse())
     await d.send(tabId, 'Input.dispatchKeyEvent', {
@@ -229,6 +273,7 @@ export async function pressKey(
       ...keyFields(NAMED[mod]),
       modifiers: 0,
     });
+  return true;
 }
 
 function keyFields(def: KeyDef) {
@@ -240,34 +285,43 @@ function keyFields(def: KeyDef) {
   };
 }
 
+/** Text longer than this goes in with one insertText (one event: focus cannot move inside it). */
+export const INSERT_TEXT_OVER = 300;
+
+/** One key of typed text ("\r" and "\n" press Enter, "\t" Tab, as keysOfText names them). */
+export async function typeChar(
+  d: DebuggerSessions,
+  tabId: number,
+  ch: string,
+  beforeRelease: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
+  if (ch === 'Enter' || ch === 'Tab') return pressKey(d, tabId, ch, [], beforeRelease);
+  const def = keyDef(ch);
+  const shifted = /[A-Z]/.test(ch) || SHIFTED.includes(ch);
+  const fields = def && def.keyCode ? keyFields(def) : { key: ch };
+  await d.send(tabId, 'Input.dispatchKeyEvent', {
+    type: 'keyDown',
+    ...fields,
+    text: ch,
+    unmodifiedText: ch,
+    modifiers: shifted ? 8 : 0,
+  });
+  if (!(await beforeRelease())) return false;
+  await d.send(tabId, 'Input.dispatchKeyEvent', {
+    type: 'keyUp',
+    ...fields,
+    modifiers: shifted ? 8 : 0,
+  });
+  return true;
+}
+
 /** Types text: key events per character for short text (listeners see each key), insertText for long text. */
 export async function typeText(d: DebuggerSessions, tabId: number, text: string): Promise<void> {
-  if (text.length > 300) {
+  if (text.length > INSERT_TEXT_OVER) {
     await d.send(tabId, 'Input.insertText', { text });
     return;
   }
-  // "\r" and "\n" press Enter and "\t" Tab, as the Gatekeeper judged them (keysOfText).
-  for (const ch of keysOfText(text)) {
-    if (ch === 'Enter' || ch === 'Tab') {
-      await pressKey(d, tabId, ch, []);
-      continue;
-    }
-    const def = keyDef(ch);
-    const shifted = /[A-Z]/.test(ch) || SHIFTED.includes(ch);
-    const fields = def && def.keyCode ? keyFields(def) : { key: ch };
-    await d.send(tabId, 'Input.dispatchKeyEvent', {
-      type: 'keyDown',
-      ...fields,
-      text: ch,
-      unmodifiedText: ch,
-      modifiers: shifted ? 8 : 0,
-    });
-    await d.send(tabId, 'Input.dispatchKeyEvent', {
-      type: 'keyUp',
-      ...fields,
-      modifiers: shifted ? 8 : 0,
-    });
-  }
+  for (const ch of keysOfText(text)) await typeChar(d, tabId, ch);
 }
 
 /**

@@ -32,6 +32,13 @@ export interface FrameInfo {
   /** The frame's viewport size (CSS px): pairs it with its iframe element when URLs repeat. */
   width: number;
   height: number;
+  /**
+   * The origin the browser enforces for the frame's document: an about:blank or srcdoc frame
+   * has its creator's (not the top page's), a sandboxed one "null".
+   */
+  origin?: string;
+  /** Index in its parent's `window.frames`, from the top down (the top frame: []). */
+  path?: number[];
 }
 
 export interface CapturedImage {

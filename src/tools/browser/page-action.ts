@@ -8,7 +8,7 @@
  * (it navigated away, or a JavaScript dialog blocks it) the tab's state tells what happened.
  */
 import type { ElementReport, SettleResult } from '../../../content-scripts/messages';
-import type { ToolResult } from '../types';
+import type { HeldEffect, ToolResult } from '../types';
 import type { BrowserToolDetails } from './details';
 import { HostError, type BrowserHost, type TabInfo } from './host';
 import { PageCallError, type PageClient } from './page-client';
@@ -36,6 +36,12 @@ export interface PerformedAction {
   note?: string;
   /** The acting frame's URL before the action (frames other than the top have their own). */
   url?: string;
+  /**
+   * The receiver check stopped the input before an event (input-receiver.ts). With `partial`
+   * unset nothing reached the page and the result is just the hold; otherwise what did reach it
+   * is settled and reported as usual, and the hold goes with it.
+   */
+  held?: HeldEffect;
 }
 
 export interface ActionSpec {
@@ -89,6 +95,13 @@ export async function runPageAction(
         .call(spec.tabId, spec.frameId, { op: 'track' }, { timeoutMs: 1500, signal })
         .catch(() => undefined);
     const performed = await spec.perform();
+    if (performed.held && !performed.held.partial)
+      return {
+        content: [
+          { type: 'text', text: `Not done: ${performed.held.what}. Keel asks the user first.` },
+        ],
+        held: performed.held,
+      };
     const settled = await settleAfter(deps, spec, before, signal);
     const dialogs =
       guarded && settled.kind === 'settled'
@@ -98,7 +111,8 @@ export async function runPageAction(
       settled.kind === 'navigated' && settled.tab
         ? settled.tab
         : await host.getTab(spec.tabId).catch(() => undefined);
-    return await compose(deps, spec, before, after, performed, settled, opened, dialogs);
+    const result = await compose(deps, spec, before, after, performed, settled, opened, dialogs);
+    return performed.held ? { ...result, held: performed.held } : result;
   } finally {
     stopWatching();
   }

@@ -45,12 +45,20 @@ export function targetOfTab(tab: TabInfo, frameId?: number): ToolTarget {
 /**
  * The target of an action in frame `frameId` of a tab whose top page is `top`: a frame of another
  * origin is its own site (its URL, origin and rule), with the top page kept for the approval card.
- * Frames without an origin of their own (about:blank, about:srcdoc) belong to their parent.
+ * A frame without a URL of its own (about:blank, about:srcdoc) is judged on the origin it really
+ * has, which its creator gave it: an about:blank frame inside another site's frame belongs to that
+ * site, not to the top page. `frameOrigin` is that origin as the frame reports it (window.origin);
+ * without it (a caller that only knows the URL) such a frame is taken as its parent's.
  */
-export function frameTarget(top: ToolTarget, frameUrl: string): ToolTarget {
-  const origin = originOf(frameUrl);
-  if (!origin || !/^https?:/.test(frameUrl) || origin === top.origin) return top;
-  const target: ToolTarget = { ...top, url: frameUrl, origin };
+export function frameTarget(top: ToolTarget, frameUrl: string, frameOrigin?: string): ToolTarget {
+  const web = /^https?:/.test(frameUrl);
+  if (frameOrigin === 'null') {
+    // Sandboxed: an opaque origin no rule or approval can name.
+    return { ...top, forbidden: 'the frame is sandboxed: it has no origin Keel can judge' };
+  }
+  const origin = frameOrigin ?? (web ? originOf(frameUrl) : undefined);
+  if (!origin || origin === top.origin) return top;
+  const target: ToolTarget = { ...top, url: web ? frameUrl : `${origin}/`, origin };
   if (top.url) target.topUrl = top.url;
   if (top.origin) target.topOrigin = top.origin;
   // The title and icon are the top page's, not the frame's.
@@ -82,8 +90,10 @@ export async function pageTarget(
           ? staleRefMessage(modelRef)
           : `Frame ${frameId} of tab ${tabId} no longer exists: take a new browser_snapshot.`,
       );
-    target = frameTarget(target, frame.url);
-    const frameWhy = target.topOrigin ? pageRestriction(frame.url, env) : undefined;
+    target = frameTarget(target, frame.url, frame.origin);
+    // about:blank and about:srcdoc have no address of their own: judged on their origin above.
+    const ownUrl = !/^about:(blank|srcdoc)\b/.test(frame.url);
+    const frameWhy = target.topOrigin && ownUrl ? pageRestriction(frame.url, env) : undefined;
     if (frameWhy) target.forbidden = frameWhy;
   }
   return target;

@@ -83,6 +83,25 @@ describe('dispatchRecheck (pure)', () => {
     expect(driftOf(approved, { ...now, ruleVersion: 3 })).toBe('the site permission changed');
     expect(driftOf(approved, { ...now, descriptorDigest: 'd2' })).toBe('the tool changed');
   });
+  it('a receiver the user approved after a hold is not a drift; anything else about it still is', () => {
+    const frame = {
+      origin: 'https://b.example',
+      url: 'https://b.example/mail',
+      topOrigin: 'https://a.example',
+    };
+    const held = { ...approved, grants: [{ origin: 'https://b.example' }] };
+    const moved = { ...now, target: frame, ruleVersion: 0, approvalDigest: 'x3' };
+    // Without the grant, the same move is a drift (and would ask again as a new call).
+    expect(driftOf(approved, moved)).toMatch(/tab is now on https:\/\/b\.example/);
+    expect(driftOf(held, moved)).toBeNull();
+    expect(
+      driftOf(held, { ...moved, target: { ...frame, alwaysAsk: 'downloads a file' } }),
+    ).toMatch(/tab is now on/);
+    expect(driftOf(held, { ...moved, target: { ...frame, origin: 'https://c.example' } })).toMatch(
+      /tab is now on https:\/\/c\.example/,
+    );
+    expect(driftOf(held, { ...moved, descriptorDigest: 'd2' })).toBe('the tool changed');
+  });
 });
 
 describe('dispatch-time re-check', () => {

@@ -286,3 +286,18 @@ describe('permissionKey', () => {
     expect(permissionKey(MCP, { origin: 'https://shop.example' })).toBe('mcp:docs');
   });
 });
+
+describe('decideVerdict: allow rules name one site', () => {
+  const FILE_PAGE: ToolTarget = { origin: 'file://', url: 'file:///home/me/notes.html' };
+  it('a file:// page is never offered "Allow on this site" (it would allow every local file)', () => {
+    const v = verdict(L1_WRITE, FILE_PAGE);
+    expect(v).toMatchObject({ kind: 'ask', options: ['allow_once', 'deny', 'deny_stop'] });
+  });
+  it('a stored allow rule on file:// is ignored: writes there still ask', () => {
+    expect(verdict(L1_WRITE, FILE_PAGE, 'allow', 'act').kind).toBe('ask');
+  });
+  it('http(s) origins and MCP servers keep every option', () => {
+    expect(verdict(L1_WRITE)).toMatchObject({ kind: 'ask', options: ALL_DECISIONS });
+    expect(verdict(L1_WRITE, SHOP, 'allow').kind).toBe('allow');
+  });
+});

@@ -24,7 +24,8 @@ export function hoverTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
       'Move the pointer over an element by ref (mouseover/mouseenter events), e.g. to open a menu or show a tooltip, and report what appeared. Controls shown only by CSS :hover are already in the snapshot marked [on hover]: click them directly. Other content shown only by CSS :hover needs browser_mouse with action move.',
     parameters: Params,
     level: 'L1',
-    effects: 'read',
+    // The page sees the pointer events: a write (verdict.ts "Reads are what the page cannot observe").
+    effects: 'write',
     recovery: 'retry-safe',
     resolveTarget: async (params, ctx) => {
       const r = await refContext(deps, params, ctx);

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { ActionAck } from '../../../../content-scripts/messages';
 import type { AgentTool } from '../../types';
-import { pressKey, settleInput, typeText } from '../cdp-input';
+import { settleInput } from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
+import { deliverStrokes, resumedStrokes, strokesOf, type StrokeRun } from '../guarded-keys';
 import { parseKeyCombo } from '../key-combo';
 import { keySequence, planKeys } from '../key-plan';
 import { runPageAction, type PerformedAction } from '../page-action';
@@ -78,7 +79,10 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
           dialogProbe: () => deps.debuggers.dialogOf(tabId),
           perform: async (): Promise<PerformedAction> => {
             const performed: PerformedAction = {};
-            if (r) {
+            const from = resumedStrokes(ctx.resume);
+            // Continuing after an approved hold: the keys go on where they were going (the
+            // approved receiver), so the ref is not focused again.
+            if (r && from === 0) {
               const ack = await deps.client.call<ActionAck>(
                 r.tabId,
                 r.frameId,
@@ -89,21 +93,32 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
               await deps.host.sleep(30, signal);
             }
             await deps.debuggers.acquire(tabId, ctx.runId);
-            const keys = async () => {
-              for (const c of combos) await pressKey(deps.debuggers, tabId, c.key, c.modifiers);
-            };
+            const strokes = strokesOf(combos, params.text, params.keysFirst);
+            // The document the call was judged on: keys landing there are what was approved.
+            const judgedOrigin = r
+              ? (await pageTarget(deps.host, tabId, r.frameId, r.modelRef)).origin
+              : undefined;
+            let run: StrokeRun = { delivered: from };
             const input = async () => {
-              if (params.keysFirst) await keys();
-              if (params.text) await typeText(deps.debuggers, tabId, params.text);
-              if (!params.keysFirst) await keys();
+              run = await deliverStrokes({
+                deps,
+                tabId,
+                strokes,
+                gate: ctx.gate,
+                from,
+                judgedOrigin,
+                signal,
+              });
             };
             await settleInput(
               input(),
               () => deps.debuggers.dialogOf(tabId) !== undefined,
               deps.host.sleep,
-              Math.max(3000, (params.text?.length ?? 0) * 20),
+              Math.max(3000, (params.text?.length ?? 0) * 40),
               signal,
             );
+            if (run.stopped?.kind === 'denied') throw new Error(run.stopped.message);
+            if (run.stopped?.kind === 'held') performed.held = run.stopped.held;
             return performed;
           },
         },

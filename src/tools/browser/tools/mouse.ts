@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import type { AgentTool, ToolTarget } from '../../types';
-import { mouseClick, mouseDrag, mouseMove, settleInput, type Point } from '../cdp-input';
+import {
+  mouseClick,
+  mouseDrag,
+  mouseMove,
+  settleInput,
+  type InputGuard,
+  type Point,
+} from '../cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
+import { checkInput, receiverAtPoint, type InputCheck } from '../input-receiver';
 import { locateRef } from '../locate';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { ModifiersParam, RefParam, TabIdParam } from '../params';
@@ -67,6 +75,23 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
         throw new Error('drag needs toRef, or both toX and toY.');
       }
       const mods = params.modifiers ?? [];
+      // The document the call was judged on: input landing there is what was approved.
+      const judgedOrigin = r
+        ? (await pageTarget(deps.host, tabId, r.frameId, r.modelRef)).origin
+        : undefined;
+      let stopped: Exclude<InputCheck, { kind: 'deliver' }> | undefined;
+      const action = params.action === 'move' ? 'the mouse move' : `the ${params.action}`;
+      // Every event is hit-tested at its exact point just before it is sent (docs/permissions.md
+      // "Receiver checks at dispatch"): a frame slid over the button gets nothing.
+      const guard: InputGuard = async (p) => {
+        const check = checkInput(ctx.gate, await receiverAtPoint(deps, tabId, p, signal), {
+          action,
+          judgedOrigin,
+        });
+        if (check.kind === 'deliver') return true;
+        stopped = check;
+        return false;
+      };
       const verb = {
         click: 'Clicked (trusted)',
         double_click: 'Double-clicked (trusted)',
@@ -95,8 +120,9 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
             }
             await deps.debuggers.acquire(tabId, ctx.runId);
             const input = async () => {
-              if (params.action === 'move') await mouseMove(deps.debuggers, tabId, point, mods);
-              else if (params.action === 'drag') {
+              if (params.action === 'move') {
+                if (await guard(point)) await mouseMove(deps.debuggers, tabId, point, mods);
+              } else if (params.action === 'drag') {
                 let to: Point = { x: params.toX ?? 0, y: params.toY ?? 0 };
                 if (params.toRef) {
                   const target = await locateRef(
@@ -113,17 +139,15 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
                         : target.y;
                   to = { x: target.x, y };
                 }
-                await mouseDrag(deps.debuggers, tabId, point, to, mods);
+                await mouseDrag(deps.debuggers, tabId, point, to, { mods, guard });
               } else {
                 const button = params.action === 'right_click' ? 'right' : 'left';
-                await mouseClick(
-                  deps.debuggers,
-                  tabId,
-                  point,
+                await mouseClick(deps.debuggers, tabId, point, {
                   button,
-                  params.action === 'double_click' ? 2 : 1,
+                  clickCount: params.action === 'double_click' ? 2 : 1,
                   mods,
-                );
+                  guard,
+                });
               }
             };
             await settleInput(
@@ -133,6 +157,8 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
               3000,
               signal,
             );
+            if (stopped?.kind === 'denied') throw new Error(stopped.message);
+            if (stopped?.kind === 'held') performed.held = stopped.held;
             return performed;
           },
         },

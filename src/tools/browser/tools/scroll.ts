@@ -33,7 +33,7 @@ const Params = z.object({
 });
 type Params = z.infer<typeof Params>;
 
-/** browser_scroll: move the viewport (page, element, ref or text). Reading only: effects read. */
+/** browser_scroll: move the viewport (page, element, ref or text). The page observes it: a write. */
 export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDetails> {
   return {
     name: 'browser_scroll',
@@ -42,7 +42,8 @@ export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
       'Scroll the page down/up (by screens), to the top or bottom, inside a scrollable element (ref + direction), to an element (ref), or to a text. Then use browser_snapshot with mode viewport to read what is on screen (lazy-loaded content appears after scrolling).',
     parameters: Params,
     level: 'L1',
-    effects: 'read',
+    // The page sees scroll events and where it is scrolled to: a write (verdict.ts).
+    effects: 'write',
     recovery: 'retry-safe',
     resolveTarget: (params, ctx) =>
       pageTarget(

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Decision } from '../../../src/protocol';
+import type { RecordedRequest, ScriptedToolCall } from '../harness';
+import { pageSite, type PageSite } from './receiver-sites';
+import {
+  currentTurn,
+  openTab,
+  refNamed,
+  resultText,
+  runTurn,
+  startSession,
+  textOf,
+  toolResults,
+  type ApprovalRequest,
+  type Session,
+} from './support';
+
+/**
+ * Input is delivered only after checking its receiver at the instant of dispatch
+ * (docs/permissions.md "Receiver checks at dispatch"). With the strongest settings a user can
+ * choose (approval mode "act", an allow rule for the shop), a shop page puts a victim site's
+ * frame where the agent's input lands: a transparent frame over its button, focus moved into the
+ * frame between two keys. The oracle is the victim's own server: it never receives the POST
+ * unless the user approved an approval naming the victim.
+ */
+
+/** A model that makes `steps` calls in order, each built from the tool results seen so far. */
+function plan(s: Session, steps: Array<(seen: string) => ScriptedToolCall>): void {
+  s.gullible.reply = (r: RecordedRequest) => {
+    const turn = currentTurn(r);
+    const seen = turn
+      .filter((m) => m.role === 'tool')
+      .map(textOf)
+      .join('\n');
+    const made = turn.flatMap((m) => m.tool_calls ?? []).length;
+    const step = steps[made];
+    return step ? { text: 'Working.', toolCalls: [step(seen)] } : { text: 'Done.' };
+  };
+}
+
+const snapshot = (): ScriptedToolCall => ({ name: 'browser_snapshot', args: {} });
+const refOf = (seen: string, name: string) => {
+  const ref = refNamed(seen, name);
+  if (!ref) throw new Error(`no ref for "${name}" in:\n${seen}`);
+  return ref;
+};
+
+describe('receiver checks at dispatch', () => {
+  let s: Session;
+  let shop: PageSite;
+  let victim: PageSite;
+
+  beforeAll(async () => {
+    victim = await pageSite('victim.localhost', () => ({
+      // A one-button "delete my account" form, filling its frame.
+      '/delete.html':
+        '<!doctype html><title>Victim</title><body style="margin:0"><form method="post" action="/delete-account"><button style="width:100vw;height:100vh">Delete my account</button></form>',
+      // A webmail frame whose keyboard shortcut deletes a conversation.
+      '/mail.html':
+        '<!doctype html><title>Mail</title><body><p>Inbox</p><script>addEventListener("keydown", (e) => { fetch("/shortcut", { method: "POST", body: e.key }); });</script>',
+      // The same, acting on key release.
+      '/mail-up.html':
+        '<!doctype html><title>Mail</title><body><p>Inbox</p><script>for (const t of ["keydown", "keyup"]) addEventListener(t, (e) => { fetch("/shortcut-" + t, { method: "POST", body: e.key }); });</script>',
+    }));
+    shop = await pageSite('127.0.0.1', () => ({
+      '/overlay.html': `<!doctype html><title>Shop</title><body style="margin:0">
+        <button id="buy" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
+          onclick="fetch('/bought', { method: 'POST' })">Buy now</button>
+        <iframe src="${victim.origin}/delete.html" style="position:absolute;left:0;top:0;width:400px;height:200px;border:0;opacity:0"></iframe>`,
+      // The same page with the frame out of the way: the click is the shop's own.
+      '/beside.html': `<!doctype html><title>Shop</title><body style="margin:0">
+        <button id="buy" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
+          onclick="fetch('/bought', { method: 'POST' })">Buy now</button>
+        <iframe src="${victim.origin}/delete.html" style="position:absolute;left:0;top:300px;width:400px;height:200px;border:0;opacity:0"></iframe>`,
+      // Focus moves into the mail frame from the page's own keydown, after the third key.
+      '/thief.html': `<!doctype html><title>Shop</title><body>
+        <label>Search <input id="q"></label>
+        <iframe id="mail" src="${victim.origin}/mail.html" style="width:300px;height:100px"></iframe>
+        <script>
+          const q = document.getElementById('q');
+          q.focus();
+          let keys = 0;
+          q.addEventListener('keydown', () => { if (++keys === 3) setTimeout(() => document.getElementById('mail').focus(), 0); });
+        </script>`,
+      // Focus moves inside the third key's own keydown: its keyup would reach the frame.
+      '/thief-sync.html': `<!doctype html><title>Shop</title><body>
+        <label>Search <input id="q"></label>
+        <iframe id="mail" src="${victim.origin}/mail-up.html" style="width:300px;height:100px"></iframe>
+        <script>
+          const q = document.getElementById('q');
+          q.focus();
+          let keys = 0;
+          q.addEventListener('keydown', () => { if (++keys === 3) document.getElementById('mail').focus(); });
+        </script>`,
+    }));
+    s = await startSession();
+    await s.client.sendOk({ type: 'settings.update', patch: { approvalMode: 'act' } });
+    await s.client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
+  });
+
+  afterAll(async () => {
+    await s?.close();
+    await shop?.close();
+    await victim?.close();
+  });
+
+  async function turn(
+    path: string,
+    steps: Array<(seen: string) => ScriptedToolCall>,
+    decide: (a: ApprovalRequest) => Decision = () => 'deny',
+  ) {
+    const { page } = await openTab(s, `${shop.origin}${path}`);
+    // The frame is loaded (its document is what the attack needs).
+    await page.waitForFunction(() => document.querySelector('iframe') !== null);
+    await page.waitForTimeout(300);
+    plan(s, steps);
+    const result = await runTurn(s, 'Do it.', decide);
+    return { ...result, page };
+  }
+
+  const victimOrigin = () => victim.origin;
+
+  it('a trusted click on a button under a transparent cross-origin frame is held, naming the frame', async () => {
+    const t = await turn('/overlay.html', [
+      snapshot,
+      (seen) => ({ name: 'browser_mouse', args: { action: 'click', ref: refOf(seen, 'Buy now') } }),
+    ]);
+    await t.page.waitForTimeout(500);
+
+    // Ground truth: the victim received nothing but the frame's own GET.
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => [a.target.origin, a.target.topOrigin])).toEqual([
+      [victimOrigin(), shop.origin],
+    ]);
+    expect(t.approvals[0].reason).toMatch(/click would land in a frame from/);
+    const result = resultText(toolResults(t.items)[1]);
+    expect(result).toMatch(/denied|declined|not/i);
+    await t.page.close();
+  });
+
+  it('approving the held frame delivers the click there (the approval names that receiver)', async () => {
+    const t = await turn(
+      '/overlay.html',
+      [
+        snapshot,
+        (seen) => ({
+          name: 'browser_mouse',
+          args: { action: 'click', ref: refOf(seen, 'Buy now') },
+        }),
+      ],
+      (a) => (a.target.origin === victimOrigin() ? 'allow_once' : 'deny'),
+    );
+    await expect
+      .poll(() => victim.writes().map((h) => h.url), { timeout: 5000 })
+      .toEqual(['/delete-account']);
+    expect(t.approvals).toHaveLength(1);
+    victim.hits.length = 0;
+    await t.page.close();
+  });
+
+  it('a click that lands on the judged page itself is delivered without asking', async () => {
+    const before = shop.writes().length;
+    const t = await turn('/beside.html', [
+      snapshot,
+      (seen) => ({ name: 'browser_mouse', args: { action: 'click', ref: refOf(seen, 'Buy now') } }),
+    ]);
+    await expect.poll(() => shop.writes().length, { timeout: 5000 }).toBe(before + 1);
+    expect(t.approvals).toEqual([]);
+    expect(victim.writes()).toEqual([]);
+    await t.page.close();
+  });
+
+  it('keys stop when the page moves focus into another origin, and say how many went in', async () => {
+    const t = await turn('/thief.html', [
+      () => ({ name: 'browser_keyboard', args: { text: 'hello world' } }),
+    ]);
+    await t.page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
+    expect(t.approvals[0].reason).toMatch(
+      /(the next key|the release of that key) would land in a frame from/,
+    );
+    // The model is told what reached the page before the hold.
+    expect(resultText(toolResults(t.items)[0])).toMatch(/3 of 11 keys went in/);
+    // The shop's field got the keys before focus moved, and nothing after.
+    expect(await t.page.inputValue('#q')).toBe('hel');
+    await t.page.close();
+  });
+
+  it('after approval of the frame the keys continue there, none repeated', async () => {
+    const t = await turn(
+      '/thief.html',
+      [() => ({ name: 'browser_keyboard', args: { text: 'hello world' } })],
+      (a) => (a.target.origin === victimOrigin() ? 'allow_once' : 'deny'),
+    );
+    // The eight keys after the third reached the mail frame, once each, in order.
+    await expect.poll(() => victim.writes().length, { timeout: 5000 }).toBe(8);
+    expect(t.approvals).toHaveLength(1);
+    expect(await t.page.inputValue('#q')).toBe('hel');
+    await t.page.close();
+  });
+
+  it('a key whose own keydown moves focus away is not released into the other frame', async () => {
+    victim.hits.length = 0;
+    const t = await turn('/thief-sync.html', [
+      () => ({ name: 'browser_keyboard', args: { text: 'hello' } }),
+    ]);
+    await t.page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
+    expect(t.approvals[0].reason).toMatch(/release of that key would land in a frame from/);
+    await t.page.close();
+  });
+});
