@@ -1,3 +1,4 @@
+import { knownDefect } from '../test/sim/known-defects';
 import { generate } from '../test/sim/plan';
 import { runHistory } from '../test/sim/run-history';
 import { formatHistory, shrink, violationKind } from '../test/sim/shrink';
@@ -14,7 +15,9 @@ import { emptyStats, type SimStats } from '../test/sim/world';
  * trips, budget pauses, non-retryable errors, kills inside a transaction and inside a write tool);
  * the last line is `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
  * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
- * default 300; 0 = no shrinking).
+ * default 300; 0 = no shrinking). `--first` stops after the first history with a violation that
+ * is not a known defect (known-defects.ts) and prints `first violation after N histories` (the
+ * mutation check, scripts/mutants.ts, reads that line).
  */
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,12 +39,15 @@ const runs = arg('runs', 100);
 const store = storeArg();
 const seed = arg('seed', 1);
 const shrinkBudget = arg('shrink', 300);
+const stopAtFirst = process.argv.includes('--first');
 const started = performance.now();
 let kills = 0;
 let violating = 0;
 const stats: SimStats = emptyStats();
 const shrunkKinds = new Set<string>();
+let played = 0;
 for (let i = 0; i < runs; i++) {
+  played += 1;
   const history = generate(seed + i);
   const result = await runHistory(history, { store });
   kills += result.kills;
@@ -62,14 +68,18 @@ for (let i = 0; i < runs; i++) {
   }
   const flag = store === 'memory' ? '' : ` --store ${store}`;
   console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}${flag}`);
+  if (stopAtFirst && result.violations.some((v) => !knownDefect(v.message))) {
+    console.log(`first violation after ${played} histories`);
+    break;
+  }
 }
 const seconds = (performance.now() - started) / 1000;
-console.error(`(${seconds.toFixed(1)} s, ${(runs / seconds).toFixed(1)} histories/s)`);
+console.error(`(${seconds.toFixed(1)} s, ${(played / seconds).toFixed(1)} histories/s)`);
 console.log(
   Object.entries(stats)
     .map(([k, v]) => `${k} ${v}`)
     .join(', '),
 );
-console.log(`${runs} histories, ${kills} kills, ${violating} violations`);
+console.log(`${played} histories, ${kills} kills, ${violating} violations`);
 // Killed engines leave promises that never settle and tool timers pending: exit explicitly.
 process.exit(violating > 0 ? 1 : 0);

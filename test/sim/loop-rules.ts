@@ -1,5 +1,5 @@
 import type { RecordedRequest } from '../../src/providers/scripted';
-import type { NodeRecord, RunRecord } from '../../src/store/records';
+import type { NodeRecord, RunEnvironmentSnapshot, RunRecord } from '../../src/store/records';
 import type { MemoryData } from '../../src/store/memory-tables';
 import type { Ledger } from './world';
 
@@ -64,10 +64,17 @@ export function requestFacts(f: {
   return {
     ...base,
     runId: run.runId,
-    budget: run.env?.tokenBudget ?? null,
+    budget: envOf(f.data, run)?.tokenBudget ?? null,
     used: run.usage.inputTokens + run.usage.outputTokens - run.counters.budgetBaseline,
     tripped: breakerTrip(runNodes(f.data, run), f.ledger) >= 0,
   };
+}
+
+/** A run's environment snapshot (stored apart from the run record, in `runEnvs`). */
+function envOf(data: MemoryData, run: RunRecord): RunEnvironmentSnapshot | undefined {
+  if (run.env) return run.env;
+  return (data.table('runEnvs').get(run.runId) as { env?: RunEnvironmentSnapshot } | undefined)
+    ?.env;
 }
 
 /** A run's nodes in its own thread, in order (a fork copies them into another thread). */
