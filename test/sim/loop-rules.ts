@@ -176,9 +176,21 @@ export function loopRuleProblems(
  */
 function finalReplyProblems(ledger: Ledger, data: MemoryData, session: number): string[] {
   const out: string[] = [];
+  // Each run's nodes in its own thread (a fork copies them into another), in order.
+  const byRun = new Map<string, NodeRecord[]>();
+  for (const row of data.table('nodes').values()) {
+    const n = row as unknown as NodeRecord;
+    if (!n.runId) continue;
+    const key = `${n.threadId}\u0000${n.runId}`;
+    const xs = byRun.get(key);
+    if (xs) xs.push(n);
+    else byRun.set(key, [n]);
+  }
   for (const row of data.table('runs').values()) {
-    const { runId } = row as unknown as RunRecord;
-    const nodes = runNodes(data, row as unknown as RunRecord);
+    const { runId, threadId } = row as unknown as RunRecord;
+    const nodes = byRun.get(`${threadId}\u0000${runId}`);
+    if (!nodes?.some((n) => n.item.kind === 'tool_result')) continue;
+    nodes.sort((a, b) => a.seq - b.seq);
     const trip = breakerTrip(nodes, ledger);
     if (trip < 0) continue;
     const after = nodes.slice(trip + 1);

@@ -72,14 +72,15 @@ class MemorySimStore implements SimStore {
 
 /**
  * What is committed in `data` at this instant: its tables with the running transaction's writes
- * undone (transactions over one MemoryData are serialized, so at most one is running). A copy of
- * the table maps (the rows are shared: the checks never change them).
+ * undone (transactions over one MemoryData are serialized, so at most one is running). With no
+ * transaction running, `data` itself; else a copy of the table maps (the rows are shared: the
+ * checks never change them).
  */
 export function committedView(data: MemoryData): MemoryData {
+  const tx = data.active;
+  if (!tx || tx.done) return data;
   const out = new MemoryData();
   for (const [name, rows] of data.tables) out.tables.set(name, new Map(rows));
-  const tx = data.active;
-  if (!tx || tx.done) return out;
   for (const [name, saved] of tx.undo) {
     const rows = out.table(name as StoreTable);
     for (const [key, prev] of saved) {
