@@ -1,17 +1,23 @@
+import { knownDefect } from '../test/sim/known-defects';
 import { generate } from '../test/sim/plan';
 import { runHistory } from '../test/sim/run-history';
 import { formatHistory, shrink, violationKind } from '../test/sim/shrink';
 import { SIM_STORE_MODES, type SimStoreMode } from '../test/sim/sim-store';
+import { emptyStats, type SimStats } from '../test/sim/world';
 
 /**
  * The engine simulation (test/sim): `npm run test:sim -- --runs N [--seed S] [--store M]`. History
  * i is generated from seed S + i (S defaults to 1), so `--runs 1 --seed X` replays history X
  * exactly. `--store dexie` runs the engine on the Dexie store over fake-indexeddb instead of the
  * in-memory store (the default, `memory`); the same seed plays the same history on either.
- * Every violating history is printed with its seed and a shrunk history; the last line is
- * `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
+ * Every violating history is printed with its seed and a shrunk history; the line before the last
+ * counts what the histories met (world.ts `SimStats`: uncertain pauses, tool retries, breaker
+ * trips, budget pauses, non-retryable errors, kills inside a transaction and inside a write tool);
+ * the last line is `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
  * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
- * default 300; 0 = no shrinking).
+ * default 300; 0 = no shrinking). `--first` stops after the first history with a violation that
+ * is not a known defect (known-defects.ts) and prints `first violation after N histories` (the
+ * mutation check, scripts/mutants.ts, reads that line).
  */
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,14 +39,19 @@ const runs = arg('runs', 100);
 const store = storeArg();
 const seed = arg('seed', 1);
 const shrinkBudget = arg('shrink', 300);
+const stopAtFirst = process.argv.includes('--first');
 const started = performance.now();
 let kills = 0;
 let violating = 0;
+const stats: SimStats = emptyStats();
 const shrunkKinds = new Set<string>();
+let played = 0;
 for (let i = 0; i < runs; i++) {
+  played += 1;
   const history = generate(seed + i);
   const result = await runHistory(history, { store });
   kills += result.kills;
+  for (const k of Object.keys(stats) as (keyof SimStats)[]) stats[k] += result.stats[k];
   if (!result.violations.length) continue;
   violating += 1;
   const first = result.violations[0];
@@ -57,9 +68,18 @@ for (let i = 0; i < runs; i++) {
   }
   const flag = store === 'memory' ? '' : ` --store ${store}`;
   console.log(`  replay: npm run test:sim -- --runs 1 --seed ${history.seed}${flag}`);
+  if (stopAtFirst && result.violations.some((v) => !knownDefect(v.message))) {
+    console.log(`first violation after ${played} histories`);
+    break;
+  }
 }
 const seconds = (performance.now() - started) / 1000;
-console.error(`(${seconds.toFixed(1)} s, ${(runs / seconds).toFixed(1)} histories/s)`);
-console.log(`${runs} histories, ${kills} kills, ${violating} violations`);
+console.error(`(${seconds.toFixed(1)} s, ${(played / seconds).toFixed(1)} histories/s)`);
+console.log(
+  Object.entries(stats)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', '),
+);
+console.log(`${played} histories, ${kills} kills, ${violating} violations`);
 // Killed engines leave promises that never settle and tool timers pending: exit explicitly.
 process.exit(violating > 0 ? 1 : 0);

@@ -5,6 +5,7 @@ import { pathFrom } from '../../src/store/threads-repo';
 import type { MemoryData } from '../../src/store/memory-tables';
 import type { StoreTable } from '../../src/store/store-api';
 import type { Ledger, SentOp } from './world';
+import { loopRuleProblems } from './loop-rules';
 import { wireProblems } from './wire-rules';
 
 /**
@@ -96,7 +97,10 @@ function endCause(r: RunRecord, nodes: NodeRecord[]): string {
 }
 
 /** Checks that hold after every step. */
-export async function checkStep(w: World, from: { requests: number }): Promise<string[]> {
+export async function checkStep(
+  w: World,
+  from: { requests: number; loopRequests: number },
+): Promise<string[]> {
   const out: string[] = [];
   const s = await snapshot(w);
   const runsById = new Map(s.runs.map((r) => [r.runId, r]));
@@ -262,6 +266,8 @@ export async function checkStep(w: World, from: { requests: number }): Promise<s
   out.push(...turnCompleteProblems(w, s.runs, false));
   out.push(...afterCompleteProblems(w, s.nodes));
   out.push(...w.ledger.permissionProblems);
+  // 8. The loop's rules on the wire: budget, failure breaker, non-retryable errors.
+  out.push(...loopRuleProblems(w.ledger, w.data, from, w.session));
   return out;
 }
 

@@ -36,11 +36,25 @@ export type Reply =
   | { kind: 'error'; status: 429 | 500 | 529 | 400 | 401; afterFirstToken: boolean }
   | { kind: 'cut'; afterFirstToken: boolean };
 
-/** What one tool execution does: finish at once, wait for a `release`, or fail. */
+/**
+ * What one tool dispatch does: fail `transient` times in a row with an error that says "not ready
+ * yet" (each failure one attempt; the engine retries retry-safe tools after a backoff), then
+ * finish at once, wait for a `release`, or fail for good.
+ */
 export interface ToolOutcome {
   fail: boolean;
   gated: boolean;
+  transient?: number;
 }
+
+/**
+ * Where a kill lands. `any`: the n-th effect boundary from now, inside transactions too; `inside`:
+ * the n-th boundary inside a transaction (its writes done, its commit not landed); `write_before`
+ * / `write_after`: in the n-th write tool execution from now, before or just after its effect. A
+ * kill without a target (histories pinned before targets existed) counts every boundary except,
+ * in memory mode, those inside a transaction.
+ */
+export type KillTarget = 'any' | 'inside' | 'write_before' | 'write_after';
 
 export type Action =
   | { kind: 'submit' }
@@ -67,7 +81,7 @@ export type Action =
    * Kill the engine at the n-th effect boundary from now, then recover on a new engine; with
    * `again`, that engine dies too, at its `again`-th boundary (a crash during recovery).
    */
-  | { kind: 'kill'; atBoundary: number; again?: number }
+  | { kind: 'kill'; atBoundary: number; again?: number; target?: KillTarget }
   /** Let the engine run until nothing moves (no action: time passes). */
   | { kind: 'settle' };
 
@@ -89,11 +103,23 @@ const TOOLS: SimToolName[] = [
   'mcp__docs__search',
 ];
 
-function reply(rng: Rng): Reply {
+/**
+ * On a failing site the model keeps calling tools, mostly reading the page (a read runs without
+ * approval), so that the failures come one after another and the failure breaker trips.
+ */
+const FAILING_SITE_TOOLS: readonly (readonly [number, SimToolName])[] = [
+  [6, 'read_page'],
+  [1, 'fill_form'],
+  [1, 'reload_tab'],
+  [1, 'ask_user'],
+  [1, 'mcp__docs__search'],
+];
+
+function reply(rng: Rng, failingSite: boolean): Reply {
   return rng.weighted<() => Reply>([
-    [3, () => ({ kind: 'text', tokens: rng.int(5, 400) })],
+    [failingSite ? 1 : 3, () => ({ kind: 'text', tokens: rng.int(5, 400) })],
     [
-      7,
+      failingSite ? 10 : 7,
       () => ({
         kind: 'tools',
         calls: Array.from(
@@ -105,7 +131,7 @@ function reply(rng: Rng): Reply {
             ]),
           },
           () => ({
-            tool: rng.pick(TOOLS),
+            tool: failingSite ? rng.weighted(FAILING_SITE_TOOLS) : rng.pick(TOOLS),
             args: rng.weighted([
               [14, 'ok'],
               [1, 'malformed'],
@@ -216,12 +242,22 @@ function action(rng: Rng): Action {
     [1, () => ({ kind: 'mcp_restore' })],
     [12, () => ({ kind: 'release', pick: rng.chance(0.7) ? 0 : rng.int(0, 5) })],
     [
-      2,
-      () => ({
-        kind: 'kill',
-        atBoundary: rng.int(1, 40),
-        ...(rng.chance(0.25) ? { again: rng.int(1, 12) } : {}),
-      }),
+      3,
+      () => {
+        const target = rng.weighted<KillTarget>([
+          [3, 'any'],
+          [2, 'inside'],
+          [2.5, 'write_before'],
+          [2.5, 'write_after'],
+        ]);
+        const inTool = target === 'write_before' || target === 'write_after';
+        return {
+          kind: 'kill',
+          atBoundary: inTool ? rng.int(1, 2) : rng.int(1, target === 'inside' ? 12 : 40),
+          target,
+          ...(rng.chance(0.25) ? { again: rng.int(1, 12) } : {}),
+        };
+      },
     ],
     [4, () => ({ kind: 'settle' })],
   ])();
@@ -233,10 +269,19 @@ export function generate(seed: number): History {
   const n = rng.int(10, 60);
   const actions: Action[] = [{ kind: 'submit' }];
   for (let i = 1; i < n; i++) actions.push(action(rng));
-  const replies = Array.from({ length: rng.int(4, 40) }, () => reply(rng));
+  // One history in five plays against a failing site, so that the failure breaker trips.
+  const failingSite = rng.chance(0.2);
+  const replies = Array.from({ length: rng.int(4, 40) }, () => reply(rng, failingSite));
+  const failRate = failingSite ? 0.8 : 0.15;
   const tools = Array.from({ length: 40 }, () => ({
-    fail: rng.chance(0.15),
+    fail: rng.chance(failRate),
     gated: rng.chance(0.3),
+    transient: rng.weighted([
+      [10, 0],
+      [2, 1],
+      [1, 2],
+      [1, 3],
+    ]),
   }));
   const gatedReplies = Array.from({ length: replies.length }, () => rng.chance(0.35));
   return { seed, actions, replies, tools, gatedReplies };

@@ -1,13 +1,38 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generate, type History } from './plan';
+import type { History } from './plan';
 import { runHistory } from './run-history';
 
 /**
  * Histories the simulation found, shrunk, pinned. Each failed before its fix. `known: true` marks
- * a defect still open (run as `it.fails`, which proves it while keeping the suite green); none is
- * open now: the four listed in issue 12 were fixed by the run machine.
+ * a defect still open (run as `it.fails`, which proves it while keeping the suite green): the four
+ * listed in issue 12 were fixed by the run machine; the retry that skips the permission check
+ * (known-defects.ts) is open.
  */
 const cases: { name: string; known: boolean; history: History }[] = [
+  {
+    name: 'a read fails transiently, the user blocks the site during the backoff, the retry reads the blocked site anyway (open: known-defects.ts)',
+    known: true,
+    history: {
+      seed: 166,
+      actions: [
+        { kind: 'submit' },
+        { kind: 'release', pick: 0 },
+        { kind: 'site_rule', rule: 'block' },
+      ],
+      replies: [
+        {
+          kind: 'tools',
+          calls: [{ tool: 'read_page', args: 'ok', id: 'fresh' }],
+          stop: 'tool_use',
+          text: true,
+          tokens: 266,
+        },
+      ],
+      gatedReplies: [true],
+      tools: [{ fail: true, gated: false, transient: 1 }],
+    } as History,
+  },
   {
     name: 'deny_stop ends the turn with an acked steer pending: the steer was dropped (fixed in tool-finish.ts)',
     known: false,
@@ -478,10 +503,16 @@ describe('simulation regressions (shrunk histories)', () => {
 // Found by the 100,000-history soak: a never-retry write re-run after `run.resolveUncertain
 // retry` whose ack was lost to a kill (the decision and its receipt had committed). The engine
 // was right; the invariant counted only acked retries. It now also counts a committed receipt.
+// The two histories as the generator made them then (seeds 5036432 and 6041406), kept as data:
+// the generator has changed since.
+const RETRY_RECEIPT: History[] = JSON.parse(
+  readFileSync(new URL('./fixtures/retry-receipt-histories.json', import.meta.url), 'utf8'),
+);
+
 describe('simulation invariant: a retry committed before a kill counts as chosen', () => {
-  for (const seed of [5036432, 6041406]) {
-    it(`seed ${seed}`, async () => {
-      const r = await runHistory(generate(seed));
+  for (const history of RETRY_RECEIPT) {
+    it(`seed ${history.seed}`, async () => {
+      const r = await runHistory(history);
       expect(r.violations.map((v) => `step ${v.step}: ${v.message}`)).toEqual([]);
     });
   }

@@ -1,8 +1,8 @@
 import { installDeterministicDigest } from './deterministic-env';
 import { checkQuiescent, checkStep, describe, type World } from './invariants';
-import type { Action, History } from './plan';
+import type { Action, History, KillTarget } from './plan';
 import { openSimStore, type SimStore, type SimStoreMode } from './sim-store';
-import { Ledger, ORIGIN, Session } from './world';
+import { Ledger, ORIGIN, Session, type SimStats } from './world';
 
 /**
  * Play one history against the engine: each action is one op (or a release, a kill, or time
@@ -22,6 +22,8 @@ export interface HistoryResult {
   kills: number;
   /** Boundaries crossed and model requests made: a fingerprint of what happened. */
   trace: string;
+  /** What the history met (world.ts `SimStats`). */
+  stats: SimStats;
   /** With `verbose`, when there is a violation: the thread, runs, ops and turn events. */
   dump?: string;
 }
@@ -96,17 +98,22 @@ async function play(
       ...(quiescent ? await checkQuiescent(w) : []),
     ];
   };
-  const from = { requests: 0 };
+  const from = { requests: 0, loopRequests: 0 };
   let counter = 0;
 
   /** After a kill, open a new engine over the same data; it may be armed to die in recovery. */
   let again: number | undefined;
+  /** Where the kill of a recovering engine lands: anywhere, inside transactions too, if targeted. */
+  let againTarget: KillTarget | undefined;
   const recoverIfDead = async () => {
     while (session.dead) {
       kills += 1;
       session.dispose();
       session = new Session(session.index + 1, ledger, sim);
-      if (again !== undefined) session.killCountdown = again;
+      if (again !== undefined) {
+        session.killCountdown = again;
+        session.killTarget = againTarget;
+      }
       again = undefined;
       session.start();
       await settle(ledger);
@@ -124,10 +131,17 @@ async function play(
   }
 
   if (!violations.length) {
-    // Quiescence: no more kills; release everything and answer whatever waits.
-    session.killCountdown = null;
+    // Quiescence: release everything and answer whatever waits. No more kills, except one armed
+    // for a write tool: the approvals answered here are when most writes run.
+    const t = session.killTarget;
+    if (t !== 'write_before' && t !== 'write_after') session.killCountdown = null;
+    again = undefined;
     for (let round = 0; round < 40; round++) {
-      while (Session.release(ledger, 0)) await settle(ledger);
+      while (Session.release(ledger, 0)) {
+        await settle(ledger);
+        await recoverIfDead();
+      }
+      await recoverIfDead();
       const run = await session.store.runs.current(threadId);
       if (run?.state === 'waiting_approval') {
         for (const p of await session.store.approvals.pendingForRun(run.runId))
@@ -147,15 +161,25 @@ async function play(
         session.send({ type: 'run.resolveUncertain', runId: run.runId, resolution: 'mark_done' });
       } else if (!ledger.gates.length) break;
       await settle(ledger);
+      await recoverIfDead();
     }
     for (const message of await check(true))
       violations.push({ step: steps.length, action: 'quiescence', message });
   }
   const dump = verbose && violations.length ? await describe(await world()) : undefined;
   session.dispose();
+  const completes = ledger.events.flatMap((x) => (x.ev.type === 'turn.complete' ? [x.ev] : []));
+  ledger.stats.uncertainPauses = completes.filter(
+    (e) => e.stopReason === 'paused_uncertain',
+  ).length;
+  ledger.stats.budgetPauses = completes.filter((e) => e.stopReason === 'budget_pause').length;
+  ledger.stats.breakerTrips = new Set(
+    ledger.requestLog.flatMap((f) => (f.tripped && f.runId ? [f.runId] : [])),
+  ).size;
   return {
     violations,
     kills,
+    stats: ledger.stats,
     trace: `${ledger.boundaries}b/${ledger.requests.length}r/${ledger.events.length}e`,
     ...(dump ? { dump } : {}),
   };
@@ -304,7 +328,9 @@ async function play(
         return;
       case 'kill':
         session.killCountdown = a.atBoundary;
+        session.killTarget = a.target;
         again = a.again;
+        againTarget = a.target && 'any';
         return;
       case 'settle':
         return;

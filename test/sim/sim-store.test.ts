@@ -3,7 +3,7 @@ import type { StoreApi } from '../../src/store/store-api';
 import { openSimStore } from './sim-store';
 
 /**
- * The dexie mode's harness (sim-store.ts, committed-mirror.ts): a kill stores nothing of a
+ * The store modes' harness (sim-store.ts, committed-mirror.ts): a kill stores nothing of a
  * half-done transaction, and the committed mirror shows a write only once it is committed.
  */
 
@@ -63,6 +63,34 @@ describe('the simulation on the Dexie store', () => {
     expect(view.data.table('siteRules').get('https://shop.example')).toMatchObject({
       rule: 'allow',
     });
+    await sim.dispose();
+  });
+
+  it('memory mode: the committed view hides a running transaction’s writes, a kill inside one stores nothing', async () => {
+    const sim = openSimStore('memory', () => undefined);
+    const a = sim.open();
+    await rule(a, 'https://before.example');
+    let inside: boolean | undefined;
+    await a.transaction(async () => {
+      await rule(a, 'https://shop.example');
+      inside = sim.committed(a).table('siteRules').has('https://shop.example');
+    });
+    expect(inside).toBe(false);
+    expect(sim.committed(a).table('siteRules').has('https://shop.example')).toBe(true);
+    let settled = false;
+    void a
+      .transaction(async () => {
+        await rule(a, 'https://half.example');
+        sim.kill(a);
+        await never();
+      })
+      .finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    const b = sim.open();
+    expect(await b.siteRules.get('https://half.example')).toBeUndefined();
+    expect(await b.siteRules.get('https://before.example')).toBeDefined();
+    expect((await sim.view(b)).data.table('siteRules').has('https://half.example')).toBe(false);
     await sim.dispose();
   });
 });

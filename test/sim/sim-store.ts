@@ -42,11 +42,12 @@ export interface StoredView {
 }
 
 /**
- * The in-memory store, as the simulation always ran: the sessions share one MemoryData, and the
- * checks read it in place. A kill leaves the store to `Session.dispose` (closing it rolls back
- * its unfinished transaction). Its `committed` is weaker than the contract: MemoryData holds a
- * running transaction's writes in place (with an undo log), so a read at an instant also sees
- * writes not yet committed; only the dexie mode's instant reads are exact.
+ * The in-memory store: the sessions share one MemoryData. MemoryData applies a running
+ * transaction's writes in place (keeping an undo log), so what is committed at an instant is that
+ * data minus the running transaction's writes: `committed` and `view` give exactly that (a copy
+ * with the undo log applied), so that a check reading at an instant never sees a write before it
+ * commits. A kill closes the killed session's store at once, as the dexie mode does: closing rolls
+ * back its unfinished transaction, so a kill inside a transaction stores nothing of it.
  */
 class MemorySimStore implements SimStore {
   readonly mode = 'memory';
@@ -56,14 +57,38 @@ class MemorySimStore implements SimStore {
   open(): StoreApi {
     return new MemoryStore(this.data);
   }
-  kill(): void {}
-  committed(store: StoreApi): MemoryData {
-    return (store as MemoryStore).data;
+  kill(store: StoreApi): void {
+    store.close();
   }
-  async view(store: StoreApi): Promise<StoredView> {
-    return { data: (store as MemoryStore).data, rows: (t) => store.rows(t), drift: '' };
+  committed(): MemoryData {
+    return committedView(this.data);
+  }
+  async view(): Promise<StoredView> {
+    const data = committedView(this.data);
+    return { data, rows: async (t) => [...data.table(t).values()], drift: '' };
   }
   async dispose(): Promise<void> {}
+}
+
+/**
+ * What is committed in `data` at this instant: its tables with the running transaction's writes
+ * undone (transactions over one MemoryData are serialized, so at most one is running). With no
+ * transaction running, `data` itself; else a copy of the table maps (the rows are shared: the
+ * checks never change them).
+ */
+export function committedView(data: MemoryData): MemoryData {
+  const tx = data.active;
+  if (!tx || tx.done) return data;
+  const out = new MemoryData();
+  for (const [name, rows] of data.tables) out.tables.set(name, new Map(rows));
+  for (const [name, saved] of tx.undo) {
+    const rows = out.table(name as StoreTable);
+    for (const [key, prev] of saved) {
+      if (prev === undefined) rows.delete(key);
+      else rows.set(key, prev);
+    }
+  }
+  return out;
 }
 
 let databases = 0;

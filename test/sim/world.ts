@@ -13,7 +13,8 @@ import { defaultSettings } from '../../src/store/settings-repo';
 import type { StoreApi } from '../../src/store/store-api';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/types';
-import type { History, Reply, SimToolName } from './plan';
+import { requestFacts, type GeneratedCall, type RequestFacts } from './loop-rules';
+import type { History, KillTarget, Reply, SimToolName, ToolOutcome } from './plan';
 import type { SimStore } from './sim-store';
 
 /**
@@ -21,10 +22,49 @@ import type { SimStore } from './sim-store';
  * ScriptedProvider playing the history's replies), the tools (fakes with faults and delays), a
  * kill switch at effect boundaries, and the UI (a client on a DirectTransport). Engines come and
  * go (a kill, then recovery on a new engine over the same data); the ledger outlives them.
+ *
+ * Time is virtual: the clock ticks once per read, and the engine's one wait on time (the backoff
+ * between retries of a transient tool failure, `EngineOptions.sleep`) is a gate like a slow tool:
+ * it ends when the scheduler releases it, and the clock moves on by the wait's length then.
  */
+
+/** What a simulated tool throws for a failure that says "not ready yet" (tool-retry.ts). */
+export const TRANSIENT_TOOL_ERROR = 'content script not ready (simulated)';
+
+/** Counts of what the loop's rules and the recovery paths met in one history (reported by sim.ts). */
+export interface SimStats {
+  /** Turns that came to rest in paused_uncertain (a write's outcome unknown after a kill). */
+  uncertainPauses: number;
+  /** Retries of a transient tool failure (each backoff wait the engine started). */
+  toolRetries: number;
+  /** Runs whose failure breaker tripped (5 consecutive failures, as the simulation counts them). */
+  breakerTrips: number;
+  /** Turns paused by the token budget. */
+  budgetPauses: number;
+  /** Non-retryable provider errors the engine received. */
+  nonRetryable: number;
+  /** Kills that landed inside a transaction, and while a write tool executed. */
+  insideKills: number;
+  writeToolKills: number;
+}
+
+export function emptyStats(): SimStats {
+  return {
+    uncertainPauses: 0,
+    toolRetries: 0,
+    breakerTrips: 0,
+    budgetPauses: 0,
+    nonRetryable: 0,
+    insideKills: 0,
+    writeToolKills: 0,
+  };
+}
 
 export const ORIGIN = 'https://shop.example';
 export const MCP_PREFIX = 'mcp__docs__';
+const MCP_DOWN = 'MCP server docs disconnected';
+/** The tools the simulation registers (ask_user is the engine's own). */
+const SIM_TOOLS: SimToolName[] = ['read_page', 'fill_form', 'reload_tab', 'mcp__docs__search'];
 
 export interface Seen {
   session: number;
@@ -64,6 +104,15 @@ export class Ledger {
   readonly executions = new Map<string, number>();
   readonly executionLog: { tool: SimToolName; callId: string; runId: string }[] = [];
   readonly requests: RecordedRequest[] = [];
+  /** What the world was when each request was sent (same index as `requests`; loop-rules.ts). */
+  readonly requestLog: RequestFacts[] = [];
+  /** Transient failures still to come for a call's current dispatch, by session and call id. */
+  readonly transientLeft = new Map<string, { left: number; outcome: ToolOutcome }>();
+  readonly stats = emptyStats();
+  /** The calls the simulated model made, by the id it gave them (loop-rules.ts). */
+  readonly calls = new Map<string, GeneratedCall>();
+  /** The errors the simulated tools throw (a result quoting one reports a tool failure). */
+  readonly toolErrors = [...SIM_TOOLS.map((t) => `${t} failed`), MCP_DOWN, TRANSIENT_TOOL_ERROR];
   mcpDown = false;
   boundaries = 0;
   /** Tools that ran without the permission they needed (see `Session.checkPermission`). */
@@ -86,6 +135,8 @@ export class Session {
   readonly transport: DirectTransport;
   dead = false;
   killCountdown: number | null = null;
+  /** Where the armed kill lands (plan.ts `KillTarget`); undefined = every boundary but `:inside` in memory mode. */
+  killTarget: KillTarget | undefined;
   private submissionCounter = 0;
 
   constructor(
@@ -97,13 +148,18 @@ export class Session {
     const faults: FaultInjector = {
       at: (name) => {
         if (this.dead) return new Promise<void>(() => undefined);
-        // Inside a transaction only the dexie mode can stop the worker faithfully (its kill aborts
-        // the transaction, as Chromium does); the memory store has already applied the writes
-        // and would keep them, so there that point is not a boundary at all.
-        if (name.endsWith(':inside') && sim.mode !== 'dexie') return;
+        const inside = name.endsWith(':inside');
+        // Histories pinned before kills could land inside a memory transaction (no target) keep
+        // their boundary numbering: for them that point is not a boundary in memory mode.
+        if (inside && sim.mode !== 'dexie' && this.killTarget === undefined) return;
         ledger.boundaries += 1;
         ledger.activity += 1;
-        if (this.killCountdown !== null && --this.killCountdown <= 0) {
+        const counts =
+          this.killTarget === 'inside'
+            ? inside
+            : this.killTarget !== 'write_before' && this.killTarget !== 'write_after';
+        if (this.killCountdown !== null && counts && --this.killCountdown <= 0) {
+          if (inside) ledger.stats.insideKills += 1;
           this.kill(name);
           return new Promise<void>(() => undefined);
         }
@@ -131,7 +187,7 @@ export class Session {
       ids: ledger.ids,
       faults,
       log: { warn: () => undefined, error: () => undefined },
-      options: { generateTitles: false },
+      options: { generateTitles: false, sleep: (ms, signal) => this.backoff(ms, signal) },
     });
     registerBuiltins(this.engine);
     for (const t of this.tools()) {
@@ -246,9 +302,29 @@ export class Session {
     const { history } = this.ledger;
     const i = this.ledger.replyCursor++;
     this.ledger.requests.push(req);
+    // The world at the instant of the request, read from what is committed (loop-rules.ts).
+    this.ledger.requestLog.push(
+      requestFacts({
+        data: this.sim.committed(this.store),
+        ledger: this.ledger,
+        request: req,
+        reply: i,
+        session: this.index,
+      }),
+    );
     this.ledger.activity += 1;
     if (history.gatedReplies[i]) await this.gate(`model#${i}`);
-    return this.scripted(history.replies[i] ?? { kind: 'text', tokens: 20 }, i);
+    const reply = history.replies[i] ?? { kind: 'text', tokens: 20 };
+    if (reply.kind === 'error' && (reply.status === 400 || reply.status === 401))
+      this.ledger.stats.nonRetryable += 1;
+    return this.scripted(reply, i);
+  }
+
+  /** The engine's wait before retrying a transient tool failure: a gate; the clock moves on by `ms`. */
+  private async backoff(ms: number, signal: AbortSignal): Promise<void> {
+    this.ledger.stats.toolRetries += 1;
+    await this.gate(`backoff:${ms}`, signal);
+    this.ledger.now += ms;
   }
 
   private scripted(r: Reply, i: number): ScriptedReply {
@@ -265,6 +341,9 @@ export class Session {
                 ? this.ledger.lastModelCallId
                 : `call_m${i}_${k}`;
           this.ledger.lastModelCallId = id || this.ledger.lastModelCallId;
+          const known = this.ledger.calls.get(id);
+          if (known) known.ambiguous = true;
+          else if (id) this.ledger.calls.set(id, { args: c.args, ambiguous: false });
           const args =
             c.tool === 'ask_user'
               ? { question: c.args === 'invalid' ? '' : 'Which size?' }
@@ -332,20 +411,37 @@ export class Session {
         return { origin: ORIGIN, url: `${ORIGIN}/page`, tabId: 7, title: 'Shop' };
       },
       async execute(callId, params, signal, _onUpdate, ctx) {
+        // An armed kill aimed at a write tool lands here: before its effect, or just after it.
+        const target = session.killTarget;
+        const aimed =
+          (name === 'fill_form' || name === 'reload_tab') &&
+          (target === 'write_before' || target === 'write_after') &&
+          session.killCountdown !== null &&
+          --session.killCountdown <= 0;
+        if (aimed && target === 'write_before') return session.killInTool(name);
+        // Transient failures come first, each one an attempt of this dispatch (tool-retry.ts); the
+        // dispatch then does what its outcome says.
+        const left = `${session.index}:${callId}`;
+        const flaky = ledger.transientLeft.get(left);
         const all = ledger.history.tools;
-        const outcome = all.length
-          ? all[ledger.toolCursor++ % all.length]
-          : { fail: false, gated: false };
+        const outcome: ToolOutcome =
+          flaky?.outcome ??
+          (all.length ? all[ledger.toolCursor++ % all.length] : { fail: false, gated: false });
         const key = `${name}:${callId}`;
         ledger.executions.set(key, (ledger.executions.get(key) ?? 0) + 1);
         ledger.executionLog.push({ tool: name, callId, runId: ctx.runId });
         ledger.activity += 1;
-        session.checkPermission(name, callId);
-        if (name === 'mcp__docs__search' && ledger.mcpDown)
-          throw new Error('MCP server docs disconnected');
+        session.checkPermission(name, callId, flaky !== undefined);
+        if (aimed) return session.killInTool(name);
+        if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error(MCP_DOWN);
+        const pending = flaky ? flaky.left : (outcome.transient ?? 0);
+        if (pending > 0) {
+          ledger.transientLeft.set(left, { left: pending - 1, outcome });
+          throw new Error(TRANSIENT_TOOL_ERROR);
+        }
+        ledger.transientLeft.delete(left);
         if (outcome.gated) await session.gate(`${name}:${callId}`, signal);
-        if (name === 'mcp__docs__search' && ledger.mcpDown)
-          throw new Error('MCP server docs disconnected');
+        if (name === 'mcp__docs__search' && ledger.mcpDown) throw new Error(MCP_DOWN);
         if (outcome.fail) throw new Error(`${name} failed`);
         return {
           content: [{ type: 'text', text: `${name} ok ${params.value ?? params.query ?? ''}` }],
@@ -376,14 +472,18 @@ export class Session {
   /**
    * Keel's second promise, checked at the moment a tool runs (a synchronous read of the stored
    * rules and approvals): nothing runs on a blocked site, and a write (or an MCP call) on a site
-   * (server) without an allow rule runs only under the user's allow for that very call.
+   * (server) without an allow rule runs only under the user's allow for that very call. Every
+   * attempt is a moment of effect: `retry` marks an attempt after a transient failure.
    */
-  checkPermission(name: SimToolName, callId: string): void {
+  checkPermission(name: SimToolName, callId: string, retry: boolean): void {
     const data = this.sim.committed(this.store);
     const key = name === 'mcp__docs__search' ? 'mcp:docs' : ORIGIN;
     const rule = (data.table('siteRules').get(key) as { rule?: string } | undefined)?.rule ?? 'ask';
+    const when = retry ? ' (a retry after a transient failure)' : '';
     if (rule === 'block')
-      this.ledger.permissionProblems.push(`${name} (${callId}) ran on ${key}, which is blocked`);
+      this.ledger.permissionProblems.push(
+        `${name} (${callId}) ran on ${key}, which is blocked${when}`,
+      );
     const needsApproval =
       name === 'fill_form' || name === 'reload_tab' || name === 'mcp__docs__search';
     if (!needsApproval || rule === 'allow') return;
@@ -395,8 +495,15 @@ export class Session {
     );
     if (!approved)
       this.ledger.permissionProblems.push(
-        `${name} (${callId}) ran on ${key} (rule ${rule}) without the user's approval`,
+        `${name} (${callId}) ran on ${key} (rule ${rule}) without the user's approval${when}`,
       );
+  }
+
+  /** A kill while a write tool runs: the worker stops inside the tool; the call never returns. */
+  killInTool(name: SimToolName): Promise<never> {
+    this.ledger.stats.writeToolKills += 1;
+    this.kill(`tool:${name}`);
+    return new Promise<never>(() => undefined);
   }
 
   /** The MCP server goes away (its tools leave the registry) or comes back. */
@@ -409,7 +516,7 @@ export class Session {
       this.registry.unregisterPrefix(MCP_PREFIX);
       for (const g of this.ledger.gates.filter((x) => x.label.startsWith(MCP_PREFIX))) {
         this.ledger.gates.splice(this.ledger.gates.indexOf(g), 1);
-        g.reject(new Error('MCP server docs disconnected'));
+        g.reject(new Error(MCP_DOWN));
       }
     }
   }
