@@ -16,6 +16,7 @@ import { startedCall } from './prepared-call';
 import { retryDecision } from './tool-retry';
 import { beginHeldApproval } from './tool-park';
 import { receiverGate } from '../../gatekeeper/receiver';
+import { moveRun } from '../run/run-edges';
 
 /**
  * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
@@ -39,7 +40,7 @@ export async function execute(
     await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'executing_tool';
+        moveRun(r, 'execute', 'executing_tool');
         r.pendingTool = startedCall(
           prev,
           { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
@@ -88,7 +89,7 @@ export async function execute(
         await ctx.store.runs.update(
           run.runId,
           (x) => {
-            x.state = 'waiting_interaction';
+            moveRun(x, 'execute', 'waiting_interaction');
             if (x.pendingTool) x.pendingTool.interactionId = interactionId;
           },
           now,

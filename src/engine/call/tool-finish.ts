@@ -7,12 +7,14 @@ import { LeafWriter } from '../run/leaf-writer';
 import { emitCommitted } from '../run/nodes';
 import {
   afterToolResult,
+  isTerminal,
   DISABLE_AFTER,
   WARN_AFTER,
   type End,
   type FailureEffect,
 } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
+import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 import { upsertCallNode } from '../run/tool-call-node';
 
@@ -80,7 +82,7 @@ export async function finishCall(
     const end: End | undefined = f.end
       ? {
           kind: 'end',
-          state: f.end.state,
+          to: f.end.state,
           stopReason: f.end.stopReason,
           ...(f.end.error ? { error: f.end.error } : {}),
         }
@@ -135,7 +137,8 @@ export async function finishCall(
         w,
         run,
         {
-          state: next.state,
+          by: 'afterToolResult',
+          to: next.to,
           stopReason: next.stopReason,
           ...(next.error ? { error: next.error } : {}),
           ...(f.end ? { notice: f.end.notice } : {}),
@@ -149,12 +152,12 @@ export async function finishCall(
       run.runId,
       (r) => {
         cursor(r);
-        r.state = next.kind === 'next_call' ? 'executing_tool' : 'streaming_model';
+        moveRun(r, 'afterToolResult', next.to);
       },
       now,
     );
     return { created: w.created, run: r };
   });
   for (const n of out.created) emitCommitted(ctx, n);
-  return out.run.state === 'completed' || out.run.state === 'failed' ? 'ended' : 'continue';
+  return isTerminal(out.run.state) ? 'ended' : 'continue';
 }

@@ -15,6 +15,7 @@ import type { StepOutcome } from '../run/step-outcome';
 import { emitCommitted } from '../run/nodes';
 import { approvalEvent, interactionEvent } from '../views/thread-view';
 import { upsertCallNode } from '../run/tool-call-node';
+import { moveRun } from '../run/run-edges';
 
 /**
  * Parking a run on the user: an approval (the Gatekeeper asked) or an interaction (ask_user).
@@ -167,7 +168,7 @@ async function parkOnApproval(
     const r = await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'waiting_approval';
+        moveRun(r, 'parkOnApproval', 'waiting_approval');
         r.pendingTool = ask.pending(approvalId);
       },
       now,
@@ -228,7 +229,7 @@ export async function beginInteraction(
     await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'waiting_interaction';
+        moveRun(r, 'beginInteraction', 'waiting_interaction');
         r.pendingTool = {
           toolCallId: call.id,
           nodeId: call.nodeId,

@@ -16,6 +16,7 @@ import { errorText, text } from '../run/tool-call-node';
 import { execute } from './tool-execute';
 import { finishCall } from './tool-finish';
 import { beginApproval, beginInteraction } from './tool-park';
+import { moveRun } from '../run/run-edges';
 
 /** Starts of one call across restarts before recovery gives up on it. */
 const MAX_TOOL_ATTEMPTS = 3;
@@ -43,7 +44,11 @@ export async function toolStep(
   const { toolCalls, nextToolIndex } = run.stepCursor;
   if (nextToolIndex >= toolCalls.length) {
     await ctx.commit('tools_done', () =>
-      ctx.store.runs.update(runId, (r) => void (r.state = 'streaming_model'), ctx.clock.now()),
+      ctx.store.runs.update(
+        runId,
+        (r) => moveRun(r, 'toolStep', 'streaming_model'),
+        ctx.clock.now(),
+      ),
     );
     return 'continue';
   }
@@ -233,7 +238,7 @@ export async function toolStep(
           await ctx.store.runs.update(
             runId,
             (r) => {
-              r.state = 'paused_uncertain';
+              moveRun(r, 'toolStep', 'paused_uncertain');
               r.stopReason = 'paused_uncertain';
             },
             now,

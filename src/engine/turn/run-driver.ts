@@ -168,7 +168,7 @@ export class RunDriver {
         this.ctx,
         w,
         run,
-        { state: 'interrupted', stopReason: 'interrupted', notice },
+        { by: 'onInterrupt', to: 'interrupted', stopReason: 'interrupted', notice },
         {
           run: (r) => {
             r.pendingTool = undefined;

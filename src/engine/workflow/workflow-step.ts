@@ -25,6 +25,7 @@ import { REPLAY_ONLY_TRANSPORT } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
 import { emitCommitted } from '../run/nodes';
 import { commitEnd } from '../run/run-end';
+import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 
 /** The run can hand a divergence to a model. */
@@ -133,7 +134,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
           toolCalls: [call],
           nextToolIndex: 0,
         };
-        r.state = 'executing_tool';
+        moveRun(r, 'decideReplay', 'executing_tool');
       },
       now,
     );
@@ -167,7 +168,7 @@ async function finish(
       ctx,
       w,
       run,
-      { state: 'completed', stopReason: 'end' },
+      { by: 'decideReplay', to: 'completed', stopReason: 'end' },
       { run: (r) => void (r.workflow = next) },
     );
     return w.created;
@@ -209,7 +210,8 @@ async function handOff(
       w,
       run,
       {
-        state: 'failed',
+        by: 'decideReplay',
+        to: 'failed',
         stopReason: 'error',
         error: {
           code: 'workflow_diverged',

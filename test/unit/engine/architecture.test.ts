@@ -83,6 +83,19 @@ describe('src/engine structure', () => {
     ]);
   });
 
+  it('only moveRun (run/run-edges.ts) assigns a run state', () => {
+    // A tool_call item's state (`item.state`, `it.state`) is the card's, not the run's.
+    const writer = join(ENGINE, 'run', 'run-edges.ts');
+    const offenders = filesUnder(ENGINE).flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => /\.state\s*=(?!=)/.test(l) && !/\b(item|it)\.state\s*=/.test(l))
+        .filter((l) => f !== writer || !/^\s*run\.state = to;$/.test(l))
+        .map((l) => `${relative(ROOT, f)}: ${l.trim()}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('no engine module writes through the raw database (store.db)', () => {
     const offenders = filesUnder(ENGINE).filter((f) =>
       /\bstore\.db\b|ctx\.store\.db\b/.test(readFileSync(f, 'utf8')),
