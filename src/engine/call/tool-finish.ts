@@ -1,4 +1,3 @@
-import type { ContentBlock, ToolCallState } from '../../protocol';
 import type { PlannedToolCall, RunRecord } from '../../store/records';
 import type { RegisteredTool } from '../../tools/registry';
 import { closeRemainingCalls } from '../run/close-calls';
@@ -17,26 +16,10 @@ import { commitEnd } from '../run/run-end';
 import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 import { upsertCallNode } from '../run/tool-call-node';
+import type { Finish } from './call-finish';
 
 export type { FailureEffect };
-
-export interface Finish {
-  callState: ToolCallState;
-  ok: boolean;
-  outcome: 'ok' | 'error' | 'denied' | 'interrupted' | 'invalid' | 'lost' | 'marked_done';
-  content: ContentBlock[];
-  details?: unknown;
-  failure: FailureEffect;
-  /** Attempts of a retry-safe call that failed transiently before this result (spec/004). */
-  attempts?: number;
-  /** End the turn after recording this call (deny_stop, or the user marking an uncertain call failed). */
-  end?: {
-    state: 'completed' | 'failed';
-    stopReason: 'interrupted' | 'error';
-    notice: { code: string; text: string };
-    error?: { code: string; message: string };
-  };
-}
+export type { Finish };
 
 /**
  * Record a call's outcome: tool_call state + tool_result + breaker counters + cursor, in one
@@ -45,18 +28,17 @@ export interface Finish {
  */
 export async function finishCall(
   ctx: EngineContext,
-  run0: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool | undefined,
+  c: { run: RunRecord; call: PlannedToolCall; reg: RegisteredTool | undefined },
   f: Finish,
   extra: { interactionId?: string } = {},
 ): Promise<StepOutcome> {
+  const { run: run0, call, reg } = c;
   const out = await ctx.commit('tool_result', async () => {
     const now = ctx.clock.now();
     const run = (await ctx.store.runs.get(run0.runId))!;
     const params = run.pendingTool?.toolCallId === call.id ? run.pendingTool.params : call.args;
     const w = await LeafWriter.open(ctx, run);
-    await upsertCallNode(ctx, run, call, reg, params, f.callState, w);
+    await upsertCallNode(ctx, { run, call, reg, params }, f.callState, w);
     const d = reg?.descriptor;
     await w.append({
       kind: 'tool_result',

@@ -91,8 +91,7 @@ export async function commitAssistant(
         w,
         run,
         planned.map((call) => ({ call, why: transition.why })),
-        'invalid',
-        assistantId,
+        { assistantId },
       );
       next = transition.next;
     } else {

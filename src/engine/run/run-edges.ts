@@ -70,7 +70,7 @@ export const RUN_EDGES = {
     { from: 'executing_tool', to: 'completed', when: 'deny_stop recorded' },
     { from: 'executing_tool', to: 'failed', when: 'uncertain call marked failed' },
   ],
-  toolStep: [
+  decideCall: [
     { from: 'executing_tool', to: 'streaming_model', when: 'batch already recorded' },
     {
       from: 'executing_tool',

@@ -143,7 +143,7 @@ export class RunDriver {
         w,
         run,
         t.close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })),
-        'interrupted',
+        { outcome: 'interrupted' },
       );
       if (t.cancelApproval) {
         const a = await store.approvals.get(t.cancelApproval);

@@ -79,7 +79,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
         reason: 'page_differs',
         message: 'The user sent a message during the replay.',
       },
-      true,
+      { steered: true },
     );
   let last = wf.awaiting ? await resultOf(ctx, run0, wf.awaiting.callId) : undefined;
   if (last?.notRun) {
@@ -88,7 +88,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
   }
   wf = followTab(wf, last);
   const d = decideReplay(wf, last);
-  if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, false, last?.ok);
+  if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, { steered: false, lastOk: last?.ok });
   if (d.kind === 'done') return finish(ctx, run0, wf, d, last?.ok);
   const name = d.kind === 'observe' ? SNAPSHOT_TOOL : d.kind === 'open' ? OPEN_TOOL : d.tool;
   const args =
@@ -183,9 +183,9 @@ async function handOff(
   run0: RunRecord,
   wf: ReplayState,
   d: Extract<ReplayDecision, { kind: 'diverged' }>,
-  steered: boolean,
-  lastOk?: boolean,
+  why: { steered: boolean; lastOk?: boolean },
 ): Promise<StepOutcome> {
+  const { steered, lastOk } = why;
   const toModel = hasModel(run0) && (wf.fallback === 'model' || steered);
   const created = await ctx.commit('replay_diverged', async () => {
     const run = (await ctx.store.runs.get(run0.runId))!;
