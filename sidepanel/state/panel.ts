@@ -13,7 +13,7 @@ import type { EngineClient, OpOutcome } from './engine-client';
 import { ExternalStore } from './external-store';
 import { LiveItems } from './live-items';
 import { routeEvent } from './event-router';
-import { activeTurnId, emptyThread } from './thread-state';
+import { activeTurnId, emptyThread, steerableTurnId } from './thread-state';
 import { initialUiState, type Hint, type UiState, type View } from './ui-state';
 
 const SELECTED_KEY = 'keel.selectedThread';
@@ -226,9 +226,13 @@ export class Panel {
   }
 
   private async deliver(id: string, input: UserInput, mode: SendMode): Promise<boolean> {
-    const turnId = activeTurnId(this.engine.get().byId[id]);
+    const thread = this.engine.get().byId[id];
+    const active = activeTurnId(thread);
+    const turnId = steerableTurnId(thread);
     // Queueing behind nothing would leave the message waiting for a turn end that never comes.
-    if (mode === 'enqueue' && turnId) return this.enqueue(id, input, null);
+    if (mode === 'enqueue' && active) return this.enqueue(id, input, null);
+    // A run waiting to start takes no steer: the message waits in the queue behind it.
+    if (active && !turnId) return this.enqueue(id, input, t('hintSteerQueued'));
     if (turnId) {
       const out = await this.client.send({
         type: 'turn.steer',

@@ -12,6 +12,7 @@ import type {
   Todo,
   Usage,
 } from '../../src/protocol';
+import { runStateIs } from '../../src/protocol/run-states';
 
 /** How the last turn of a thread ended, for warnings and errors under the conversation. */
 export interface TurnOutcome {
@@ -84,25 +85,28 @@ export function threadFromSnapshot(snap: ThreadSnapshot): ThreadState {
   };
 }
 
-/** States in which the engine is working on the turn: input steers instead of submitting. */
-const ACTIVE: readonly RunState[] = [
-  'queued',
-  'streaming_model',
-  'executing_tool',
-  'waiting_approval',
-  'waiting_interaction',
-];
-/** States that wait for the user (the run banner offers what each allows). */
-const PAUSED: readonly RunState[] = ['paused_uncertain', 'budget_paused', 'interrupted'];
-
+/**
+ * The run is working on its turn or waiting to start (the engine's table of traits, `live`): the
+ * composer offers stop and queue, and the thread shows "running".
+ */
 export function isActiveRun(state: RunState | undefined | null): boolean {
-  return !!state && ACTIVE.includes(state);
+  return runStateIs(state, 'live');
 }
 
+/** States that wait for the user (the run banner offers what each allows). */
 export function isPausedRun(state: RunState | undefined | null): boolean {
-  return !!state && PAUSED.includes(state);
+  return runStateIs(state, 'waiting') && !runStateIs(state, 'steerable');
 }
 
+/**
+ * The turn a message steers into: only a steerable run takes one (a queued run does not, so a
+ * message sent then goes to the queue instead of waiting for the engine's refusal).
+ */
+export function steerableTurnId(t: ThreadState | undefined): string | null {
+  return t?.run && runStateIs(t.run.state, 'steerable') ? t.run.turnId : null;
+}
+
+/** The turn the run is working on (active: stop and queue apply to it). */
 export function activeTurnId(t: ThreadState | undefined): string | null {
   return t?.run && isActiveRun(t.run.state) ? t.run.turnId : null;
 }

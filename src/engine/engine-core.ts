@@ -36,6 +36,21 @@ import { recoverRuns } from './turn/recovery';
 const ORDERED_OPS = new Set(['turn.steer', 'turn.enqueue', 'queue.update', 'queue.remove']);
 
 /**
+ * The lane an op joins, so ops that compete for one thing are decided in the order they arrived:
+ * a thread's steers and queue edits, and the answers to one request ("the first response
+ * decides", spec/001 §5.1). Without a lane two answers sent at once race through the async steps
+ * before their commit (the op's fingerprint is a WebCrypto digest, which may finish in either
+ * order), and the later one could claim the request.
+ */
+function laneOf(op: Op): string | undefined {
+  if (ORDERED_OPS.has(op.type) && 'threadId' in op) return `thread:${op.threadId}`;
+  if (op.type === 'approval.response') return `approval:${op.approvalId}`;
+  if (op.type === 'interaction.response') return `interaction:${op.interactionId}`;
+  if (op.type === 'run.resolveUncertain') return `run:${op.runId}`;
+  return undefined;
+}
+
+/**
  * EngineCore (ARCHITECTURE.md "Engine"): validates ops at the boundary, applies command receipts,
  * routes each op to its handler, and routes events to the clients subscribed to their thread.
  * Invalid input is rejected with `invalid_command` and never wedges the engine.
@@ -294,9 +309,8 @@ export class Engine implements EngineEndpoint, EngineHost {
       );
     }
     const op = parsed.data;
-    // Steers and queue edits of one thread are admitted in the order they arrived: join the
-    // thread's lane now, before any await, so a later op cannot overtake an earlier one.
-    const laneId = ORDERED_OPS.has(op.type) && 'threadId' in op ? op.threadId : undefined;
+    // Join the op's lane now, before any await, so a later op cannot overtake an earlier one.
+    const laneId = laneOf(op);
     if (laneId !== undefined) {
       const lane = this.lanes.get(laneId) ?? Promise.resolve();
       const next = lane.then(() => this.processOp(client, op, send));

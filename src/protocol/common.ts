@@ -46,8 +46,6 @@ export const RunState = z.enum([
 ]);
 export type RunState = z.infer<typeof RunState>;
 
-export const TERMINAL_RUN_STATES: readonly RunState[] = ['completed', 'failed'];
-
 export const StopReason = z.enum([
   'end',
   'max_tokens',

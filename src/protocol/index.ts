@@ -1,4 +1,5 @@
 export * from './common';
+export * from './run-states';
 export * from './items';
 export * from './settings';
 export * from './workflows';

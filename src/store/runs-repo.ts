@@ -3,18 +3,7 @@ import { CommittedMap } from './committed-map';
 import { deepFreeze } from './deep-freeze';
 import type { KeelDB } from './db';
 import type { RunEnvRecord, RunEnvironmentSnapshot, RunRecord } from './records';
-import type { RunState } from '../protocol';
-
-/** Run states in which a run is the thread's current run (not queued, not finished). */
-export const CURRENT_RUN_STATES: readonly RunState[] = [
-  'streaming_model',
-  'executing_tool',
-  'waiting_approval',
-  'waiting_interaction',
-  'paused_uncertain',
-  'budget_paused',
-  'interrupted',
-];
+import { CURRENT_RUN_STATES } from '../protocol';
 
 /**
  * Runs. Every write is a read-modify-write inside the caller's transaction: steer admission and

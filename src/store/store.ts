@@ -72,6 +72,6 @@ export const Store = {
 export { KeelDB };
 export type { StoreApi, StoreTable } from './store-api';
 export * from './records';
-export { CURRENT_RUN_STATES } from './runs-repo';
+export { CURRENT_RUN_STATES } from '../protocol';
 export { pathFrom, ZERO_USAGE } from './threads-repo';
 export { defaultSettings } from './settings-repo';

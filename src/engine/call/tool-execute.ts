@@ -1,11 +1,5 @@
-import {
-  RECORD_VERSION,
-  type PlannedToolCall,
-  type PreparedToolCall,
-  type RunRecord,
-} from '../../store/records';
-import type { RegisteredTool } from '../../tools/registry';
-import type { ToolCallContext, ToolCallInfo, ToolResult, ToolTarget } from '../../tools/types';
+import { RECORD_VERSION, type PreparedToolCall } from '../../store/records';
+import type { ToolCallContext, ToolResult, ToolTarget } from '../../tools/types';
 import { RunAborted, type EngineContext } from '../host/engine-context';
 import type { StepOutcome } from '../run/step-outcome';
 import { emitCommitted } from '../run/nodes';
@@ -16,6 +10,9 @@ import { startedCall } from './prepared-call';
 import { retryDecision } from './tool-retry';
 import { beginHeldApproval } from './tool-park';
 import { receiverGate } from '../../gatekeeper/receiver';
+import { moveRun } from '../run/run-edges';
+import { Finishes } from './call-finish';
+import type { CallInFlight } from './call-in-flight';
 
 /**
  * Run one tool call: commit phase 'executing' first (so a restart knows the call may have had an
@@ -24,22 +21,18 @@ import { receiverGate } from '../../gatekeeper/receiver';
  */
 export async function execute(
   ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
-  params: unknown,
-  target: ToolTarget,
-  tctx: ToolCallInfo,
-  signal: AbortSignal,
-  prev: PreparedToolCall | undefined,
+  c: CallInFlight,
+  o: { target: ToolTarget; prev: PreparedToolCall | undefined },
 ): Promise<StepOutcome> {
+  const { run, call, reg, params, info: tctx, signal } = c;
+  const { target, prev } = o;
   const node = await ctx.commit('tool_start', async () => {
     const now = ctx.clock.now();
-    const n = await upsertCallNode(ctx, run, call, reg, params, 'executing');
+    const n = await upsertCallNode(ctx, c, 'executing');
     await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'executing_tool';
+        moveRun(r, 'execute', 'executing_tool');
         r.pendingTool = startedCall(
           prev,
           { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
@@ -88,7 +81,7 @@ export async function execute(
         await ctx.store.runs.update(
           run.runId,
           (x) => {
-            x.state = 'waiting_interaction';
+            moveRun(x, 'execute', 'waiting_interaction');
             if (x.pendingTool) x.pendingTool.interactionId = interactionId;
           },
           now,
@@ -110,7 +103,7 @@ export async function execute(
   let result: ToolResult;
   let attempt = 1;
   for (;;) {
-    const out = await attemptOnce(ctx, reg, call, params, liveCtx, signal, (p) => {
+    const out = await attemptOnce(ctx, c, liveCtx, (p) => {
       progress = p;
       ctx.emit({
         type: 'item.delta',
@@ -161,28 +154,21 @@ export async function execute(
     if (executing?.toolCallId === call.id && executing.descriptorDigest)
       return beginHeldApproval(
         ctx,
-        run,
-        call,
-        reg,
+        { ...c, dDigest: executing.descriptorDigest },
         executing,
         result.held,
-        executing.descriptorDigest,
       );
     result = {
       content: text(`Stopped before ${result.held.what}; Keel could not ask you about it.`),
       isError: true,
     };
   }
-  const ok = !result.isError;
-  return finishCall(ctx, run, call, reg, {
-    callState: 'result',
-    ok,
-    outcome: ok ? 'ok' : 'error',
-    content: result.content,
-    details: result.details,
-    failure: ok ? 'success' : 'failure',
-    attempts: attempt,
-  });
+  const o2 = { details: result.details, attempts: attempt };
+  return finishCall(
+    ctx,
+    c,
+    result.isError ? Finishes.failed(result.content, o2) : Finishes.done(result.content, o2),
+  );
 }
 
 type Attempt =
@@ -193,13 +179,11 @@ type Attempt =
 /** One execution of the tool under the run's signal and the engine's bound. Never throws. */
 async function attemptOnce(
   ctx: EngineContext,
-  reg: RegisteredTool,
-  call: PlannedToolCall,
-  params: unknown,
+  c: CallInFlight,
   liveCtx: ToolCallContext,
-  signal: AbortSignal,
   onProgress: (p: string) => void,
 ): Promise<Attempt> {
+  const { reg, call, params, signal } = c;
   const callAbort = new AbortController();
   const onRunAbort = () => callAbort.abort(signal.reason);
   signal.addEventListener('abort', onRunAbort, { once: true });

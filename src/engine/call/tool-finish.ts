@@ -1,4 +1,3 @@
-import type { ContentBlock, ToolCallState } from '../../protocol';
 import type { PlannedToolCall, RunRecord } from '../../store/records';
 import type { RegisteredTool } from '../../tools/registry';
 import { closeRemainingCalls } from '../run/close-calls';
@@ -7,34 +6,20 @@ import { LeafWriter } from '../run/leaf-writer';
 import { emitCommitted } from '../run/nodes';
 import {
   afterToolResult,
+  isTerminal,
   DISABLE_AFTER,
   WARN_AFTER,
   type End,
   type FailureEffect,
 } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
+import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 import { upsertCallNode } from '../run/tool-call-node';
+import type { Finish } from './call-finish';
 
 export type { FailureEffect };
-
-export interface Finish {
-  callState: ToolCallState;
-  ok: boolean;
-  outcome: 'ok' | 'error' | 'denied' | 'interrupted' | 'invalid' | 'lost' | 'marked_done';
-  content: ContentBlock[];
-  details?: unknown;
-  failure: FailureEffect;
-  /** Attempts of a retry-safe call that failed transiently before this result (spec/004). */
-  attempts?: number;
-  /** End the turn after recording this call (deny_stop, or the user marking an uncertain call failed). */
-  end?: {
-    state: 'completed' | 'failed';
-    stopReason: 'interrupted' | 'error';
-    notice: { code: string; text: string };
-    error?: { code: string; message: string };
-  };
-}
+export type { Finish };
 
 /**
  * Record a call's outcome: tool_call state + tool_result + breaker counters + cursor, in one
@@ -43,18 +28,17 @@ export interface Finish {
  */
 export async function finishCall(
   ctx: EngineContext,
-  run0: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool | undefined,
+  c: { run: RunRecord; call: PlannedToolCall; reg: RegisteredTool | undefined },
   f: Finish,
   extra: { interactionId?: string } = {},
 ): Promise<StepOutcome> {
+  const { run: run0, call, reg } = c;
   const out = await ctx.commit('tool_result', async () => {
     const now = ctx.clock.now();
     const run = (await ctx.store.runs.get(run0.runId))!;
     const params = run.pendingTool?.toolCallId === call.id ? run.pendingTool.params : call.args;
     const w = await LeafWriter.open(ctx, run);
-    await upsertCallNode(ctx, run, call, reg, params, f.callState, w);
+    await upsertCallNode(ctx, { run, call, reg, params }, f.callState, w);
     const d = reg?.descriptor;
     await w.append({
       kind: 'tool_result',
@@ -80,7 +64,7 @@ export async function finishCall(
     const end: End | undefined = f.end
       ? {
           kind: 'end',
-          state: f.end.state,
+          to: f.end.state,
           stopReason: f.end.stopReason,
           ...(f.end.error ? { error: f.end.error } : {}),
         }
@@ -135,7 +119,8 @@ export async function finishCall(
         w,
         run,
         {
-          state: next.state,
+          by: 'afterToolResult',
+          to: next.to,
           stopReason: next.stopReason,
           ...(next.error ? { error: next.error } : {}),
           ...(f.end ? { notice: f.end.notice } : {}),
@@ -149,12 +134,12 @@ export async function finishCall(
       run.runId,
       (r) => {
         cursor(r);
-        r.state = next.kind === 'next_call' ? 'executing_tool' : 'streaming_model';
+        moveRun(r, 'afterToolResult', next.to);
       },
       now,
     );
     return { created: w.created, run: r };
   });
   for (const n of out.created) emitCommitted(ctx, n);
-  return out.run.state === 'completed' || out.run.state === 'failed' ? 'ended' : 'continue';
+  return isTerminal(out.run.state) ? 'ended' : 'continue';
 }

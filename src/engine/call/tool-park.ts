@@ -1,20 +1,15 @@
 import { approvalDigest } from '../../gatekeeper/approval-digest';
 import { ALL_DECISIONS, decideVerdict, permissionKey } from '../../gatekeeper/verdict';
 import type { Decision } from '../../protocol';
-import {
-  RECORD_VERSION,
-  type HeldReceiver,
-  type PlannedToolCall,
-  type PreparedToolCall,
-  type RunRecord,
-} from '../../store/records';
-import type { RegisteredTool } from '../../tools/registry';
+import { RECORD_VERSION, type HeldReceiver, type PreparedToolCall } from '../../store/records';
 import type { HeldEffect, ToolTarget } from '../../tools/types';
 import type { EngineContext } from '../host/engine-context';
 import type { StepOutcome } from '../run/step-outcome';
 import { emitCommitted } from '../run/nodes';
 import { approvalEvent, interactionEvent } from '../views/thread-view';
 import { upsertCallNode } from '../run/tool-call-node';
+import { moveRun } from '../run/run-edges';
+import type { CallInFlight } from './call-in-flight';
 
 /**
  * Parking a run on the user: an approval (the Gatekeeper asked) or an interaction (ask_user).
@@ -23,20 +18,21 @@ import { upsertCallNode } from '../run/tool-call-node';
 
 export async function beginApproval(
   ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
-  params: unknown,
-  target: ToolTarget,
-  dDigest: string,
-  reason: string,
-  prev: PreparedToolCall | undefined,
-  options: Decision[] = ALL_DECISIONS,
+  c: CallInFlight,
+  ask: {
+    target: ToolTarget;
+    reason: string;
+    /** The call as judged before (a re-ask after drift keeps its attempts). */
+    prev: PreparedToolCall | undefined;
+    options?: Decision[];
+  },
 ): Promise<StepOutcome> {
+  const { call, reg, params, dDigest } = c;
+  const { target, reason, prev, options = ALL_DECISIONS } = ask;
   const key = permissionKey(reg.descriptor, target);
   const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
   const digest = await approvalDigest(dDigest, params, target.origin);
-  return parkOnApproval(ctx, run, call, reg, params, {
+  return parkOnApproval(ctx, c, {
     target,
     reason,
     digest,
@@ -65,14 +61,12 @@ export async function beginApproval(
  */
 export async function beginHeldApproval(
   ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
+  c0: CallInFlight,
   executing: PreparedToolCall,
   held: HeldEffect,
-  dDigest: string,
 ): Promise<StepOutcome> {
-  const params = executing.params;
+  const c = { ...c0, params: executing.params };
+  const { run, call, reg, params, dDigest } = c;
   const receiver = held.target;
   const key = permissionKey(reg.descriptor, receiver);
   const rule = key ? (await ctx.store.siteRules.get(key))?.rule : undefined;
@@ -93,7 +87,7 @@ export async function beginHeldApproval(
     ...(held.partial ? { partial: clip(held.partial, 500) } : {}),
     ...(held.resume !== undefined && boundedJson(held.resume) ? { resume: held.resume } : {}),
   };
-  return parkOnApproval(ctx, run, call, reg, params, {
+  return parkOnApproval(ctx, c, {
     target: receiver,
     reason: `held:${holding.what}`,
     digest: heldDigest,
@@ -129,19 +123,17 @@ interface ApprovalAsk {
 /** The request, the tool_call node and the run's phase commit together, so a restart re-shows it. */
 async function parkOnApproval(
   ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
-  params: unknown,
+  c: CallInFlight,
   ask: ApprovalAsk,
 ): Promise<StepOutcome> {
+  const { run, call, reg, params } = c;
   const key = permissionKey(reg.descriptor, ask.target);
   const approvalId = ctx.ids.next('apr');
   // "Always allow on this site" needs a site to allow.
   const opts = key ? ask.options : ask.options.filter((o) => o !== 'allow_site');
   const out = await ctx.commit('approval', async () => {
     const now = ctx.clock.now();
-    const node = await upsertCallNode(ctx, run, call, reg, params, 'approval_required');
+    const node = await upsertCallNode(ctx, c, 'approval_required');
     const rec = {
       v: RECORD_VERSION,
       approvalId,
@@ -167,7 +159,7 @@ async function parkOnApproval(
     const r = await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'waiting_approval';
+        moveRun(r, 'parkOnApproval', 'waiting_approval');
         r.pendingTool = ask.pending(approvalId);
       },
       now,
@@ -199,19 +191,14 @@ function boundedJson(v: unknown): boolean {
   }
 }
 
-export async function beginInteraction(
-  ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
-  params: unknown,
-): Promise<StepOutcome> {
+export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Promise<StepOutcome> {
+  const { run, call, reg, params } = c;
   const prep = reg.tool.interaction!;
   const payload = prep.prepare(params);
   const interactionId = ctx.ids.next('int');
   const out = await ctx.commit('interaction', async () => {
     const now = ctx.clock.now();
-    const node = await upsertCallNode(ctx, run, call, reg, params, 'executing');
+    const node = await upsertCallNode(ctx, c, 'executing');
     const rec = {
       v: RECORD_VERSION,
       interactionId,
@@ -228,7 +215,7 @@ export async function beginInteraction(
     await ctx.store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'waiting_interaction';
+        moveRun(r, 'beginInteraction', 'waiting_interaction');
         r.pendingTool = {
           toolCallId: call.id,
           nodeId: call.nodeId,

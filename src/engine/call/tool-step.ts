@@ -1,10 +1,10 @@
 import { approvalDigest } from '../../gatekeeper/approval-digest';
 import { dispatchRecheck } from '../../gatekeeper/dispatch-recheck';
 import { decideVerdict, permissionKey } from '../../gatekeeper/verdict';
-import type { PlannedToolCall, PreparedToolCall, RunRecord } from '../../store/records';
+import type { PlannedToolCall, PreparedToolCall } from '../../store/records';
 import { argumentDepthError, jsonDepthError } from '../../tools/argument-depth';
 import type { RegisteredTool } from '../../tools/registry';
-import type { ToolCallInfo, ToolDescriptor, ToolTarget } from '../../tools/types';
+import type { ToolDescriptor, ToolTarget } from '../../tools/types';
 import { isSignInPayload, signInAnsweredAfterRestart } from '../../tools/mcp/sign-in';
 import { digestOf } from '../../util/canonical-json';
 import type { EngineContext } from '../host/engine-context';
@@ -12,13 +12,14 @@ import { catalogEntry } from '../env/environment';
 import type { StepOutcome } from '../run/step-outcome';
 import { LeafWriter } from '../run/leaf-writer';
 import { emitCommitted } from '../run/nodes';
-import { errorText, text } from '../run/tool-call-node';
+import { moveRun } from '../run/run-edges';
+import { errorText } from '../run/tool-call-node';
+import { afterRecheck, afterVerdict, decideCall, type DispatchDecision } from './call-decision';
+import { Finishes } from './call-finish';
+import type { CallInFlight } from './call-in-flight';
 import { execute } from './tool-execute';
 import { finishCall } from './tool-finish';
 import { beginApproval, beginInteraction } from './tool-park';
-
-/** Starts of one call across restarts before recovery gives up on it. */
-const MAX_TOOL_ATTEMPTS = 3;
 
 const descriptorDigests = new WeakMap<ToolDescriptor, Promise<string>>();
 function descriptorDigest(d: ToolDescriptor): Promise<string> {
@@ -29,9 +30,10 @@ function descriptorDigest(d: ToolDescriptor): Promise<string> {
 
 /**
  * Work through the current assistant message's tool calls, one step at a time (spec/001 §2):
- * validate → resolve target → Gatekeeper → (ask: park on an approval) → execute → commit the
- * result. Each call's phase is persisted in `run.pendingTool`, so recovery knows whether a call
- * may have had an effect (phase 'executing') or certainly did not.
+ * gather the facts, decide (`decideCall`, pure), then act on the decision — park, ask, run, or
+ * record the end through the one place that records it (`finishCall`). Each call's phase is
+ * persisted in `run.pendingTool`, so recovery knows whether a call may have had an effect (phase
+ * 'executing') or certainly did not.
  */
 export async function toolStep(
   ctx: EngineContext,
@@ -39,11 +41,15 @@ export async function toolStep(
   signal: AbortSignal,
 ): Promise<StepOutcome> {
   const run = await ctx.store.runs.get(runId);
-  if (!run || run.state !== 'executing_tool' || !run.env) return 'ended';
+  if (run?.state !== 'executing_tool' || !run.env) return 'ended';
   const { toolCalls, nextToolIndex } = run.stepCursor;
   if (nextToolIndex >= toolCalls.length) {
     await ctx.commit('tools_done', () =>
-      ctx.store.runs.update(runId, (r) => void (r.state = 'streaming_model'), ctx.clock.now()),
+      ctx.store.runs.update(
+        runId,
+        (r) => moveRun(r, 'decideCall', 'streaming_model'),
+        ctx.clock.now(),
+      ),
     );
     return 'continue';
   }
@@ -51,373 +57,236 @@ export async function toolStep(
   const pending = run.pendingTool?.toolCallId === call.id ? run.pendingTool : undefined;
   const reg = ctx.registry.get(call.name);
   const entry = catalogEntry(run.env, call.name);
-  if (!reg || !entry) {
-    const names = run.env.toolCatalog.map((e) => e.name).join(', ') || 'none';
-    return finishCall(ctx, run, call, undefined, {
-      callState: 'invalid',
-      ok: false,
-      outcome: 'error',
-      content: text(`Unknown tool "${call.name}". Available tools: ${names}.`),
-      failure: 'failure',
-    });
-  }
-  const dDigest = await descriptorDigest(reg.descriptor);
-  if (dDigest !== entry.digest) {
-    return finishCall(ctx, run, call, reg, {
-      callState: 'invalid',
-      ok: false,
-      outcome: 'error',
-      content: text(
-        `Tool ${call.name} changed since this turn started and was not run. Ask the user to continue in a new message.`,
-      ),
-      failure: 'neutral',
-    });
-  }
-  const tctx: ToolCallInfo = {
-    threadId: run.threadId,
-    runId,
-    ...(run.tabId !== undefined ? { tabId: run.tabId } : {}),
-    model: { vision: run.env.modelInfo.vision },
+  const dDigest = reg && entry ? await descriptorDigest(reg.descriptor) : '';
+  const args = reg && !pending ? validateArgs(call, reg) : { params: pending?.params };
+  const d = decideCall({
+    name: call.name,
+    known: !!reg && !!entry,
+    catalog: run.env.toolCatalog.map((e) => e.name),
+    changed: !!entry && dDigest !== entry.digest,
+    label: reg?.descriptor.label ?? call.name,
+    effects: reg?.descriptor.effects ?? 'write',
+    recovery: reg?.descriptor.recovery,
+    ...(pending ? { pending } : {}),
+    invalid: 'invalid' in args ? args.invalid : null,
+    interactive: !!reg?.tool.interaction,
+  });
+  // An unknown tool's card has no descriptor to show, even when another catalog registered it.
+  if (d.kind === 'finish')
+    return finishCall(ctx, { run, call, reg: entry ? reg : undefined }, d.finish);
+  if (d.kind === 'wait') return 'parked';
+  // Every other decision is about a known, unchanged tool.
+  const c: CallInFlight = {
+    run,
+    call,
+    reg: reg!,
+    params: 'params' in args ? args.params : undefined,
+    dDigest,
+    info: {
+      threadId: run.threadId,
+      runId,
+      ...(run.tabId !== undefined ? { tabId: run.tabId } : {}),
+      model: { vision: run.env.modelInfo.vision },
+    },
+    signal,
   };
-
-  if (pending) {
-    switch (pending.phase) {
-      case 'awaiting_approval':
-      case 'awaiting_interaction':
-        return 'parked';
-      case 'denied':
-      case 'denied_stop': {
-        const why = pending.denyReason ? ` Their reason: ${pending.denyReason}` : '';
-        const held = pending.holding;
-        const what = held
-          ? `The call was stopped before ${held.what}, and the user denied that, so it did not happen.${held.partial ? ` Before it stopped: ${held.partial}.` : ''}`
-          : 'The user denied this call.';
-        return finishCall(ctx, run, call, reg, {
-          callState: 'rejected',
-          ok: false,
-          outcome: 'denied',
-          content: text(`${what}${why} Do not retry it; continue another way or ask the user.`),
-          failure: 'neutral',
-          ...(pending.phase === 'denied_stop'
-            ? {
-                end: {
-                  state: 'completed' as const,
-                  stopReason: 'interrupted' as const,
-                  notice: {
-                    code: 'deny_stop',
-                    text: `You denied "${reg.descriptor.label}" and stopped the turn.`,
-                  },
-                },
-              }
-            : {}),
-        });
-      }
-      case 'answered': {
-        const interaction = pending.interactionId
-          ? await ctx.store.interactions.get(pending.interactionId)
-          : undefined;
-        const prep = reg.tool.interaction;
-        if (interaction?.kind === 'elicitation' && !prep) {
-          // The remote call that asked could not survive the restart (spec/001 §5). A sign-in
-          // request is different: the server refused the call before running it.
-          const signIn = isSignInPayload(interaction.payload)
-            ? signInAnsweredAfterRestart(interaction.payload, interaction.response)
-            : null;
-          return finishCall(
-            ctx,
-            run,
-            call,
-            reg,
-            {
-              callState: 'result',
-              ok: false,
-              outcome: 'error',
-              content: text(
-                signIn ??
-                  `The server asked the user a question and they answered ${JSON.stringify(interaction.response)}, but Keel restarted meanwhile, so the original call could not continue and its outcome is unknown. Re-issue the call only if doing it twice is safe; otherwise check its effect first.`,
-              ),
-              failure: 'neutral',
-            },
-            { interactionId: interaction.interactionId },
-          );
-        }
-        if (!interaction || !prep) {
-          return finishCall(ctx, run, call, reg, {
-            callState: 'invalid',
-            ok: false,
-            outcome: 'lost',
-            content: text('The answer to this question was lost.'),
-            failure: 'neutral',
-          });
-        }
-        const result = prep.complete(interaction.payload, interaction.response);
-        return finishCall(
-          ctx,
-          run,
-          call,
-          reg,
-          {
-            callState: 'result',
-            ok: !result.isError,
-            outcome: result.isError ? 'error' : 'ok',
-            content: result.content,
-            details: result.details,
-            failure: 'neutral',
-          },
-          { interactionId: interaction.interactionId },
-        );
-      }
-      case 'approved': {
-        return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
-      }
-      case 'resolved_done':
-        return finishCall(ctx, run, call, reg, {
-          callState: 'result',
-          ok: true,
-          outcome: 'marked_done',
-          content: text('The user checked and confirmed this action completed.'),
-          failure: 'success',
-        });
-      case 'resolved_failed':
-        return finishCall(ctx, run, call, reg, {
-          callState: 'result',
-          ok: false,
-          outcome: 'error',
-          content: text('The user reported that this action did not complete.'),
-          failure: 'neutral',
-          end: {
-            state: 'failed',
-            stopReason: 'error',
-            notice: {
-              code: 'user_failed',
-              text: `You marked "${reg.descriptor.label}" as failed; the turn stopped.`,
-            },
-            error: {
-              code: 'user_failed',
-              message: 'The user marked an uncertain action as failed.',
-            },
-          },
-        });
-      case 'executing': {
-        // Only reachable after a restart: the call may or may not have run (ARCHITECTURE.md
-        // recovery table). Reads and retry-safe tools run again; other writes wait for the user.
-        const d = reg.descriptor;
-        if (pending.attempts >= MAX_TOOL_ATTEMPTS) {
-          // The worker died during this call again and again: stop re-running it (a crash loop
-          // must not spin forever, and the persisted counter survives every restart).
-          return finishCall(ctx, run, call, reg, {
-            callState: 'result',
-            ok: false,
-            outcome: 'lost',
-            content: text(
-              `This call was interrupted by ${pending.attempts} restarts in a row and was not run again.`,
-            ),
-            failure: 'failure',
-          });
-        }
-        if (d.effects === 'read' || d.recovery === 'retry-safe') {
-          // Running it again is a new dispatch: the same re-check as any cleared call (the site
-          // may have been blocked meanwhile).
-          return recheckThenExecute(ctx, run, call, reg, pending, dDigest, tctx, signal);
-        }
-        // The call has no result yet, so this leaf is not safe for steers: they stay pending
-        // until the user's answer lets the call finish.
-        const created = await ctx.commit('uncertain', async () => {
-          const now = ctx.clock.now();
-          const w = await LeafWriter.open(ctx, run);
-          await w.notice(
-            'paused_uncertain',
-            `Keel stopped while "${d.label}" was running, so it may or may not have happened. Check the page, then choose Retry, Mark done or Fail.`,
-          );
-          await w.finish(now);
-          await ctx.store.runs.update(
-            runId,
-            (r) => {
-              r.state = 'paused_uncertain';
-              r.stopReason = 'paused_uncertain';
-            },
-            now,
-          );
-          return w.created;
-        });
-        for (const n of created) emitCommitted(ctx, n);
-        return 'ended';
-      }
-    }
+  switch (d.kind) {
+    case 'answer':
+      return completeAnswer(ctx, c, pending!);
+    case 'interact':
+      return beginInteraction(ctx, c);
+    case 'recheck':
+      return recheckThenExecute(ctx, c, pending!);
+    case 'pause_uncertain':
+      return pauseUncertain(ctx, c);
+    case 'judge':
+      return judgeThenExecute(ctx, c);
   }
+}
 
-  // A new call: validate, resolve its target, ask the Gatekeeper.
+/** The arguments as the tool will get them, or why they cannot be used (the model fixes them). */
+function validateArgs(
+  call: PlannedToolCall,
+  reg: RegisteredTool,
+): { params: unknown } | { invalid: string } {
   if (call.rawArgs !== undefined) {
     const deep = jsonDepthError(call.rawArgs);
-    if (deep)
-      return finishCall(ctx, run, call, reg, {
-        callState: 'invalid',
-        ok: false,
-        outcome: 'invalid',
-        content: text(`Invalid arguments for ${call.name}: ${deep}. Send flatter arguments.`),
-        failure: 'failure',
-      });
-    return finishCall(ctx, run, call, reg, {
-      callState: 'invalid',
-      ok: false,
-      outcome: 'invalid',
-      content: text(
-        `The arguments were not valid JSON: ${call.rawArgs.slice(0, 500)}. Send a JSON object matching the tool's schema.`,
-      ),
-      failure: 'failure',
-    });
+    return {
+      invalid: deep
+        ? `Invalid arguments for ${call.name}: ${deep}. Send flatter arguments.`
+        : `The arguments were not valid JSON: ${call.rawArgs.slice(0, 500)}. Send a JSON object matching the tool's schema.`,
+    };
   }
   const tooDeep = argumentDepthError(call.args);
   if (tooDeep)
-    return finishCall(ctx, run, call, reg, {
-      callState: 'invalid',
-      ok: false,
-      outcome: 'invalid',
-      content: text(`Invalid arguments for ${call.name}: ${tooDeep}. Send flatter arguments.`),
-      failure: 'failure',
-    });
+    return { invalid: `Invalid arguments for ${call.name}: ${tooDeep}. Send flatter arguments.` };
   const parsed = reg.tool.parameters.safeParse(call.args);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 8)
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-      .join('; ');
-    return finishCall(ctx, run, call, reg, {
-      callState: 'invalid',
-      ok: false,
-      outcome: 'invalid',
-      content: text(`Invalid arguments for ${call.name}: ${issues}. Fix them and call again.`),
-      failure: 'failure',
-    });
-  }
-  const params = parsed.data;
-  if (reg.tool.interaction) return beginInteraction(ctx, run, call, reg, params);
-  let target: ToolTarget;
-  try {
-    target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(params, tctx) : {};
-  } catch (e) {
-    return finishCall(ctx, run, call, reg, {
-      callState: 'result',
-      ok: false,
-      outcome: 'error',
-      content: text(errorText(e)),
-      failure: 'failure',
-    });
-  }
-  const key = permissionKey(reg.descriptor, target);
-  const rule = key ? (await ctx.store.siteRules.get(key))?.rule : undefined;
-  const verdict = decideVerdict({
-    descriptor: reg.descriptor,
-    target,
-    rule,
-    approvalMode: run.env.approvalMode,
-  });
-  if (verdict.kind === 'deny') {
-    return finishCall(ctx, run, call, reg, {
-      callState: 'rejected',
-      ok: false,
-      outcome: 'denied',
-      content: text(`Not allowed: ${verdict.reason}`),
-      failure: 'neutral',
-    });
-  }
-  if (verdict.kind === 'ask')
-    return beginApproval(
+  if (parsed.success) return { params: parsed.data };
+  const issues = parsed.error.issues
+    .slice(0, 8)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  return { invalid: `Invalid arguments for ${call.name}: ${issues}. Fix them and call again.` };
+}
+
+/** The user answered the tool's question: the tool completes the call from the answer. */
+async function completeAnswer(
+  ctx: EngineContext,
+  c: CallInFlight,
+  pending: PreparedToolCall,
+): Promise<StepOutcome> {
+  const interaction = pending.interactionId
+    ? await ctx.store.interactions.get(pending.interactionId)
+    : undefined;
+  const prep = c.reg.tool.interaction;
+  if (interaction?.kind === 'elicitation' && !prep) {
+    // The remote call that asked could not survive the restart (spec/001 §5). A sign-in
+    // request is different: the server refused the call before running it.
+    const signIn = isSignInPayload(interaction.payload)
+      ? signInAnsweredAfterRestart(interaction.payload, interaction.response)
+      : null;
+    return finishCall(
       ctx,
-      run,
-      call,
-      reg,
-      params,
-      target,
-      dDigest,
-      verdict.reason,
-      undefined,
-      verdict.options,
+      c,
+      Finishes.failed(
+        signIn ??
+          `The server asked the user a question and they answered ${JSON.stringify(interaction.response)}, but Keel restarted meanwhile, so the original call could not continue and its outcome is unknown. Re-issue the call only if doing it twice is safe; otherwise check its effect first.`,
+        { failure: 'neutral' },
+      ),
+      { interactionId: interaction.interactionId },
     );
-  // Record what the call ran under, so a retry after a restart re-checks against the same rule.
-  const ruleVersion = key ? ((await ctx.store.siteRules.get(key))?.version ?? 0) : 0;
-  const prepared: PreparedToolCall = {
-    toolCallId: call.id,
-    nodeId: call.nodeId,
-    name: call.name,
-    params,
-    phase: 'approved',
+  }
+  if (!interaction || !prep)
+    return finishCall(
+      ctx,
+      c,
+      Finishes.lost('The answer to this question was lost.', { ran: false, failure: 'neutral' }),
+    );
+  const result = prep.complete(interaction.payload, interaction.response);
+  const o = { failure: 'neutral' as const, details: result.details };
+  return finishCall(
+    ctx,
+    c,
+    result.isError ? Finishes.failed(result.content, o) : Finishes.done(result.content, o),
+    { interactionId: interaction.interactionId },
+  );
+}
+
+/**
+ * A write whose outcome is unknown after a restart: the user decides. The call has no result yet,
+ * so this leaf is not safe for steers: they stay pending until the user's answer lets it finish.
+ */
+async function pauseUncertain(ctx: EngineContext, c: CallInFlight): Promise<StepOutcome> {
+  const created = await ctx.commit('uncertain', async () => {
+    const now = ctx.clock.now();
+    const w = await LeafWriter.open(ctx, c.run);
+    await w.notice(
+      'paused_uncertain',
+      `Keel stopped while "${c.reg.descriptor.label}" was running, so it may or may not have happened. Check the page, then choose Retry, Mark done or Fail.`,
+    );
+    await w.finish(now);
+    await ctx.store.runs.update(
+      c.run.runId,
+      (r) => {
+        moveRun(r, 'decideCall', 'paused_uncertain');
+        r.stopReason = 'paused_uncertain';
+      },
+      now,
+    );
+    return w.created;
+  });
+  for (const n of created) emitCommitted(ctx, n);
+  return 'ended';
+}
+
+/** The call's target, or the failure to find it (a stale ref, a closed tab). */
+async function resolveTarget(
+  c: CallInFlight,
+  params: unknown,
+): Promise<{ target: ToolTarget } | { error: string }> {
+  try {
+    return {
+      target: c.reg.tool.resolveTarget ? await c.reg.tool.resolveTarget(params, c.info) : {},
+    };
+  } catch (e) {
+    return { error: errorText(e) };
+  }
+}
+
+/** The Gatekeeper's verdict on the call at `target`, with the site rule it read. */
+async function judge(ctx: EngineContext, c: CallInFlight, target: ToolTarget) {
+  const key = permissionKey(c.reg.descriptor, target);
+  const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
+  const verdict = decideVerdict({
+    descriptor: c.reg.descriptor,
     target,
+    rule: ruleRec?.rule,
+    approvalMode: c.run.env!.approvalMode,
+  });
+  return { verdict, ruleVersion: ruleRec?.version ?? 0 };
+}
+
+/** A new call: resolve its target, ask the Gatekeeper, then act on its verdict. */
+async function judgeThenExecute(ctx: EngineContext, c: CallInFlight): Promise<StepOutcome> {
+  const t = await resolveTarget(c, c.params);
+  if ('error' in t) return finishCall(ctx, c, Finishes.failed(t.error));
+  const { verdict, ruleVersion } = await judge(ctx, c, t.target);
+  // Record what the call ran under, so a retry after a restart re-checks against the same rule.
+  const prepared: PreparedToolCall = {
+    toolCallId: c.call.id,
+    nodeId: c.call.nodeId,
+    name: c.call.name,
+    params: c.params,
+    phase: 'approved',
+    target: t.target,
     ruleVersion,
-    descriptorDigest: dDigest,
+    descriptorDigest: c.dDigest,
     attempts: 0,
   };
-  return execute(ctx, run, call, reg, params, target, tctx, signal, prepared);
+  return dispatch(ctx, c, afterVerdict(verdict), { target: t.target, prev: undefined, prepared });
 }
 
 /**
  * Dispatch-time re-check before a cleared call runs (a fresh approval, or a re-run after a
- * restart): the whole verdict again on what would run now (dispatch-recheck.ts). A call re-run
- * after a restart that is now simply allowed runs; an approval made under other conditions is
- * asked again; a target refused now stays refused.
+ * restart): the whole verdict again on what would run now (dispatch-recheck.ts).
  */
 async function recheckThenExecute(
   ctx: EngineContext,
-  run: RunRecord,
-  call: PlannedToolCall,
-  reg: RegisteredTool,
+  c0: CallInFlight,
   pending: PreparedToolCall,
-  dDigest: string,
-  tctx: ToolCallInfo,
-  signal: AbortSignal,
 ): Promise<StepOutcome> {
-  let target: ToolTarget;
-  try {
-    target = reg.tool.resolveTarget ? await reg.tool.resolveTarget(pending.params, tctx) : {};
-  } catch (e) {
-    return finishCall(ctx, run, call, reg, {
-      callState: 'result',
-      ok: false,
-      outcome: 'error',
-      content: text(errorText(e)),
-      failure: 'failure',
-    });
-  }
-  const key = permissionKey(reg.descriptor, target);
-  const ruleRec = key ? await ctx.store.siteRules.get(key) : undefined;
-  const verdict = decideVerdict({
-    descriptor: reg.descriptor,
-    target,
-    rule: ruleRec?.rule,
-    approvalMode: run.env!.approvalMode,
-  });
-  const digest = await approvalDigest(dDigest, pending.params, target.origin);
+  const c = { ...c0, params: pending.params };
+  const t = await resolveTarget(c, pending.params);
+  if ('error' in t) return finishCall(ctx, c, Finishes.failed(t.error));
+  const { verdict, ruleVersion } = await judge(ctx, c, t.target);
   const recheck = dispatchRecheck(pending, {
-    target,
-    ruleVersion: ruleRec?.version ?? 0,
-    descriptorDigest: dDigest,
-    approvalDigest: digest,
+    target: t.target,
+    ruleVersion,
+    descriptorDigest: c.dDigest,
+    approvalDigest: await approvalDigest(c.dDigest, pending.params, t.target.origin),
     verdict,
   });
-  if (recheck.kind === 'deny') {
-    return finishCall(ctx, run, call, reg, {
-      callState: 'rejected',
-      ok: false,
-      outcome: 'denied',
-      content: text(`Not run: ${recheck.reason}`),
-      failure: 'neutral',
+  return dispatch(ctx, c, afterRecheck(recheck, { verdict, phase: pending.phase }), {
+    target: t.target,
+    prev: pending,
+    prepared: pending,
+  });
+}
+
+/** Act on a dispatch decision: record the refusal, park on an approval, or run the call. */
+function dispatch(
+  ctx: EngineContext,
+  c: CallInFlight,
+  d: DispatchDecision,
+  o: { target: ToolTarget; prev: PreparedToolCall | undefined; prepared: PreparedToolCall },
+): Promise<StepOutcome> {
+  if (d.kind === 'finish') return finishCall(ctx, c, d.finish);
+  if (d.kind === 'ask')
+    return beginApproval(ctx, c, {
+      target: o.target,
+      reason: d.reason,
+      prev: o.prev,
+      options: d.options,
     });
-  }
-  if (recheck.kind === 'ask') {
-    if (verdict.kind === 'allow' && pending.phase === 'executing')
-      return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
-    return beginApproval(
-      ctx,
-      run,
-      call,
-      reg,
-      pending.params,
-      target,
-      dDigest,
-      `changed:${recheck.drift}`,
-      pending,
-      recheck.options,
-    );
-  }
-  return execute(ctx, run, call, reg, pending.params, target, tctx, signal, pending);
+  return execute(ctx, c, { target: o.target, prev: o.prepared });
 }

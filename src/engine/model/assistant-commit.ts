@@ -9,6 +9,7 @@ import { emitCommitted } from '../run/nodes';
 import { detectIntent, stripIntentTags } from './planning';
 import { afterAssistant, type End, type ModelAgain } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
+import { moveRun } from '../run/run-edges';
 import { currentRound, type StepOutcome } from '../run/step-outcome';
 import { callIdsOnPath, repairToolCallIds } from './tool-call-ids';
 import { addUsage, costOf } from './usage';
@@ -83,15 +84,14 @@ export async function commitAssistant(
       pendingSteers: run.pendingSteers.length,
       intent,
     });
-    let next: ModelAgain | End | { kind: 'execute_tools' };
+    let next: ModelAgain | End | { kind: 'execute_tools'; to: 'executing_tool' };
     if (transition.kind === 'close_calls') {
       await closeRemainingCalls(
         ctx,
         w,
         run,
         planned.map((call) => ({ call, why: transition.why })),
-        'invalid',
-        assistantId,
+        { assistantId },
       );
       next = transition.next;
     } else {
@@ -121,7 +121,8 @@ export async function commitAssistant(
         w,
         run,
         {
-          state: next.state,
+          by: 'afterAssistant',
+          to: next.to,
           stopReason: next.stopReason,
           ...(next.error ? { error: next.error } : {}),
         },
@@ -134,7 +135,7 @@ export async function commitAssistant(
       run.runId,
       (r) => {
         usage(r);
-        r.state = next.kind === 'execute_tools' ? 'executing_tool' : 'streaming_model';
+        moveRun(r, 'afterAssistant', next.to);
       },
       now,
     );

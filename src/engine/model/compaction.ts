@@ -129,13 +129,10 @@ export async function maybeCompact(
   if (!summary) return path;
   const notice = await ctx.commit('compaction', async () => {
     const thread = (await ctx.store.threads.get(run.threadId))!;
-    const n = await appendNotice(
-      ctx,
-      run,
-      thread.leafId,
-      'compaction',
-      "Earlier messages were summarized so the conversation fits the model's context window. The full history stays here.",
-    );
+    const n = await appendNotice(ctx, run, thread.leafId, {
+      code: 'compaction',
+      text: "Earlier messages were summarized so the conversation fits the model's context window. The full history stays here.",
+    });
     const withSummary = await ctx.store.threads.updateNodeItem(n.id, (it) => {
       if (it.kind === 'notice') {
         it.summary = summary;

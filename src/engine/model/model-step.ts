@@ -75,14 +75,11 @@ export async function modelStep(
 
   // 3. Stream.
   const assistantId = ctx.ids.next('n');
-  const res = await streamOnce(
-    ctx,
-    run,
-    provider,
+  const res = await streamOnce(ctx, run, provider, {
     assistantId,
     request,
-    round ? new IntentTagFilter() : null,
-  );
+    tags: round ? new IntentTagFilter() : null,
+  });
   if (signal.aborted) {
     // The answer so far is kept (as an interrupted message, by the interrupt's commit); tool calls
     // that had started streaming never ran and are dropped.

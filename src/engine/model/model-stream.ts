@@ -35,10 +35,9 @@ export async function streamOnce(
   ctx: EngineContext,
   run: RunRecord,
   provider: Provider,
-  assistantId: string,
-  request: ProviderRequest,
-  tags: IntentTagFilter | null,
+  req: { assistantId: string; request: ProviderRequest; tags: IntentTagFilter | null },
 ): Promise<StreamResult> {
+  const { assistantId, request, tags } = req;
   const res: StreamResult = {
     text: '',
     thinking: '',

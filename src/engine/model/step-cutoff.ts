@@ -35,7 +35,8 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
     if (decision.kind === 'budget_pause') {
       const text = `Paused: this turn used its token budget (${decision.budget.toLocaleString('en-US')} tokens). Continue to give it another budget.`;
       const { run: r } = await commitEnd(ctx, w, run, {
-        state: 'budget_paused',
+        by: 'cutoffDecision',
+        to: decision.to,
         stopReason: 'budget_pause',
         notice: { code: 'budget_pause', text },
       });
@@ -43,7 +44,8 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
     }
     if (decision.kind === 'attempts_exhausted') {
       const { run: r } = await commitEnd(ctx, w, run, {
-        state: 'failed',
+        by: 'cutoffDecision',
+        to: decision.to,
         stopReason: 'error',
         error: decision.error,
       });

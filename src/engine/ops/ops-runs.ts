@@ -7,7 +7,8 @@ import type { EngineHost } from '../turn/engine-host';
 import type { RunRecord } from '../../store/records';
 import { runDrift } from '../turn/recovery';
 import { answeredCall, decidedCall, resolvedCall } from '../call/prepared-call';
-import { onResume } from '../run/run-machine';
+import { afterAnswer, afterDecision, afterUncertainResolution, onResume } from '../run/run-machine';
+import { moveRun } from '../run/run-edges';
 import { runSummary } from '../views/thread-view';
 
 /**
@@ -68,7 +69,7 @@ const approvalResponse: Handler<'approval.response'> = async (engine, _client, o
     await store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'executing_tool';
+        moveRun(r, 'afterDecision', afterDecision(op.decision).to);
         if (r.pendingTool?.phase === 'awaiting_approval')
           r.pendingTool = decidedCall(r.pendingTool, op.decision, ruleVersion, op.reason);
       },
@@ -147,7 +148,7 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
     await store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'executing_tool';
+        moveRun(r, 'afterAnswer', afterAnswer().to);
         if (!live && r.pendingTool) r.pendingTool = answeredCall(r.pendingTool, i.interactionId);
       },
       now,
@@ -220,7 +221,7 @@ const resume: Handler<'run.resume'> = async (engine, _client, op, ctx) => {
     const r = await store.runs.update(
       run.runId,
       (r) => {
-        r.state = t.state;
+        moveRun(r, 'onResume', t.to);
         r.counters.modelAttempts = 0;
         r.counters.budgetBaseline = r.usage.inputTokens + r.usage.outputTokens;
         delete r.stopReason;
@@ -253,7 +254,7 @@ const resolveUncertain: Handler<'run.resolveUncertain'> = async (engine, _client
     const r = await store.runs.update(
       run.runId,
       (r) => {
-        r.state = 'executing_tool';
+        moveRun(r, 'afterUncertainResolution', afterUncertainResolution(op.resolution).to);
         delete r.stopReason;
         // 'retry' goes through the dispatch-time re-check (same origin, rule, tool) before running.
         r.pendingTool = resolvedCall(r.pendingTool!, op.resolution);

@@ -5,6 +5,7 @@ import { ack, reject } from './receipts';
 import { done, type Handler } from './op-handler';
 import { queueItems, queuedInputRefusal, startNextQueued } from '../turn/queue';
 import { isBusy, isSteerable } from '../run/run-machine';
+import { startState } from '../run/run-edges';
 import { admitSteer } from '../run/steer-admission';
 import { threadMeta, threadSnapshot } from '../views/thread-view';
 import {
@@ -57,7 +58,7 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
       turnId,
       threadId: op.threadId,
       now,
-      state: 'streaming_model',
+      state: startState('submit', 'streaming_model'),
       env: prepared.env,
       ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}),
       ...(op.overrides ? { overrides: op.overrides } : {}),
@@ -135,7 +136,7 @@ const enqueue: Handler<'turn.enqueue'> = async (engine, _client, op, ctx) => {
         turnId: ids.next('turn'),
         threadId: op.threadId,
         now: clock.now(),
-        state: 'queued',
+        state: startState('enqueue', 'queued'),
         input: op.input,
         queueSeq: seq,
       }),

@@ -9,6 +9,7 @@ import { emitCommitted } from '../run/nodes';
 import { done, type Handler } from './op-handler';
 import { ack, reject, type Outcome } from './receipts';
 import { isBusy } from '../run/run-machine';
+import { startState } from '../run/run-edges';
 import { queueItems } from '../turn/queue';
 import {
   announceTurnStart,
@@ -62,7 +63,7 @@ const save: Handler<'workflow.save'> = async (engine, _client, op, ctx) => {
   );
 };
 
-const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
+const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
   const { store, ids, clock } = engine.ctx;
   const wf = await store.workflows.get(op.workflowId);
   if (!wf || wf.definition.v !== WORKFLOW_VERSION)
@@ -141,7 +142,7 @@ const run: Handler<'workflow.run'> = async (engine, _client, op, ctx) => {
       turnId,
       threadId,
       now,
-      state: 'streaming_model',
+      state: startState('runWorkflow', 'streaming_model'),
       env: prepared.env,
       ...(prepared.tabId !== undefined ? { tabId: prepared.tabId } : {}),
     });
@@ -194,7 +195,7 @@ async function queueFire(
     turnId: f.turnId,
     threadId: f.threadId,
     now: clock.now(),
-    state: 'queued',
+    state: startState('queueFire', 'queued'),
     input: f.input,
     queueSeq: (queued[queued.length - 1]?.queueSeq ?? 0) + 1,
   });
@@ -258,7 +259,7 @@ const del: Handler<'workflow.delete'> = async (engine, _client, op, ctx) => {
 
 export const workflowOps = {
   'workflow.save': save,
-  'workflow.run': run,
+  'workflow.run': runWorkflow,
   'workflow.update': update,
   'workflow.delete': del,
 };

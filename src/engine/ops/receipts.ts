@@ -1,5 +1,4 @@
 import type { Op } from '../../protocol';
-import type { ReceiptOutcome } from '../../store/records';
 import { sha256Hex, canonicalJson } from '../../util/canonical-json';
 
 /**
@@ -11,15 +10,7 @@ export function opFingerprint(op: Op): Promise<string> {
   return sha256Hex(canonicalJson(payload));
 }
 
-export type Outcome = ReceiptOutcome;
-
-export const ack = (result?: unknown): Outcome =>
-  result === undefined ? { kind: 'ack' } : { kind: 'ack', result };
-export const reject = (code: string, message: string): Outcome => ({
-  kind: 'reject',
-  code,
-  message,
-});
+export { ack, reject, type Outcome } from '../host/op-outcome';
 
 /** Ops that change nothing durable: answered directly, no receipt. */
 export const READ_ONLY_OPS = new Set([

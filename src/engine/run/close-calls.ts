@@ -15,9 +15,9 @@ export async function closeRemainingCalls(
   w: LeafWriter,
   run: Pick<RunRecord, 'stepCursor'>,
   calls: { call: PlannedToolCall; why: string }[],
-  outcome: 'invalid' | 'interrupted' = 'invalid',
-  assistantId = run.stepCursor.assistantNodeId,
+  o: { outcome?: 'invalid' | 'interrupted'; assistantId?: string } = {},
 ): Promise<void> {
+  const { outcome = 'invalid', assistantId = run.stepCursor.assistantNodeId } = o;
   const now = ctx.clock.now();
   for (const { call, why } of calls) {
     const reg = ctx.registry.get(call.name);

@@ -7,10 +7,9 @@ export async function appendNotice(
   ctx: EngineContext,
   run: RunRecord,
   parentId: string | null,
-  code: string,
-  text: string,
-  forModel = false,
+  notice: { code: string; text: string; forModel?: boolean },
 ): Promise<NodeRecord> {
+  const { code, text, forModel = false } = notice;
   return ctx.store.threads.appendNode({
     threadId: run.threadId,
     parentId,

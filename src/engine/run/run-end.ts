@@ -1,19 +1,22 @@
-import type { RunState, StopReason } from '../../protocol';
+import type { StopReason } from '../../protocol';
 import type { RunRecord, ThreadRecord } from '../../store/records';
 import type { EngineContext } from '../host/engine-context';
 import type { LeafWriter } from './leaf-writer';
 import { dropMaterialized, materializeAdmittedSteers } from './steer-admission';
+import { moveRun, type RunEdge } from './run-edges';
 
-export interface EndWrite {
-  state: Extract<
-    RunState,
-    'completed' | 'failed' | 'budget_paused' | 'interrupted' | 'paused_uncertain'
-  >;
+/** An edge that ends or pauses the turn. */
+export type EndEdge = Extract<
+  RunEdge,
+  { to: 'completed' | 'failed' | 'budget_paused' | 'interrupted' | 'paused_uncertain' }
+>;
+
+export type EndWrite = EndEdge & {
   stopReason: StopReason;
   error?: { code: string; message: string };
   /** A notice for the user at the end of the turn (after the steers). */
   notice?: { code: string; text: string; forModel?: boolean };
-}
+};
 
 /**
  * Write a turn's end (or pause) inside the caller's commit, in the order spec/001 §3 requires:
@@ -35,7 +38,7 @@ export async function commitEnd(
     run.runId,
     (r) => {
       dropMaterialized(r, steers);
-      r.state = end.state;
+      moveRun(r, end.by, end.to);
       r.stopReason = end.stopReason;
       if (end.error) r.error = end.error;
       more.run?.(r);

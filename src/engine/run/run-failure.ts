@@ -37,7 +37,8 @@ export async function attemptFailed(
       return { retry: true, created: w.created };
     }
     await commitEnd(ctx, w, run, {
-      state: 'failed',
+      by: 'onProviderFailure',
+      to: t.to,
       stopReason: 'error',
       error: t.error,
       notice: { code: 'model_error', text: `The model call failed: ${err.message}` },
@@ -65,7 +66,8 @@ export async function failRun(
       w,
       run,
       {
-        state: 'failed',
+        by: 'failRun',
+        to: 'failed',
         stopReason: 'error',
         error,
         notice: { code: error.code, text: error.message },

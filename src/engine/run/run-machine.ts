@@ -1,13 +1,12 @@
-import { TERMINAL_RUN_STATES, type Decision, type RunState, type StopReason } from '../../protocol';
+import { RUN_STATE_TRAITS, type Decision, type RunState, type StopReason } from '../../protocol';
 import type { NormalizedStopReason } from '../../providers/types';
 import type { PreparedToolCall, RunRecord } from '../../store/records';
-import { CURRENT_RUN_STATES } from '../../store/runs-repo';
 
 /**
  * The Run state machine of spec/001 §5, in one place. The predicates say what a state allows;
  * the transitions are pure decisions returning a union, so each step computes its transition
- * first, applies it in one commit, then emits. `RUN_TRANSITIONS` (run-transitions.ts) is the table
- * the docs show and the tests enumerate: every edge a transition function can return is a row of it.
+ * first, applies it in one commit (`moveRun`, run-edges.ts, the only writer of `run.state`), then
+ * emits. Every transition says the state it goes to (`to`); the edge map asserts each one.
  *
  * Invariant (spec/001 §3): every transition that ends or pauses a turn early applies
  * `materializeAdmittedSteers` at the safe leaf in the same commit, BEFORE it writes the state, so
@@ -15,71 +14,36 @@ import { CURRENT_RUN_STATES } from '../../store/runs-repo';
  */
 
 // ---------------------------------------------------------------------------------------------
-// State predicates
+// State predicates: read from the one table of traits (src/protocol/run-states.ts).
 
 /** The run is working or waiting inside its turn: a new submit is `busy` (steer or queue instead). */
-export function isBusy(state: RunState): boolean {
-  return (
-    state === 'streaming_model' ||
-    state === 'executing_tool' ||
-    state === 'waiting_approval' ||
-    state === 'waiting_interaction' ||
-    state === 'paused_uncertain'
-  );
-}
+export const isBusy = (state: RunState): boolean => RUN_STATE_TRAITS[state].busy;
 
 /** A steer may join the run (paused runs cannot take one: the steer would wait for nobody). */
-export function isSteerable(state: RunState): boolean {
-  return (
-    state === 'streaming_model' ||
-    state === 'executing_tool' ||
-    state === 'waiting_approval' ||
-    state === 'waiting_interaction'
-  );
-}
+export const isSteerable = (state: RunState): boolean => RUN_STATE_TRAITS[state].steerable;
 
 /** The run waits for the user: driving it does nothing until an op moves it on. */
-export function isWaiting(state: RunState): boolean {
-  return (
-    state === 'waiting_approval' ||
-    state === 'waiting_interaction' ||
-    state === 'paused_uncertain' ||
-    state === 'budget_paused' ||
-    state === 'interrupted'
-  );
-}
+export const isWaiting = (state: RunState): boolean => RUN_STATE_TRAITS[state].waiting;
 
 /** A paused run a new turn (submit, branch selection) may replace; it ends `completed`. */
-export function isSupersedable(state: RunState): boolean {
-  return state === 'interrupted' || state === 'budget_paused';
-}
+export const isSupersedable = (state: RunState): boolean => RUN_STATE_TRAITS[state].supersedable;
 
-/**
- * The run is the thread's current run: started, not finished (at most one per thread). The store
- * queries by the same list (`CURRENT_RUN_STATES`), so the two cannot disagree.
- */
-export function isCurrent(state: RunState): boolean {
-  return CURRENT_RUN_STATES.includes(state);
-}
+/** The run is the thread's current run (the store queries by the same table). */
+export const isCurrent = (state: RunState): boolean => RUN_STATE_TRAITS[state].current;
 
 /** The run will never change again. */
-export function isTerminal(state: RunState): boolean {
-  return TERMINAL_RUN_STATES.includes(state);
-}
+export const isTerminal = (state: RunState): boolean => RUN_STATE_TRAITS[state].terminal;
 
 /** The driver steps the run (the other current states wait for an op). */
-export function isDriven(state: RunState): boolean {
-  return state === 'streaming_model' || state === 'executing_tool';
-}
+export const isDriven = (state: RunState): boolean => RUN_STATE_TRAITS[state].driven;
 
 /** Error codes a `run.resume` cannot fix: the world changed, or the user said the action failed. */
 const FINAL_ERRORS = new Set(['environment_drift', 'user_failed']);
 
 /** `run.resume` may continue the run from its last checkpoint. */
 export function isResumable(run: Pick<RunRecord, 'state' | 'error' | 'env'>): boolean {
-  if (!run.env) return false;
-  if (run.state === 'interrupted' || run.state === 'budget_paused') return true;
-  return run.state === 'failed' && !FINAL_ERRORS.has(run.error?.code ?? '');
+  if (!run.env || !RUN_STATE_TRAITS[run.state].resumable) return false;
+  return !isTerminal(run.state) || !FINAL_ERRORS.has(run.error?.code ?? '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,19 +52,20 @@ export function isResumable(run: Pick<RunRecord, 'state' | 'error' | 'env'>): bo
 /** How a turn ends: the terminal (or pausing) state with its stop reason. */
 export interface End {
   kind: 'end';
-  state: 'completed' | 'failed';
+  to: 'completed' | 'failed';
   stopReason: StopReason;
   error?: { code: string; message: string };
 }
 
 export interface ModelAgain {
   kind: 'model_again';
+  to: 'streaming_model';
   /** The round the next request belongs to (only a planning round's <no_tool> sets one). */
   round?: 'continuation';
 }
 
 export type AfterAssistant =
-  | { kind: 'execute_tools' }
+  | { kind: 'execute_tools'; to: 'executing_tool' }
   | ModelAgain
   /** The calls of this message must not run: each gets an invalid result (why), then `next`. */
   | { kind: 'close_calls'; why: string; next: ModelAgain | End }
@@ -134,10 +99,12 @@ export function turnStopReason(stop: NormalizedStopReason): StopReason {
   }
 }
 
+const MODEL_AGAIN: ModelAgain = { kind: 'model_again', to: 'streaming_model' };
+
 function endFor(stop: NormalizedStopReason): End {
   return stop === 'error'
-    ? { kind: 'end', state: 'failed', stopReason: 'error' }
-    : { kind: 'end', state: 'completed', stopReason: turnStopReason(stop) };
+    ? { kind: 'end', to: 'failed', stopReason: 'error' }
+    : { kind: 'end', to: 'completed', stopReason: turnStopReason(stop) };
 }
 
 /**
@@ -164,17 +131,17 @@ export function afterAssistant(f: AssistantFacts): AfterAssistant {
   ) {
     next =
       f.intent === 'no_tool' && !steered
-        ? { kind: 'model_again', round: 'continuation' }
-        : { kind: 'model_again' };
+        ? { kind: 'model_again', to: 'streaming_model', round: 'continuation' }
+        : MODEL_AGAIN;
   } else if (steered && !failed) {
-    next = { kind: 'model_again' };
+    next = MODEL_AGAIN;
   } else if (f.toolsDisabled && !f.round && !failed) {
-    next = { kind: 'end', state: 'completed', stopReason: 'tool_failures' };
+    next = { kind: 'end', to: 'completed', stopReason: 'tool_failures' };
   } else {
     next = endFor(f.stop);
   }
   if (f.callCount === 0) return next;
-  if (toolsOffered && f.stop === 'tool_use') return { kind: 'execute_tools' };
+  if (toolsOffered && f.stop === 'tool_use') return { kind: 'execute_tools', to: 'executing_tool' };
   if (!toolsOffered) {
     const why = f.round
       ? 'Not executed: tools are not available in this round.'
@@ -187,16 +154,14 @@ export function afterAssistant(f: AssistantFacts): AfterAssistant {
     return {
       kind: 'close_calls',
       why,
-      next: steered
-        ? { kind: 'model_again' }
-        : { kind: 'end', state: 'completed', stopReason: 'max_tokens' },
+      next: steered ? MODEL_AGAIN : { kind: 'end', to: 'completed', stopReason: 'max_tokens' },
     };
   return {
     kind: 'close_calls',
     why,
     next: {
       kind: 'end',
-      state: 'failed',
+      to: 'failed',
       stopReason: 'error',
       error: {
         code: 'protocol_error',
@@ -231,8 +196,8 @@ export type AfterToolResult = {
   warn: boolean;
   disabledNow: boolean;
 } & (
-  | { kind: 'next_call' }
-  | { kind: 'model_again' }
+  | { kind: 'next_call'; to: 'executing_tool' }
+  | ModelAgain
   /** The rest of the batch is not run: each call gets an invalid result (why), then `next`. */
   | { kind: 'close_calls'; why: string; next: ModelAgain | End }
   | End
@@ -264,15 +229,17 @@ export function afterToolResult(f: ToolResultFacts): AfterToolResult {
       ...breaker,
       kind: 'close_calls',
       why: 'Not executed: tools were disabled after repeated failures.',
-      next: { kind: 'model_again' },
+      next: MODEL_AGAIN,
     };
-  return rest > 0 ? { ...breaker, kind: 'next_call' } : { ...breaker, kind: 'model_again' };
+  return rest > 0
+    ? { ...breaker, kind: 'next_call', to: 'executing_tool' }
+    : { ...breaker, ...MODEL_AGAIN };
 }
 
 export type CutoffDecision =
   | { kind: 'call'; attempt: number }
-  | { kind: 'budget_pause'; budget: number }
-  | { kind: 'attempts_exhausted'; error: { code: string; message: string } };
+  | { kind: 'budget_pause'; to: 'budget_paused'; budget: number }
+  | { kind: 'attempts_exhausted'; to: 'failed'; error: { code: string; message: string } };
 
 /**
  * The cutoff of one model request (spec/001 §1, §3): the token budget is checked after the first
@@ -287,11 +254,12 @@ export function cutoffDecision(f: {
   maxAttempts: number;
 }): CutoffDecision {
   if (f.tokenBudget !== null && f.modelCalls > 0 && f.usedSinceBaseline >= f.tokenBudget)
-    return { kind: 'budget_pause', budget: f.tokenBudget };
+    return { kind: 'budget_pause', to: 'budget_paused', budget: f.tokenBudget };
   const attempt = f.attempts + 1;
   if (attempt > f.maxAttempts) {
     return {
       kind: 'attempts_exhausted',
+      to: 'failed',
       error: {
         code: 'model_failed',
         message: `The model call failed ${f.maxAttempts} times; the run stopped. Retry with Continue or a new message.`,
@@ -303,7 +271,7 @@ export function cutoffDecision(f: {
 
 export type ProviderFailure =
   | { kind: 'retry'; attempt: number; of: number }
-  | { kind: 'fail'; error: { code: string; message: string } };
+  | { kind: 'fail'; to: 'failed'; error: { code: string; message: string } };
 
 /** A failed model attempt: retried from the checkpoint while attempts remain and the error may pass. */
 export function onProviderFailure(f: {
@@ -315,25 +283,35 @@ export function onProviderFailure(f: {
 }): ProviderFailure {
   if (f.retryable && f.code !== 'aborted' && f.attempts < f.maxAttempts)
     return { kind: 'retry', attempt: f.attempts + 1, of: f.maxAttempts };
-  return { kind: 'fail', error: { code: f.code, message: f.message } };
+  return { kind: 'fail', to: 'failed', error: { code: f.code, message: f.message } };
 }
 
 /** The phase an approval decision moves the parked call to (committed with the decision). */
 export function afterDecision(decision: Decision): {
   phase: 'approved' | 'denied' | 'denied_stop';
+  to: 'executing_tool';
 } {
-  if (decision === 'deny') return { phase: 'denied' };
-  if (decision === 'deny_stop') return { phase: 'denied_stop' };
-  return { phase: 'approved' };
+  // A denial is recorded by the tool step (the call's result says so), so every decision runs it.
+  const to = 'executing_tool';
+  if (decision === 'deny') return { phase: 'denied', to };
+  if (decision === 'deny_stop') return { phase: 'denied_stop', to };
+  return { phase: 'approved', to };
+}
+
+/** An answer to a tool's question: the tool step takes it up (or the live tool, elicitation). */
+export function afterAnswer(): { to: 'executing_tool' } {
+  return { to: 'executing_tool' };
 }
 
 /** The phase the user's answer for an uncertain write moves the call to. */
 export function afterUncertainResolution(resolution: 'retry' | 'mark_done' | 'fail'): {
   phase: 'approved' | 'resolved_done' | 'resolved_failed';
+  to: 'executing_tool';
 } {
+  const to = 'executing_tool';
   // 'retry' goes through the dispatch-time re-check (same origin, rule, tool) before running.
-  if (resolution === 'retry') return { phase: 'approved' };
-  return { phase: resolution === 'mark_done' ? 'resolved_done' : 'resolved_failed' };
+  if (resolution === 'retry') return { phase: 'approved', to };
+  return { phase: resolution === 'mark_done' ? 'resolved_done' : 'resolved_failed', to };
 }
 
 export type Interrupt =
@@ -363,12 +341,7 @@ export function openBatch(
   f: BatchFacts,
   texts: { running: string; pending: string },
 ): { index: number; why: string }[] {
-  const inBatch =
-    f.state === 'executing_tool' ||
-    f.state === 'waiting_approval' ||
-    f.state === 'waiting_interaction' ||
-    f.state === 'paused_uncertain';
-  if (!inBatch) return [];
+  if (!RUN_STATE_TRAITS[f.state].inBatch) return [];
   return f.toolCalls.slice(f.nextToolIndex).map((c, i) => {
     const running = f.pendingTool?.toolCallId === c.id && f.pendingTool.phase === 'executing';
     return { index: f.nextToolIndex + i, why: running ? texts.running : texts.pending };
@@ -409,7 +382,7 @@ export const FAILED_BATCH_TEXTS = {
 
 export type Resume =
   | { kind: 'reject'; message: string }
-  | { kind: 'continue'; state: 'executing_tool' | 'streaming_model' };
+  | { kind: 'continue'; to: 'executing_tool' | 'streaming_model' };
 
 /** `run.resume`: a resumable run goes on where its cursor stands (the rest of a batch first). */
 export function onResume(run: Pick<RunRecord, 'state' | 'error' | 'env' | 'stepCursor'>): Resume {
@@ -417,7 +390,7 @@ export function onResume(run: Pick<RunRecord, 'state' | 'error' | 'env' | 'stepC
     return { kind: 'reject', message: `A run in state ${run.state} cannot be continued.` };
   return {
     kind: 'continue',
-    state:
+    to:
       run.stepCursor.nextToolIndex < run.stepCursor.toolCalls.length
         ? 'executing_tool'
         : 'streaming_model',
@@ -426,7 +399,6 @@ export function onResume(run: Pick<RunRecord, 'state' | 'error' | 'env' | 'stepC
 
 /** What the driver does with a run in each state. */
 export function driveAction(state: RunState): 'model' | 'tool' | 'parked' | 'ended' {
-  if (state === 'streaming_model') return 'model';
-  if (state === 'executing_tool') return 'tool';
+  if (isDriven(state)) return state === 'streaming_model' ? 'model' : 'tool';
   return isWaiting(state) ? 'parked' : 'ended';
 }

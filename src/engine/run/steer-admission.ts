@@ -2,7 +2,7 @@ import type { UserInput } from '../../protocol';
 import type { RunRecord } from '../../store/records';
 import type { EngineContext } from '../host/engine-context';
 import type { LeafWriter } from './leaf-writer';
-import { reject, type Outcome } from '../ops/receipts';
+import { reject, type Outcome } from '../host/op-outcome';
 import { isSteerable } from './run-machine';
 
 /**

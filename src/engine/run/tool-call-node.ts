@@ -49,13 +49,11 @@ export function toolCallItem(a: {
  */
 export async function upsertCallNode(
   ctx: EngineContext,
-  run: RunRecord,
-  c: PlannedToolCall,
-  reg: RegisteredTool | undefined,
-  params: unknown,
+  at: { run: RunRecord; call: PlannedToolCall; reg: RegisteredTool | undefined; params: unknown },
   state: ToolCallState,
   writer?: LeafWriter,
 ): Promise<NodeRecord> {
+  const { run, call: c, reg, params } = at;
   const existing = await ctx.store.threads.getNode(c.nodeId);
   if (existing) {
     const n = await ctx.store.threads.updateNodeItem(c.nodeId, (item) => {

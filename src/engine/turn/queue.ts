@@ -5,6 +5,7 @@ import { announceTurnStart, commitTurnStart, imagesRefusal, prepareStart } from 
 import { workflowRunStarted } from '../workflow/workflow-end';
 import { prepareWorkflowStart } from './workflow-env';
 import { publishWorkflows } from '../views/workflow-view';
+import { moveRun } from '../run/run-edges';
 
 /**
  * The queue (spec/001 §3): messages queued behind the thread's current run start in order when it
@@ -74,7 +75,7 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
           store.runs.update(
             next.runId,
             (r) => {
-              r.state = 'failed';
+              moveRun(r, 'startNextQueued', 'failed');
               r.stopReason = 'error';
               r.error = error;
             },
@@ -105,7 +106,7 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
         const run = await store.runs.update(
           next.runId,
           (r) => {
-            r.state = 'streaming_model';
+            moveRun(r, 'startNextQueued', 'streaming_model');
             r.env = prepared.env;
             if (prepared.tabId !== undefined) r.tabId = prepared.tabId;
             delete r.queueSeq;

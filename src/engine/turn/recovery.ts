@@ -100,7 +100,8 @@ async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string):
       w,
       run,
       {
-        state: 'failed',
+        by: 'recoverRuns',
+        to: 'failed',
         stopReason: 'error',
         error: { code: 'environment_drift', message: drift },
         notice: { code: 'environment_drift', text },

@@ -143,7 +143,7 @@ export class RunDriver {
         w,
         run,
         t.close.map((c) => ({ call: run.stepCursor.toolCalls[c.index], why: c.why })),
-        'interrupted',
+        { outcome: 'interrupted' },
       );
       if (t.cancelApproval) {
         const a = await store.approvals.get(t.cancelApproval);
@@ -168,7 +168,7 @@ export class RunDriver {
         this.ctx,
         w,
         run,
-        { state: 'interrupted', stopReason: 'interrupted', notice },
+        { by: 'onInterrupt', to: 'interrupted', stopReason: 'interrupted', notice },
         {
           run: (r) => {
             r.pendingTool = undefined;

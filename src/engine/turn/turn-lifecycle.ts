@@ -198,7 +198,8 @@ export async function supersedeCurrent(
   if (!current || !isSupersedable(current.state)) return [];
   const w = await LeafWriter.open(engine.ctx, current);
   await commitEnd(engine.ctx, w, current, {
-    state: 'completed',
+    by: 'supersedeCurrent',
+    to: 'completed',
     stopReason: current.stopReason ?? 'interrupted',
   });
   return w.created;

@@ -26,6 +26,7 @@ import { REPLAY_ONLY_TRANSPORT } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
 import { emitCommitted } from '../run/nodes';
 import { commitEnd } from '../run/run-end';
+import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 
 /** The run can hand a divergence to a model. */
@@ -81,7 +82,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
         reason: 'page_differs',
         message: 'The user sent a message during the replay.',
       },
-      true,
+      { steered: true },
     );
   let last = wf.awaiting ? await resultOf(ctx, run0, wf.awaiting.callId) : undefined;
   if (last?.notRun) {
@@ -90,7 +91,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
   }
   wf = followTab(wf, last);
   const d = decideReplay(wf, last);
-  if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, false, last?.ok);
+  if (d.kind === 'diverged') return handOff(ctx, run0, wf, d, { steered: false, lastOk: last?.ok });
   if (d.kind === 'done') return finish(ctx, run0, wf, d, last?.ok);
   const name = d.kind === 'observe' ? SNAPSHOT_TOOL : d.kind === 'open' ? OPEN_TOOL : d.tool;
   const args =
@@ -136,7 +137,7 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
           toolCalls: [call],
           nextToolIndex: 0,
         };
-        r.state = 'executing_tool';
+        moveRun(r, 'decideReplay', 'executing_tool');
       },
       now,
     );
@@ -170,7 +171,7 @@ async function finish(
       ctx,
       w,
       run,
-      { state: 'completed', stopReason: 'end' },
+      { by: 'decideReplay', to: 'completed', stopReason: 'end' },
       { run: (r) => void (r.workflow = next) },
     );
     return w.created;
@@ -185,9 +186,9 @@ async function handOff(
   run0: RunRecord,
   wf: ReplayState,
   d: Extract<ReplayDecision, { kind: 'diverged' }>,
-  steered: boolean,
-  lastOk?: boolean,
+  why: { steered: boolean; lastOk?: boolean },
 ): Promise<StepOutcome> {
+  const { steered, lastOk } = why;
   const toModel = hasModel(run0) && (wf.fallback === 'model' || steered);
   const created = await ctx.commit('replay_diverged', async () => {
     const run = (await ctx.store.runs.get(run0.runId))!;
@@ -212,7 +213,8 @@ async function handOff(
       w,
       run,
       {
-        state: 'failed',
+        by: 'decideReplay',
+        to: 'failed',
         stopReason: 'error',
         error: {
           code: 'workflow_diverged',

@@ -10,6 +10,20 @@ import { describe, expect, it } from 'vitest';
  */
 
 const ROOT = resolve(__dirname, '../../../src');
+const MAX_POSITIONAL = 5;
+/** The engine's rooms, lowest first: a file may import only from its own room or lower ones. */
+const LAYERS = [
+  'host',
+  'env',
+  'context',
+  'views',
+  'run',
+  'model',
+  'call',
+  'workflow',
+  'turn',
+  'ops',
+];
 const ENGINE = join(ROOT, 'engine');
 
 function filesUnder(dir: string): string[] {
@@ -37,6 +51,43 @@ function importsOf(file: string): string[] {
         // not this one
       }
     }
+  }
+  return out;
+}
+
+/**
+ * Functions of a source text with their positional parameter counts: declarations, methods and
+ * arrow functions bound to a name. Commas nested in types, defaults or destructuring don't count.
+ */
+function parameterCounts(src: string): { name: string; count: number }[] {
+  const out: { name: string; count: number }[] = [];
+  const starts =
+    /(?:function\s*\*?\s*(\w+)\s*(?:<[^>(]*>)?\s*\(|(?:const|let)\s+(\w+)\s*(?::[^=]+)?=\s*(?:async\s*)?\(|^\s*(?:(?:public|private|protected|static|async|readonly)\s+)*(\w+)\s*\()/gm;
+  for (const m of src.matchAll(starts)) {
+    const name = m[1] ?? m[2] ?? m[3];
+    if (['if', 'for', 'while', 'switch', 'catch', 'return', 'await'].includes(name)) continue;
+    let depth = 0;
+    let commas = 0;
+    let content = false;
+    let i = (m.index ?? 0) + m[0].length;
+    for (; i < src.length; i++) {
+      const ch = src[i];
+      if ('([{<'.includes(ch)) depth++;
+      else if (')]}>'.includes(ch) && !(ch === '>' && src[i - 1] === '=')) {
+        if (depth === 0) break;
+        depth--;
+      } else if (ch === ',' && depth === 0) {
+        // A trailing comma before ')' is not another parameter.
+        if (/^\s*\)/.test(src.slice(i + 1, i + 40))) continue;
+        commas++;
+      } else if (!/\s/.test(ch)) content = true;
+    }
+    // A method body's opening `)` is followed by `:` or `{`: calls (`foo(a, b);`) are skipped.
+    const after = src.slice(i + 1, i + 3).trimStart();
+    if (m[3] && !after.startsWith(':') && !after.startsWith('{')) continue;
+    if (m[2] && !/^\s*(?::[^=]*)?=>/.test(src.slice(i + 1, i + 200)) && !after.startsWith(':'))
+      continue;
+    out.push({ name, count: content ? commas + 1 : 0 });
   }
   return out;
 }
@@ -81,6 +132,49 @@ describe('src/engine structure', () => {
     expect(cycles.map((c) => c.map((f) => f.split(/[\\/]/).pop()))).toEqual([
       ['a.ts', 'b.ts', 'c.ts', 'a.ts'],
     ]);
+  });
+
+  it('only moveRun (run/run-edges.ts) assigns a run state', () => {
+    // A tool_call item's state (`item.state`, `it.state`) is the card's, not the run's.
+    const writer = join(ENGINE, 'run', 'run-edges.ts');
+    const offenders = filesUnder(ENGINE).flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => /\.state\s*=(?!=)/.test(l) && !/\b(item|it)\.state\s*=/.test(l))
+        .filter((l) => f !== writer || !/^\s*run\.state = to;$/.test(l))
+        .map((l) => `${relative(ROOT, f)}: ${l.trim()}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('no engine function takes more than 5 positional parameters (an options object instead)', () => {
+    const long = filesUnder(ENGINE).flatMap((f) =>
+      parameterCounts(readFileSync(f, 'utf8'))
+        .filter((p) => p.count > MAX_POSITIONAL)
+        .map((p) => `${relative(ROOT, f)}: ${p.name} (${p.count})`),
+    );
+    expect(long).toEqual([]);
+    const all = filesUnder(ENGINE).flatMap((f) => parameterCounts(readFileSync(f, 'utf8')));
+    // The counter sees the engine's functions (a broken pattern would pass vacuously).
+    expect(all.length).toBeGreaterThan(200);
+    expect(
+      parameterCounts('export async function f(a: A, b: { c: (d, e) => void }, g = [1, 2]) {}'),
+    ).toEqual([{ name: 'f', count: 3 }]);
+  });
+
+  it('imports point down the layers (host < env < context < views < run < model < call < workflow < turn < ops < the top)', () => {
+    const rank = (f: string) => {
+      const room = relative(ENGINE, f).split(/[\\/]/);
+      return room.length === 1 ? LAYERS.length : LAYERS.indexOf(room[0]);
+    };
+    const upward: string[] = [];
+    for (const f of filesUnder(ENGINE))
+      for (const g of importsOf(f).filter((x) => x.startsWith(ENGINE)))
+        if (rank(g) > rank(f)) upward.push(`${relative(ENGINE, f)} → ${relative(ENGINE, g)}`);
+    expect(filesUnder(ENGINE).map(rank)).not.toContain(-1);
+    // host/types.ts takes the tool retry policy's default from call/tool-retry.ts; it moves down
+    // when the simulation's clock seam for the retry backoff lands there (issue 25 item 5).
+    expect(upward).toEqual(['host/types.ts → call/tool-retry.ts']);
   });
 
   it('no engine module writes through the raw database (store.db)', () => {
