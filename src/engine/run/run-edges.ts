@@ -63,6 +63,11 @@ export const RUN_EDGES = {
       to: 'failed',
       when: 'replay diverged, no model (or onDivergence stop)',
     },
+    {
+      from: 'streaming_model',
+      to: 'streaming_model',
+      when: 'replay diverged or steered: the model takes over',
+    },
   ],
   afterToolResult: [
     { from: 'executing_tool', to: 'executing_tool', when: 'call recorded, more in batch' },

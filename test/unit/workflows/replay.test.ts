@@ -469,7 +469,7 @@ describe('workflow.update / delete', () => {
 describe('the run machine table (RUN_TRANSITIONS) lists the replay runner', () => {
   /** The commits of workflow-step.ts and ops-workflows.ts, by the name the table gives them. */
   const BY: Record<string, string> = {
-    workflow_run: 'workflow.run',
+    workflow_run: 'runWorkflow',
     replay_step: 'decideReplay',
     replay_done: 'decideReplay',
     replay_diverged: 'decideReplay',
@@ -496,7 +496,9 @@ describe('the run machine table (RUN_TRANSITIONS) lists the replay runner', () =
     const add = runs.add.bind(runs);
     const update = runs.update.bind(runs);
     runs.add = async (r) => {
-      if (tx && BY[tx]) edges.add(`new|${r.state}|${BY[tx]}`);
+      // A scheduled fire that finds its thread busy is queued by queueFire inside the same commit.
+      const by = tx === 'workflow_run' && r.state === 'queued' ? 'queueFire' : tx && BY[tx];
+      if (by) edges.add(`new|${r.state}|${by}`);
       return add(r);
     };
     runs.update = (runId, mutate, now) =>
