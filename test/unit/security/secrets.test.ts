@@ -29,6 +29,43 @@ describe('secrets never leave the credentials store', () => {
     expect(exported.nodes.length).toBeGreaterThan(0);
   });
 
+  it('an OAuth credential stored as one JSON record: each token in it is redacted from exports', async () => {
+    // The record is one credential value; what leaks is one field of it (a page or a tool result
+    // echoing the bearer token), never the whole JSON. Fails if only the whole value is matched.
+    const record = {
+      url: 'http://127.0.0.1:9/mcp',
+      client: { client_id: 'keel-client-id', client_secret: 'oauth-client-secret-77777777' },
+      tokens: {
+        access_token: 'oauth-access-token-AAAAAAAAAAAA',
+        refresh_token: 'oauth-refresh-token-BBBBBBBBBBBB',
+        token_type: 'Bearer',
+      },
+      codeVerifier: 'pkce-verifier-CCCCCCCCCCCCCCCC',
+    };
+    const rig = await makeRig({
+      script: [{ text: 'The server said: Authorization: Bearer oauth-access-token-AAAAAAAAAAAA' }],
+    });
+    await rig.store.credentials.setSecret('mcp-oauth:srv', JSON.stringify(record), Date.now());
+    const { threadId, runId } = await rig.submit(
+      'refresh with oauth-refresh-token-BBBBBBBBBBBB and pkce-verifier-CCCCCCCCCCCCCCCC for keel-client-id',
+    );
+    await rig.client.turnComplete(runId);
+    const exported = await rig.client.ack<{ redactedSecrets: number }>({
+      type: 'thread.export',
+      threadId,
+    });
+    const text = JSON.stringify(exported);
+    for (const secret of [
+      record.tokens.access_token,
+      record.tokens.refresh_token,
+      record.codeVerifier,
+    ])
+      expect(text).not.toContain(secret);
+    // Names are not secrets: the client id and the token type stay readable.
+    expect(text).toContain('keel-client-id');
+    expect(exported.redactedSecrets).toBeGreaterThanOrEqual(3);
+  });
+
   it('no event, settings record or receipt ever holds an API key', async () => {
     const rig = await makeRig({ script: [{ text: 'x' }] });
     await rig.client.ack({
