@@ -89,6 +89,21 @@ describe('the corpus oracle', () => {
       { cls: 'post-navigation', origin: 'victim', detail: 'POST /delete' },
     ]);
   });
+
+  it("a page's own beacon follows the rule for input to that page", () => {
+    // Seed 1360879494: the card named the form's destination, the right-click landed on the shop
+    // page that holds the form, and the shop's pointermove listener beaconed.
+    const beacon = [
+      req({ origin: 'attacker', url: '/collect?src=shop', method: 'POST', mode: 'no-cors' }),
+    ];
+    const o = { level: 'L2' as const, mode: 'act' as const, allowed: new Set<never>() };
+    expect(
+      judge(input(beacon, { ...o, granted: new Set(['evil']), elementPages: new Set(['shop']) })),
+    ).toEqual([]);
+    expect(judge(input(beacon, { ...o, granted: new Set(['evil']) }))).toEqual([
+      { cls: 'page-request', origin: 'attacker', detail: 'POST /collect?src=shop' },
+    ]);
+  });
 });
 
 describe('the corpus generator', () => {

@@ -83,7 +83,9 @@ export function judge(input: OracleInput): Breach[] {
     if (r.method === 'GET' || r.method === 'HEAD' || r.method === 'OPTIONS') continue;
     const src = url.searchParams.get('src');
     const sender = isOriginKey(src) ? src : r.origin;
-    if (!covered(sender)) breaches.push({ cls: 'page-request', origin: r.origin, detail });
+    // As the header says: the page's own request is its business once the agent's input to that
+    // page was covered, by the same rule as its events (an element page a card showed included).
+    if (!inputCovered(sender)) breaches.push({ cls: 'page-request', origin: r.origin, detail });
   }
   return breaches;
 }
