@@ -315,7 +315,9 @@ describe('dialogs a page opens on its own', () => {
   });
 
   it('a dialog that opened before Keel could see it: the timed-out tool says one may be open', async () => {
-    const { page } = await s.open('apps/timer-dialog.html?kind=alert&delay=200');
+    // 1.5 s: long enough for the dialog watcher to be attached after the page loads even on a
+    // loaded machine (at 200 ms the alert could open before it, and was never seen).
+    const { page } = await s.open('apps/timer-dialog.html?kind=alert&delay=1500');
     const shown = watchDialogs(page);
     // Opened in a tab no run used yet: no wrapper, no debugger.
     await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
