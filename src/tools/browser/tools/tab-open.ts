@@ -4,7 +4,7 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { navigationRestriction } from '../restricted';
-import { waitForTabLoad, waitForUrlChange } from '../tab-waits';
+import { waitForTabLoad } from '../tab-waits';
 import { LOAD_TIMEOUT_MS, navigationTarget, normalizeUrl } from './navigate';
 import { untrustedPageContent } from '../untrusted';
 import { guardRules, heldWhat } from '../guard-policy';
@@ -67,13 +67,7 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         : undefined;
       let loaded: Awaited<ReturnType<typeof waitForTabLoad>>;
       try {
-        if (guard) {
-          // Wait for the tab to leave about:blank, so the load wait below is for the address
-          // (and its redirects), not for the blank page it was created with.
-          const left = waitForUrlChange(deps.host, tab.tabId, 'about:blank', 2000, signal);
-          await deps.host.navigate(tab.tabId, url);
-          await left;
-        }
+        if (guard) await deps.host.navigate(tab.tabId, url);
         loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
       } finally {
         await guard?.disarm();
