@@ -49,19 +49,17 @@ export async function execute(
 
   // The gate the executor asks at the moment of effect: the rules as they are now, and the
   // receivers the user approved for this call (docs/permissions.md).
-  // Read again before every retry: a rule the user changes during the backoff (a site blocked)
-  // holds for the next attempt, which is a new moment of effect.
-  const gateNow = async () =>
-    receiverGate({
-      descriptor: reg.descriptor,
-      approvalMode: run.env!.approvalMode,
-      rules: new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule])),
-      covered: prev?.grants ?? [],
-    });
+  const rules = new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule]));
+  const gate = receiverGate({
+    descriptor: reg.descriptor,
+    approvalMode: run.env!.approvalMode,
+    rules,
+    covered: prev?.grants ?? [],
+  });
   let progress = '';
   const liveCtx: ToolCallContext = {
     ...tctx,
-    gate: await gateNow(),
+    gate,
     ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
     requestInteraction: async (kind, payload) => {
       const interactionId = ctx.ids.next('int');
@@ -147,15 +145,6 @@ export async function execute(
       throw new RunAborted(progress);
     }
     if (signal.aborted) throw new RunAborted(progress);
-    // The retry is judged like a dispatch: a site blocked (or a page become forbidden) while it
-    // waited refuses it. What the call was approved for still covers it (its grants): the retry
-    // is the same call, on the same target.
-    liveCtx.gate = await gateNow();
-    const again = liveCtx.gate.check(target, 'input');
-    if (again.kind === 'deny') {
-      const denied = Finishes.denied(`Not retried after a transient failure: ${again.reason}`);
-      return finishCall(ctx, c, { ...denied, attempts: attempt });
-    }
     attempt = next.nextAttempt;
   }
   await ctx.boundary('tool:returned');
