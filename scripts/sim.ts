@@ -46,10 +46,23 @@ let violating = 0;
 const stats: SimStats = emptyStats();
 const shrunkKinds = new Set<string>();
 let played = 0;
+const unhandled: string[] = [];
+process.on('unhandledRejection', (e) => {
+  unhandled.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+});
 for (let i = 0; i < runs; i++) {
   played += 1;
   const history = generate(seed + i);
   const result = await runHistory(history, { store });
+  // A promise the engine dropped without a handler (a fire-and-forget emit after a kill) is a
+  // defect of this history, not a crash of the whole run: let it surface, then count it here.
+  await new Promise((r) => setImmediate(r));
+  for (const why of unhandled.splice(0))
+    result.violations.push({
+      step: -1,
+      action: 'quiescence',
+      message: `unhandled rejection: ${why}`,
+    });
   kills += result.kills;
   for (const k of Object.keys(stats) as (keyof SimStats)[]) stats[k] += result.stats[k];
   if (!result.violations.length) continue;
@@ -59,7 +72,8 @@ for (let i = 0; i < runs; i++) {
   console.log(`VIOLATION seed=${history.seed} step=${first.step}: ${first.message}`);
   for (const v of result.violations.slice(1, 4)) console.log(`  also: ${v.message}`);
   // Shrink the first history of each kind (later ones of the same kind only get their seed).
-  if (!shrunkKinds.has(kind) && shrinkBudget > 0) {
+  // An unhandled rejection is seen only by this script, not by runHistory: replay it, do not shrink.
+  if (!shrunkKinds.has(kind) && shrinkBudget > 0 && !first.message.startsWith('unhandled')) {
     shrunkKinds.add(kind);
     const { history: small, replays } = await shrink(history, kind, shrinkBudget, { store });
     console.log(

@@ -8,13 +8,7 @@
 export const KNOWN_DEFECTS: { defect: string; pattern: RegExp }[] = [
   // The run machine (issue 12) fixed the three defects listed first; their shrunk histories in
   // regressions.test.ts now run as ordinary regression tests.
-  {
-    // Found once transient tool failures and the backoff clock came in (issue 25 §5): the retry
-    // loop (tool-execute.ts) runs the next attempt after its backoff without judging the call
-    // again, so a site blocked (or a rule taken back) during the wait is touched anyway.
-    defect: 'a retry after a transient tool failure skips the permission check',
-    pattern: /\(a retry after a transient failure\)$/,
-  },
+  // The retry loop (tool-execute.ts) now judges each attempt after its backoff again (issue 25 §5).
 ];
 
 export function knownDefect(message: string): boolean {

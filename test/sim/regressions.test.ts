@@ -11,8 +11,8 @@ import { runHistory } from './run-history';
  */
 const cases: { name: string; known: boolean; history: History }[] = [
   {
-    name: 'a read fails transiently, the user blocks the site during the backoff, the retry reads the blocked site anyway (open: known-defects.ts)',
-    known: true,
+    name: 'a read fails transiently, the user blocks the site during the backoff, the retry is refused, not run on the blocked site (fixed in tool-execute.ts: each retry is judged again)',
+    known: false,
     history: {
       seed: 166,
       actions: [

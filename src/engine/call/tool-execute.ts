@@ -49,17 +49,19 @@ export async function execute(
 
   // The gate the executor asks at the moment of effect: the rules as they are now, and the
   // receivers the user approved for this call (docs/permissions.md).
-  const rules = new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule]));
-  const gate = receiverGate({
-    descriptor: reg.descriptor,
-    approvalMode: run.env!.approvalMode,
-    rules,
-    covered: prev?.grants ?? [],
-  });
+  // Read again before every retry: a rule the user changes during the backoff (a site blocked)
+  // holds for the next attempt, which is a new moment of effect.
+  const gateNow = async () =>
+    receiverGate({
+      descriptor: reg.descriptor,
+      approvalMode: run.env!.approvalMode,
+      rules: new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule])),
+      covered: prev?.grants ?? [],
+    });
   let progress = '';
   const liveCtx: ToolCallContext = {
     ...tctx,
-    gate,
+    gate: await gateNow(),
     ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
     requestInteraction: async (kind, payload) => {
       const interactionId = ctx.ids.next('int');
@@ -145,6 +147,28 @@ export async function execute(
       throw new RunAborted(progress);
     }
     if (signal.aborted) throw new RunAborted(progress);
+    // The retry is a new moment of effect, judged like a dispatch on the rules as they are now:
+    // a site blocked while it waited refuses it; a rule taken back (allow → ask) holds it and
+    // asks, through the same path as a receiver the gate held. What the call was approved for
+    // still covers it (its grants): the retry is the same call, on the same target.
+    liveCtx.gate = await gateNow();
+    const again = liveCtx.gate.check(target, 'input');
+    if (again.kind === 'deny') {
+      const denied = Finishes.denied(`Not retried after a transient failure: ${again.reason}`);
+      return finishCall(ctx, c, { ...denied, attempts: attempt });
+    }
+    if (again.kind === 'hold') {
+      const where = target.origin ?? target.url ?? 'this page';
+      result = {
+        content: text(`Stopped before retrying ${call.name} on ${where}.`),
+        held: {
+          target,
+          what: `retry ${reg.descriptor.label} on ${where} (the site's rule changed while it waited)`,
+          partial: `attempt ${attempt} failed: ${errorText(out.error)}`,
+        },
+      };
+      break;
+    }
     attempt = next.nextAttempt;
   }
   await ctx.boundary('tool:returned');

@@ -219,9 +219,9 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
   return done(outcome, () => {
     for (const n of updated.superseded) emitCommitted(engine.ctx, n);
     engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated.t) });
-    void threadSnapshot(store, op.threadId).then(
-      (s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }),
-    );
+    void threadSnapshot(store, op.threadId)
+      .then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }))
+      .catch((e) => engine.onBackgroundError(e));
   });
 };
 

@@ -83,9 +83,9 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
     void announceTurnStart(engine, res, 'schedule');
     // A new branch replaces the visible path: send the whole path, not just the new items.
     if (op.parentNodeId)
-      void threadSnapshot(store, op.threadId).then(
-        (s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }),
-      );
+      void threadSnapshot(store, op.threadId)
+        .then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }))
+        .catch((e) => engine.onBackgroundError(e));
   });
 };
 
@@ -146,9 +146,9 @@ const enqueue: Handler<'turn.enqueue'> = async (engine, _client, op, ctx) => {
   });
   if (res.kind === 'reject') return done(res);
   return done(outcome, () => {
-    void queueItems(engine, op.threadId).then((items) =>
-      engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }),
-    );
+    void queueItems(engine, op.threadId)
+      .then((items) => engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }))
+      .catch((e) => engine.onBackgroundError(e));
     // An idle thread starts its queue at once.
     void startNextQueued(engine, op.threadId).catch((e) => engine.onBackgroundError(e));
   });
@@ -171,9 +171,9 @@ const queueUpdate: Handler<'queue.update'> = async (engine, _client, op, ctx) =>
   return done(
     outcome,
     () =>
-      void queueItems(engine, op.threadId).then((items) =>
-        engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }),
-      ),
+      void queueItems(engine, op.threadId)
+        .then((items) => engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }))
+        .catch((e) => engine.onBackgroundError(e)),
   );
 };
 
@@ -192,9 +192,9 @@ const queueRemove: Handler<'queue.remove'> = async (engine, _client, op, ctx) =>
   return done(
     outcome,
     () =>
-      void queueItems(engine, op.threadId).then((items) =>
-        engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }),
-      ),
+      void queueItems(engine, op.threadId)
+        .then((items) => engine.ctx.emit({ type: 'queue.updated', threadId: op.threadId, items }))
+        .catch((e) => engine.onBackgroundError(e)),
   );
 };
 
@@ -222,7 +222,8 @@ const interrupt: Handler<'turn.interrupt'> = async (engine, _client, op) => {
     if (!wasActive) return;
     void store.threads
       .get(op.threadId)
-      .then((t) => t && engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(t) }));
+      .then((t) => t && engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(t) }))
+      .catch((e) => engine.onBackgroundError(e));
   });
 };
 

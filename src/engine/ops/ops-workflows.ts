@@ -163,9 +163,9 @@ const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) =>
     return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
   if ('queuedAs' in res)
     return done(res.queuedAs, () => {
-      void queueItems(engine, threadId).then((items) =>
-        engine.ctx.emit({ type: 'queue.updated', threadId, items }),
-      );
+      void queueItems(engine, threadId)
+        .then((items) => engine.ctx.emit({ type: 'queue.updated', threadId, items }))
+        .catch((e) => engine.onBackgroundError(e));
     });
   return done(outcome, () => {
     for (const n of res.superseded) emitCommitted(engine.ctx, n);

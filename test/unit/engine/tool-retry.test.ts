@@ -160,6 +160,48 @@ describe('retry-safe tools in a run (spec/004)', () => {
     ]);
   });
 
+  // Each retry is a new moment of effect (issue 25 §5): the rules as they are after the backoff.
+  for (const [rule, expected] of [
+    ['block', 'refused'],
+    ['ask', 'asked'],
+  ] as const) {
+    it(`a site rule changed to ${rule} during the backoff: the retry is ${expected}, not run`, async () => {
+      const origin = 'https://shop.example';
+      const w = flakyTool('clicker', 1, { effects: 'write', recovery: 'retry-safe' });
+      let rig!: Awaited<ReturnType<typeof makeRig>>;
+      const sleep = async () => {
+        await rig.client.ack({ type: 'siteRules.set', origin, rule });
+      };
+      rig = await makeRig({
+        script: [{ toolCalls: [call('clicker')] }, { text: 'done' }],
+        tools: [w],
+        options: { sleep },
+      });
+      await rig.client.ack({ type: 'siteRules.set', origin, rule: 'allow' });
+      const { runId, threadId } = await rig.submit('go');
+      if (rule === 'ask') {
+        const req = await rig.client.waitFor((e) => e.type === 'approval.request');
+        // Asked about the retry on that site, with the first attempt's failure said; the tool has
+        // not run again. Denied: it never runs again.
+        expect(req).toMatchObject({ target: { origin } });
+        expect(JSON.stringify(req)).toContain('retry');
+        expect(w.runs).toBe(1);
+        await rig.client.ack({
+          type: 'approval.response',
+          approvalId: (req as { approvalId: string }).approvalId,
+          decision: 'deny',
+        });
+      }
+      await rig.client.turnComplete(runId);
+      expect(w.runs).toBe(1);
+      const result = (await rig.store.threads.allNodes(threadId)).find(
+        (n) => n.item.kind === 'tool_result',
+      )!;
+      expect(result.item).toMatchObject({ ok: false });
+      if (rule === 'block') expect(JSON.stringify(result.item)).toContain('Not retried');
+    });
+  }
+
   it('an interrupt during the backoff stops the call', async () => {
     const t = flakyTool('reader', 99);
     let rig!: Awaited<ReturnType<typeof makeRig>>;
