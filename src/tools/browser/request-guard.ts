@@ -41,7 +41,7 @@ function guardResume(resume: unknown): GuardResume | undefined {
 const LOAD_MS = 10_000;
 
 /** The first request the policy holds, with how it is held. */
-function firstHeld(blocked: readonly ObservedRequest[], allowance: DestinationAllowance) {
+export function firstHeld(blocked: readonly ObservedRequest[], allowance: DestinationAllowance) {
   for (const req of blocked) {
     const j = guardJudgement(req, allowance);
     if (j.kind === 'hold') return { req, as: j.as };

@@ -32,6 +32,21 @@ export function waitForTabLoad(
   );
 }
 
+/**
+ * Resolves when the tab's current document finished loading, whatever it is (about:blank too).
+ * A tab just created blank must reach this before it is sent anywhere: Chrome drops a navigation
+ * that starts while the initial about:blank is still loading and leaves the tab "unloaded" on
+ * about:blank (measured on Chromium 156; the page never loads, though its server got the request).
+ */
+export function waitForTabSettled(
+  host: BrowserHost,
+  tabId: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TabWaitResult> {
+  return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.status === 'complete');
+}
+
 /** Resolves when the tab's URL differs from `fromUrl` (commit of a navigation, pushState, fragment). */
 export function waitForUrlChange(
   host: BrowserHost,
@@ -95,4 +110,41 @@ function waitForTab(
     signal?.addEventListener('abort', onAbort, { once: true });
     check();
   });
+}
+
+/**
+ * Resolves `true` once `seen()` holds (checked every `everyMs`), `false` at the timeout, an abort
+ * or `cancel()`. For state with no event to wait on, e.g. what the request guard has blocked: a
+ * navigation it stops may never commit, so no tab event says it ended.
+ */
+export function pollUntil(
+  host: Pick<BrowserHost, 'setTimer'>,
+  seen: () => boolean,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  everyMs = 100,
+): { done: Promise<boolean>; cancel: () => void } {
+  let stop = () => {};
+  const done = new Promise<boolean>((resolve) => {
+    let left = Math.ceil(timeoutMs / everyMs);
+    let cancelTimer = () => {};
+    let over = false;
+    stop = () => {
+      if (over) return;
+      over = true;
+      cancelTimer();
+      resolve(false);
+    };
+    const tick = () => {
+      if (over) return;
+      if (seen()) {
+        over = true;
+        return resolve(true);
+      }
+      if (signal?.aborted || left-- <= 0) return stop();
+      cancelTimer = host.setTimer(everyMs, tick);
+    };
+    tick();
+  });
+  return { done, cancel: () => stop() };
 }

@@ -209,6 +209,46 @@ describe('the navigation and request guard', () => {
     await page.close();
   });
 
+  // browser_tab_open works in a tab the acting tab's guard does not cover: it opens blank, arms
+  // its own guard, and only then goes to the address (tab-open.ts).
+  it('browser_tab_open: a redirect chain from the allowed site to another is held, naming it; denied, the victim gets nothing and no tab is left', async () => {
+    const { page } = await openTab(s, `${SITE}/start.html`);
+    const tabsBefore = s.ext.context.pages().length;
+    const chain = `${SITE}/redirect?u=${encodeURIComponent(`${SITE}/redirect?u=${encodeURIComponent(`http:\\\\victim.localhost:${victim.port}/tab-steal?d=1`)}`)}`;
+    script([() => ({ name: 'browser_tab_open', args: { url: chain } })]);
+    const turn = await runTurn(s, 'Open the next page in a new tab.');
+    expect(victimHits('/tab-steal')).toEqual([]);
+    expect(turn.approvals.filter(namesVictim)).toHaveLength(1);
+    expect(turn.approvals.find(namesVictim)?.target.url).toBe(`${VICTIM}/tab-steal?d=1`);
+    const result = turn.items.find(
+      (i) => i.kind === 'tool_result' && i.name === 'browser_tab_open',
+    );
+    expect(JSON.stringify(result)).toContain(VICTIM);
+    // The blank tab that showed Chrome's error page was closed again.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.ext.context.pages().length).toBe(tabsBefore);
+    await page.close();
+  });
+
+  it('browser_tab_open: approved, the new tab really loads the other site (not left blank)', async () => {
+    const { page } = await openTab(s, `${SITE}/start.html`);
+    const chain = `${SITE}/redirect?u=${encodeURIComponent(`${VICTIM}/tab-approved`)}`;
+    script([() => ({ name: 'browser_tab_open', args: { url: chain } })]);
+    // The address carries another site's address, so opening it asks first (the site's rule does
+    // not cover that); both answers are yes.
+    const turn = await runTurn(s, 'Open the next page in a new tab.', () => 'allow_once');
+    expect(turn.approvals.length).toBeGreaterThan(0);
+    expect(victimHits('/tab-approved')).toHaveLength(1);
+    const result = turn.items.filter(
+      (i) => i.kind === 'tool_result' && i.name === 'browser_tab_open',
+    );
+    const opened = JSON.stringify(result.at(-1));
+    expect(opened).toContain(`at ${VICTIM}/tab-approved`);
+    expect(opened).not.toContain('still loading');
+    for (const p of s.ext.context.pages()) if (p.url().startsWith(VICTIM)) await p.close();
+    await page.close();
+  });
+
   it("the user's own browsing in another tab is not affected while the agent acts", async () => {
     const { page } = await openTab(s, `${SITE}/slow.html`);
     const other = await s.ext.context.newPage();

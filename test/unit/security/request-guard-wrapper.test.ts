@@ -4,6 +4,7 @@ import { receiverGate } from '../../../src/gatekeeper/receiver';
 import type { GuardRule, ObservedRequest } from '../../../src/tools/browser/guard-policy';
 import type { ArmedRequestGuard } from '../../../src/tools/browser/host';
 import { guardRequests } from '../../../src/tools/browser/request-guard';
+import { tabOpenTool } from '../../../src/tools/browser/tools/tab-open';
 import type {
   AgentTool,
   ToolCallContext,
@@ -189,5 +190,70 @@ describe('the guard around a write', () => {
     expect(second.content[0]).toMatchObject({
       text: expect.stringMatching(/^Opened https:\/\/victim/),
     });
+  });
+});
+
+describe('browser_tab_open opens its tab under its own guard', () => {
+  // The acting tab's guard does not cover a tab the call creates: the new tab opens blank, is
+  // guarded, and only then goes to the address, so a redirect from the allowed shop to a site
+  // the user never allowed is held (seeds 1059252571 and 4100785950 of the attack corpus).
+  function openSetup() {
+    const host = new GuardHost();
+    host.addTab({ tabId: 1, url: `${SHOP}/page` });
+    const navigate = host.navigate.bind(host);
+    const visited: Array<{ tabId: number; url: string; armed: number }> = [];
+    host.navigate = async (tabId: number, url: string) => {
+      visited.push({ tabId, url, armed: host.armed.length });
+      host.cause();
+      return navigate(tabId, url);
+    };
+    const deps = { host, client: {} as never, debuggers: {} as never, thumbnails: false };
+    return { host, visited, tool: tabOpenTool(deps as never) };
+  }
+  const openCtx = (rules: Array<[string, 'allow' | 'block']>): ToolCallContext => ({
+    ...ctxWith(rules),
+    gate: receiverGate({
+      descriptor: { ...descriptor, name: 'browser_tab_open' },
+      approvalMode: 'act',
+      rules: new Map(rules),
+      covered: [],
+    }),
+  });
+  const open = (t: ReturnType<typeof tabOpenTool>, ctx: ToolCallContext, url: string) =>
+    t.execute('c1', { url, active: false }, new AbortController().signal, () => undefined, ctx);
+
+  it('a redirect to an origin without a rule is held, naming it, and the new tab is closed', async () => {
+    const { host, visited, tool } = openSetup();
+    host.causes = [nav(`${VICTIM}/act?d=SECRET`)];
+    const result = await open(tool, openCtx([[SHOP, 'allow']]), `${SHOP}/r?u=http:%5C%5Cvictim`);
+    expect(visited).toEqual([{ tabId: 2, url: `${SHOP}/r?u=http:%5C%5Cvictim`, armed: 1 }]);
+    expect(host.armed[0].every((r) => r.condition.tabIds[0] === 2)).toBe(true);
+    expect(result.held?.target.origin).toBe(VICTIM);
+    expect(host.tabs.has(2)).toBe(false);
+    expect(host.disarmed).toBe(1);
+  });
+
+  it('nothing blocked: the tab stays open at the address', async () => {
+    const { host, tool } = openSetup();
+    const result = await open(tool, openCtx([[SHOP, 'allow']]), `${SHOP}/a`);
+    expect(result.held).toBeUndefined();
+    expect(host.tabs.has(2)).toBe(true);
+    expect((result.details as { tabId: number }).tabId).toBe(2);
+  });
+
+  it('a blocked destination is refused, not asked about', async () => {
+    const { host, tool } = openSetup();
+    host.causes = [nav(`${VICTIM}/x`)];
+    await expect(
+      open(
+        tool,
+        openCtx([
+          [SHOP, 'allow'],
+          [VICTIM, 'block'],
+        ]),
+        `${SHOP}/r`,
+      ),
+    ).rejects.toThrow(/Stopped/);
+    expect(host.tabs.has(2)).toBe(false);
   });
 });

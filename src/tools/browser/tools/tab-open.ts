@@ -4,9 +4,12 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { navigationRestriction } from '../restricted';
-import { waitForTabLoad } from '../tab-waits';
+import { pollUntil, waitForTabLoad, waitForTabSettled, waitForUrlChange } from '../tab-waits';
 import { LOAD_TIMEOUT_MS, navigationTarget, normalizeUrl } from './navigate';
 import { untrustedPageContent } from '../untrusted';
+import { guardRules, heldWhat } from '../guard-policy';
+import { firstHeld } from '../request-guard';
+import { originOf } from '../restricted';
 
 const Params = z.object({
   url: z.string().min(1).max(8000).describe('Absolute URL to open (https://…).'),
@@ -47,13 +50,79 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         ctx.tabId !== undefined
           ? await deps.host.getTab(ctx.tabId).catch(() => undefined)
           : undefined;
+      // The new tab is outside the acting tab's guard (request-guard.ts): it opens blank, gets
+      // its own guard, and only then goes to the address, so a redirect chain from an allowed
+      // site to one the user never allowed is held here too, naming where it really went.
+      const allowance = ctx.gate.destinations?.();
+      const arm = deps.host.armRequestGuard?.bind(deps.host);
+      const guarded = arm && allowance && allowance.kind === 'origins';
       const tab = await deps.host.createTab({
-        url,
+        url: guarded ? 'about:blank' : url,
         active: params.active,
         openerTabId: opener?.tabId,
         windowId: opener?.windowId,
       });
-      const loaded = await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
+      const guard = guarded
+        ? await arm(tab.tabId, (firstId) => guardRules({ tabId: tab.tabId, allowance, firstId }))
+        : undefined;
+      let loaded: Awaited<ReturnType<typeof waitForTabLoad>>;
+      try {
+        if (guard && allowance) {
+          await waitForTabSettled(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
+          // Wait for the address to commit before waiting for the load: the blank tab is already
+          // "complete", and under load Chrome reports the pending address late.
+          const committed = waitForUrlChange(
+            deps.host,
+            tab.tabId,
+            'about:blank',
+            LOAD_TIMEOUT_MS,
+            signal,
+          );
+          // A navigation the guard stops may never commit: stop waiting once it is held.
+          const held = pollUntil(
+            deps.host,
+            () => firstHeld(guard.blocked(), allowance) !== undefined,
+            LOAD_TIMEOUT_MS,
+            signal,
+          );
+          // Once the hold wins, an interrupt that later ends `committed` is nobody's error.
+          committed.catch(() => undefined);
+          await deps.host.navigate(tab.tabId, url);
+          await Promise.race([committed, held.done]);
+          held.cancel();
+        }
+        loaded =
+          guard && allowance && firstHeld(guard.blocked(), allowance)
+            ? { tab: undefined, timedOut: false }
+            : await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
+      } finally {
+        await guard?.disarm();
+      }
+      const stopped = guard && allowance ? firstHeld(guard.blocked(), allowance) : undefined;
+      if (stopped) {
+        const { req, as } = stopped;
+        const target = {
+          tabId: tab.tabId,
+          frameId: req.frameId,
+          url: req.url,
+          origin: originOf(req.url),
+        };
+        const verdict = ctx.gate.check(target, 'destination');
+        if (verdict.kind !== 'allow') {
+          // Nothing reached the destination; the tab only shows Chrome's error page: close it.
+          await deps.host.closeTab(tab.tabId).catch(() => undefined);
+          if (verdict.kind === 'deny')
+            throw new Error(`Stopped: ${heldWhat(req, as)}, and ${verdict.reason}`);
+          return {
+            content: [{ type: 'text', text: `Stopped: ${heldWhat(req, as)}.` }],
+            held: {
+              target,
+              what: heldWhat(req, as),
+              partial: 'the new tab was opened and closed again; nothing reached that site',
+            },
+          };
+        }
+      }
       const now = loaded.tab ?? tab;
       const text =
         `Opened tab ${tab.tabId} at ${clipPageString(now.url || url)}${loaded.timedOut ? ' (still loading)' : ''}${params.active ? '' : ' in the background'}. ` +
