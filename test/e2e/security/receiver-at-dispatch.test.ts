@@ -58,6 +58,13 @@ describe('receiver checks at dispatch', () => {
       // A webmail frame whose keyboard shortcut deletes a conversation.
       '/mail.html':
         '<!doctype html><title>Mail</title><body><p>Inbox</p><script>addEventListener("keydown", (e) => { fetch("/shortcut", { method: "POST", body: e.key }); });</script>',
+      // A drop zone filling its frame: whatever the pointer does in it is reported by POST.
+      '/dropzone.html':
+        '<!doctype html><title>Zone</title><body style="margin:0"><div id="z" style="width:100vw;height:100vh">zone</div><script>for (const t of ["mouseup", "pointerup", "drop"]) addEventListener(t, (e) => { e.preventDefault(); fetch("/zone-" + t, { method: "POST" }); }); addEventListener("dragover", (e) => e.preventDefault());</script>',
+      // A widget whose button lives in an about:blank frame it writes itself: that frame's
+      // origin is the widget's (its creator's), not the page around the widget.
+      '/nest.html':
+        '<!doctype html><title>Widget</title><body><p>Widget</p><iframe id="b" style="width:300px;height:80px"></iframe><script>const d = document.getElementById("b").contentDocument; d.body.innerHTML = \'<button style="width:250px;height:50px">Delete widget data</button>\'; d.querySelector("button").onclick = () => fetch("/blank-write", { method: "POST" });</script>',
       // The same, acting on key release.
       '/mail-up.html':
         '<!doctype html><title>Mail</title><body><p>Inbox</p><script>for (const t of ["keydown", "keyup"]) addEventListener(t, (e) => { fetch("/shortcut-" + t, { method: "POST", body: e.key }); });</script>',
@@ -72,6 +79,14 @@ describe('receiver checks at dispatch', () => {
         <button id="buy" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
           onclick="fetch('/bought', { method: 'POST' })">Buy now</button>
         <iframe src="${victim.origin}/delete.html" style="position:absolute;left:0;top:300px;width:400px;height:200px;border:0;opacity:0"></iframe>`,
+      // A transparent frame of the victim lies over the drop target of a drag.
+      '/drag.html': `<!doctype html><title>Shop</title><body style="margin:0">
+        <button id="item" draggable="true" style="position:absolute;left:40px;top:40px;width:120px;height:40px">Card</button>
+        <div role="region" aria-label="Drop here" style="position:absolute;left:300px;top:40px;width:200px;height:60px;background:#eee">Drop here</div>
+        <iframe src="${victim.origin}/dropzone.html" style="position:absolute;left:290px;top:30px;width:220px;height:80px;border:0;opacity:0;z-index:10"></iframe>`,
+      // The victim's widget, with its about:blank frame, embedded in the shop.
+      '/nested.html': `<!doctype html><title>Shop</title><body><h1>Shop</h1>
+        <iframe src="${victim.origin}/nest.html" style="width:420px;height:200px"></iframe>`,
       // Focus moves into the mail frame from the page's own keydown, after the third key.
       '/thief.html': `<!doctype html><title>Shop</title><body>
         <label>Search <input id="q"></label>
@@ -209,6 +224,39 @@ describe('receiver checks at dispatch', () => {
     expect(victim.writes()).toEqual([]);
     expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
     expect(t.approvals[0].reason).toMatch(/release of that key would land in a frame from/);
+    await t.page.close();
+  });
+  it('the drop point of a drag is checked: a transparent frame over the drop target is held, naming it', async () => {
+    victim.hits.length = 0;
+    const t = await turn('/drag.html', [
+      snapshot,
+      (seen) => ({
+        name: 'browser_mouse',
+        // The point of the "Drop here" box, where the transparent frame lies.
+        args: { action: 'drag', ref: refOf(seen, 'Card'), toX: 400, toY: 70 },
+      }),
+    ]);
+    await t.page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
+    await t.page.close();
+  });
+
+  it("an about:blank frame inside another origin's frame is judged on its creator, not the top page", async () => {
+    victim.hits.length = 0;
+    const t = await turn('/nested.html', [
+      snapshot,
+      // The widget's frame is another origin: the model looks inside it, as the top snapshot says.
+      (seen) => ({
+        name: 'browser_snapshot',
+        args: { frameId: Number(/iframe \[frameId=(\d+)\]/.exec(seen)?.[1]) },
+      }),
+      (seen) => ({ name: 'browser_click', args: { ref: refOf(seen, 'Delete widget data') } }),
+    ]);
+    await t.page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    // Asked about the widget's origin (the shop's allow rule does not cover it); denied.
+    expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
     await t.page.close();
   });
 });
