@@ -259,4 +259,23 @@ describe('receiver checks at dispatch', () => {
     expect(t.approvals.map((a) => a.target.origin)).toEqual([victimOrigin()]);
     await t.page.close();
   });
+  it("a trusted click on a button in an about:blank frame inside another origin's frame is held, naming that origin", async () => {
+    victim.hits.length = 0;
+    const { page } = await openTab(s, `${shop.origin}/nested.html`);
+    // Where the button is, as the page shows it (the test reads it; the model is given the point).
+    const blankFrame = () =>
+      page.frames().find((f) => f.url() === 'about:blank' && f.parentFrame() !== null);
+    await expect.poll(() => blankFrame() !== undefined, { timeout: 5000 }).toBe(true);
+    const blank = blankFrame()!;
+    const box = (await blank.locator('button').boundingBox())!;
+    const at = { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
+    plan(s, [() => ({ name: 'browser_mouse', args: { action: 'click', ...at } })]);
+    const t = await runTurn(s, 'Do it.', (a) =>
+      a.target.origin === shop.origin ? 'allow_once' : 'deny',
+    );
+    await page.waitForTimeout(500);
+    expect(victim.writes()).toEqual([]);
+    expect(t.approvals.map((a) => a.target.origin)).toContain(victimOrigin());
+    await page.close();
+  });
 });
