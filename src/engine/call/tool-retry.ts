@@ -1,4 +1,5 @@
 import type { ToolRecovery } from '../../tools/types';
+import type { ToolRetryPolicy } from '../host/retry-policy';
 
 /**
  * Retries of retry-safe tools (spec/004 "工具执行重试"): a transient failure — the content script
@@ -7,19 +8,7 @@ import type { ToolRecovery } from '../../tools/types';
  * harmless by their declaration; `inspect-first` and `never-retry` calls are never repeated here.
  */
 
-export interface ToolRetryPolicy {
-  /** Attempts in all, the first included (spec/004: 3). */
-  maxAttempts: number;
-  /** Delay before the 2nd attempt; doubled for each later one, capped at `maxDelayMs`. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-export const DEFAULT_TOOL_RETRY: ToolRetryPolicy = {
-  maxAttempts: 3,
-  baseDelayMs: 300,
-  maxDelayMs: 2_000,
-};
+export { DEFAULT_TOOL_RETRY, type ToolRetryPolicy } from '../host/retry-policy';
 
 /** Host and page error codes that say "not ready yet" rather than "this failed". */
 const TRANSIENT_CODES = new Set(['no_receiver', 'no_content_script', 'port_closed', 'no_frame']);
@@ -64,20 +53,4 @@ export function retryDecision(f: {
     return { kind: 'give_up' };
   const delayMs = Math.min(f.policy.maxDelayMs, f.policy.baseDelayMs * 2 ** (f.attempt - 1));
   return { kind: 'retry', delayMs, nextAttempt: f.attempt + 1 };
-}
-
-/** The default sleep: resolves after `ms`, rejects at once when `signal` fires. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new Error('aborted'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,7 +1,7 @@
 import type { ProviderResolver } from '../../providers/types';
 import type { Store } from '../../store/store';
 import type { ToolRegistry } from '../../tools/registry';
-import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from '../call/tool-retry';
+import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from './retry-policy';
 
 /** Time and identity are injected so tests can step the engine deterministically. */
 export interface Clock {

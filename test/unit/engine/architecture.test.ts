@@ -172,9 +172,7 @@ describe('src/engine structure', () => {
       for (const g of importsOf(f).filter((x) => x.startsWith(ENGINE)))
         if (rank(g) > rank(f)) upward.push(`${relative(ENGINE, f)} → ${relative(ENGINE, g)}`);
     expect(filesUnder(ENGINE).map(rank)).not.toContain(-1);
-    // host/types.ts takes the tool retry policy's default from call/tool-retry.ts; it moves down
-    // when the simulation's clock seam for the retry backoff lands there (issue 25 item 5).
-    expect(upward).toEqual(['host/types.ts → call/tool-retry.ts']);
+    expect(upward).toEqual([]);
   });
 
   it('no engine module writes through the raw database (store.db)', () => {
