@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx', 'test/sim/**/*.test.ts'],
     environment: 'node',
+    // Records the run machine's edges the tests take (scripts/run-edge-coverage.ts).
+    setupFiles: ['test/setup/run-edges.ts'],
     testTimeout: 20_000,
     pool: 'threads',
     maxWorkers: workers,

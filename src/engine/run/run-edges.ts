@@ -154,11 +154,24 @@ export function moveRun<D extends RunDecider>(
   to: EdgeTo<D>,
 ): void {
   assertEdge(run.state, by, to);
+  edgeTaken?.(by, run.state, to);
   run.state = to;
+}
+
+/**
+ * Tests only: told of every edge taken (`moveRun`, `startState`), so a test can show that every
+ * edge of the map is reached (test/sim/edges.test.ts). Unset in the extension.
+ */
+let edgeTaken: ((by: RunDecider, from: RunState | 'new', to: RunState) => void) | undefined;
+export function observeRunEdges(
+  fn: ((by: RunDecider, from: RunState | 'new', to: RunState) => void) | undefined,
+): void {
+  edgeTaken = fn;
 }
 
 /** The state a new run starts in (the edge from `new`). */
 export function startState<D extends RunDecider>(by: D, to: EdgeTo<D>): EdgeTo<D> {
   assertEdge('new', by, to);
+  edgeTaken?.(by, 'new', to);
   return to;
 }
