@@ -101,6 +101,11 @@ export interface DebuggerEvent {
 export interface ArmedRequestGuard {
   /** Requests in the tab that Chrome reported blocked by an extension, oldest first. */
   blocked(): ObservedRequest[];
+  /**
+   * With `newTabs`: top-frame navigations Chrome blocked in tabs opened after the guard was armed
+   * (each with its `tabId`), oldest first. Empty otherwise.
+   */
+  newTabs(): ObservedRequest[];
   /** Removes the rules. Idempotent; never throws. */
   disarm(): Promise<void>;
 }
@@ -173,12 +178,15 @@ export interface BrowserHost {
   // --- the navigation and request guard ---------------------------------------------------
   /**
    * Installs the rules `build(firstId)` returns (declarativeNetRequest session rules, ids from
-   * `firstId`) and collects what Chrome then blocks in tab `tabId`, until `disarm`. Optional: a
-   * host without it (unit-test fakes) runs actions unguarded.
+   * `firstId`) and collects what Chrome then blocks in tab `tabId`, until `disarm`. With
+   * `newTabs`, also holds every top-frame navigation in a tab opened while it is armed
+   * (guard-policy.ts `newTabRule`); a tab another guard is armed on is never held by that rule.
+   * Optional: a host without it (unit-test fakes) runs actions unguarded.
    */
   armRequestGuard?(
     tabId: number,
     build: (firstId: number) => GuardRule[],
+    opts?: { newTabs?: boolean },
   ): Promise<ArmedRequestGuard>;
 
   // --- environment ------------------------------------------------------------------------

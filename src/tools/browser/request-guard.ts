@@ -22,32 +22,35 @@ import type {
   ToolResult,
   ToolTarget,
 } from '../types';
-import { guardJudgement, guardRules, heldWhat, type ObservedRequest } from './guard-policy';
+import {
+  firstHeld,
+  guardJudgement,
+  guardRules,
+  heldWhat,
+  type ObservedRequest,
+} from './guard-policy';
 import type { BrowserHost } from './host';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
 import { originOf } from './restricted';
+import { openUnderGuard } from './guarded-open';
 
-/** `ctx.resume` after a held GET navigation was approved: open that address. */
+/**
+ * `ctx.resume` after a held GET navigation was approved: open that address, in the tab
+ * (`open`) or, when the action had opened a new tab for it, in a new tab (`open-tab`).
+ */
 interface GuardResume {
-  guard: 'open';
+  guard: 'open' | 'open-tab';
   url: string;
 }
 
 function guardResume(resume: unknown): GuardResume | undefined {
   const r = resume as Partial<GuardResume> | null | undefined;
-  return r?.guard === 'open' && typeof r.url === 'string' ? (r as GuardResume) : undefined;
+  return (r?.guard === 'open' || r?.guard === 'open-tab') && typeof r.url === 'string'
+    ? (r as GuardResume)
+    : undefined;
 }
 
 const LOAD_MS = 10_000;
-
-/** The first request the policy holds, with how it is held. */
-export function firstHeld(blocked: readonly ObservedRequest[], allowance: DestinationAllowance) {
-  for (const req of blocked) {
-    const j = guardJudgement(req, allowance);
-    if (j.kind === 'hold') return { req, as: j.as };
-  }
-  return undefined;
-}
 
 /**
  * Wraps `tool` so that what its action causes passes the guard. Reads are returned as they are.
@@ -90,8 +93,12 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
       if (!allowance || allowance.kind === 'any' || tabId === undefined)
         return tool.execute(id, params, signal, onUpdate, ctx);
       const resumed = guardResume(ctx.resume);
+      if (resumed?.guard === 'open-tab')
+        return openApprovedTab(host, tool, tabId, resumed.url, allowance, ctx, signal);
       const startUrl = (await host.getTab(tabId).catch(() => undefined))?.url;
-      const guard = await arm(tabId, (firstId) => guardRules({ tabId, allowance, firstId }));
+      const guard = await arm(tabId, (firstId) => guardRules({ tabId, allowance, firstId }), {
+        newTabs: true,
+      });
       let result: ToolResult<D> | undefined;
       let failure: unknown;
       try {
@@ -105,7 +112,19 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
       const stopped = firstHeld(guard.blocked(), allowance);
       if (!stopped || result?.held) {
         if (failure !== undefined) throw failure;
-        return result as ToolResult<D>;
+        if (result?.held) return result;
+        const tabs = await settleNewTabs(host, tool, guard.newTabs(), allowance, ctx, signal);
+        if (tabs.held) {
+          const was = judged.get(key);
+          if (tabs.held.resume && was) opening.set(key, was);
+          return { content: tabs.content, held: tabs.held };
+        }
+        return tabs.content.length
+          ? {
+              ...(result as ToolResult<D>),
+              content: [...(result as ToolResult<D>).content, ...tabs.content],
+            }
+          : (result as ToolResult<D>);
       }
       const { req, as } = stopped;
       const target = {
@@ -139,6 +158,127 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
         },
       };
     },
+  };
+}
+
+/** The first top-frame navigation held in each new tab, oldest first. */
+function firstPerTab(reqs: readonly ObservedRequest[]): ObservedRequest[] {
+  const seen = new Set<number>();
+  return reqs.filter((r) => {
+    if (r.tabId === undefined || seen.has(r.tabId)) return false;
+    seen.add(r.tabId);
+    return true;
+  });
+}
+
+interface NewTabsOutcome {
+  /** Lines for the model about the new tabs (empty when there were none). */
+  content: { type: 'text'; text: string }[];
+  /** A new tab's destination the user has to approve (the tab was closed). */
+  held?: NonNullable<ToolResult['held']>;
+}
+
+/**
+ * The new tabs an action opened had their first navigation held by the new-tab rule. An address
+ * this call may reach is opened again in the same tab under that tab's own rules (so where it
+ * redirects is judged too); one it may not reach, there or after a redirect, closes the tab and
+ * is held naming the real destination. The first hold wins; later tabs are closed with it.
+ */
+async function settleNewTabs(
+  host: BrowserHost,
+  tool: { label: string },
+  reqs: readonly ObservedRequest[],
+  allowance: DestinationAllowance,
+  ctx: ToolCallContext,
+  signal: AbortSignal,
+): Promise<NewTabsOutcome> {
+  const content: NewTabsOutcome['content'] = [];
+  let held: NewTabsOutcome['held'];
+  for (const first of firstPerTab(reqs)) {
+    const tabId = first.tabId as number;
+    const get = first.method.toUpperCase() === 'GET';
+    let stop: { req: ObservedRequest; as: Parameters<typeof heldWhat>[1] } | undefined;
+    if (held) stop = { req: first, as: 'new_tab' };
+    else if (guardJudgement({ ...first, type: 'main_frame' }, allowance).kind !== 'pass')
+      stop = { req: first, as: 'new_tab' };
+    else if (!get) {
+      content.push({
+        type: 'text',
+        text: `A ${first.method.toUpperCase()} form submission the page sent to a new tab (tab ${tabId}, ${first.url}) was stopped: a new tab's form cannot be sent again. Act again in this tab if it is needed.`,
+      });
+      await host.closeTab(tabId).catch(() => undefined);
+      continue;
+    } else {
+      const opened = await openUnderGuard(host, tabId, first.url, allowance, LOAD_MS, signal).catch(
+        () => undefined,
+      );
+      if (opened?.held)
+        stop = {
+          req: opened.held.req,
+          as: opened.held.as === 'navigation' ? 'new_tab' : opened.held.as,
+        };
+      else if (opened)
+        content.push({
+          type: 'text',
+          text: `Tab ${tabId} opened ${opened.loaded.tab?.url ?? first.url}${opened.loaded.timedOut ? ' (still loading)' : ''}; the guard checked where it went.`,
+        });
+    }
+    if (!stop) continue;
+    if (held) {
+      await host.closeTab(tabId).catch(() => undefined);
+      continue;
+    }
+    const { req, as } = stop;
+    const target = { tabId, frameId: req.frameId, url: req.url, origin: originOf(req.url) };
+    const verdict = ctx.gate.check(target, 'destination');
+    if (verdict.kind === 'allow') {
+      // The rules and the gate disagree (a spelling DNR matched differently): let it load.
+      await host.navigate(tabId, req.url).catch(() => undefined);
+      continue;
+    }
+    // Nothing reached the destination: the tab shows only Chrome's error page.
+    await host.closeTab(tabId).catch(() => undefined);
+    if (verdict.kind === 'deny')
+      throw new Error(`Stopped: ${heldWhat(req, as)}, and ${verdict.reason}`);
+    const resumable = as === 'new_tab' && req.method.toUpperCase() === 'GET';
+    held = {
+      target,
+      what: heldWhat(req, as),
+      partial: `${tool.label} reached the page; the new tab it opened was closed before reaching ${target.origin ?? req.url}`,
+      ...(resumable ? { resume: { guard: 'open-tab', url: req.url } satisfies GuardResume } : {}),
+    };
+  }
+  return held ? { content: [{ type: 'text', text: `Stopped: ${held.what}.` }], held } : { content };
+}
+
+/** An approved new tab's address, opened in a new tab beside the acting one, under its own rules. */
+async function openApprovedTab<D>(
+  host: BrowserHost,
+  tool: { label: string },
+  openerTabId: number,
+  url: string,
+  allowance: DestinationAllowance,
+  ctx: ToolCallContext,
+  signal: AbortSignal,
+): Promise<ToolResult<D>> {
+  const opener = await host.getTab(openerTabId).catch(() => undefined);
+  const tab = await host.createTab({
+    url: 'about:blank',
+    active: false,
+    openerTabId,
+    ...(opener ? { windowId: opener.windowId } : {}),
+  });
+  const blocked = { url, method: 'GET', type: 'main_frame', frameId: 0, tabId: tab.tabId };
+  // The approval named this address: it passes now, and where it redirects is judged again.
+  const outcome = await settleNewTabs(host, tool, [blocked], allowance, ctx, signal);
+  if (outcome.held) return { content: outcome.content, held: outcome.held };
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `Opened ${url} in a new tab (tab ${tab.tabId}), as approved. ${outcome.content.map((c) => c.text).join(' ')}`.trim(),
+      },
+    ],
   };
 }
 

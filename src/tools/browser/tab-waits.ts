@@ -58,6 +58,27 @@ export function waitForUrlChange(
   return waitForTab(host, tabId, timeoutMs, signal, (tab) => tab.url !== fromUrl && tab.url !== '');
 }
 
+/**
+ * Resolves when a navigation has started in a settled tab: it is loading, or shows an address
+ * other than `fromUrl`. Unlike a URL change this also sees the same address opened again (a
+ * tab on Chrome's error page for the address it is now sent to).
+ */
+export function waitForNavigationStart(
+  host: BrowserHost,
+  tabId: number,
+  fromUrl: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TabWaitResult> {
+  return waitForTab(
+    host,
+    tabId,
+    timeoutMs,
+    signal,
+    (tab) => tab.status === 'loading' || (tab.url !== fromUrl && tab.url !== ''),
+  );
+}
+
 function waitForTab(
   host: BrowserHost,
   tabId: number,

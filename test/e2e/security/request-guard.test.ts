@@ -81,6 +81,10 @@ describe('the navigation and request guard', () => {
           <input name="u" aria-label="Next page"><button>Go</button></form>`,
         '/start.html': '<h1>Start</h1><p>The site the user allowed.</p>',
         '/slow.html': '<h1>Slow</h1><a href="/slow-target">Slow page</a>',
+        '/popup-chain.html': `<h1>Offers</h1><a target="_blank" href="/redirect?u=${encodeURIComponent(`/redirect?u=${encodeURIComponent(`http:\\\\victim.localhost:${victim.port}/popup-steal?d=1`)}`)}">See offer</a>`,
+        '/popup-open.html': `<h1>Share</h1><button onclick="window.open('${VICTIM}/open-steal?d=1')">Share</button>`,
+        '/popup-ok.html':
+          '<h1>Catalog</h1><a target="_blank" href="/start.html">Open start page</a>',
       };
       if (url.pathname === '/slow-target') {
         setTimeout(() => html(res, '<h1>Slow</h1>'), 3000);
@@ -246,6 +250,60 @@ describe('the navigation and request guard', () => {
     expect(opened).toContain(`at ${VICTIM}/tab-approved`);
     expect(opened).not.toContain('still loading');
     for (const p of s.ext.context.pages()) if (p.url().startsWith(VICTIM)) await p.close();
+    await page.close();
+  });
+
+  // A tab the action opens (target=_blank, window.open, a link Chrome drops as a new tab) is
+  // outside the acting tab's rules: the new-tab rule holds its first navigation, and the guard
+  // opens an allowed address again under the new tab's own rules (request-guard.ts).
+  const victimTabs = () => s.ext.context.pages().filter((p) => p.url().startsWith(VICTIM));
+
+  it('a link that opens a new tab and redirects through the allowed site to another: held, naming it; denied, nothing reaches it and no tab is left', async () => {
+    const { page } = await openTab(s, `${SITE}/popup-chain.html`);
+    const tabsBefore = s.ext.context.pages().length;
+    script([click('See offer')]);
+    const turn = await runTurn(s, 'Open the offer.');
+    expect(victimHits('/popup-steal')).toEqual([]);
+    expect(turn.approvals.filter(namesVictim)).toHaveLength(1);
+    expect(turn.approvals.find(namesVictim)?.target.url).toBe(`${VICTIM}/popup-steal?d=1`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.ext.context.pages().length).toBe(tabsBefore);
+    await page.close();
+  });
+
+  it('window.open toward another site from a click: held, naming it; approved, a new tab loads exactly that address', async () => {
+    const { page } = await openTab(s, `${SITE}/popup-open.html`);
+    script([click('Share')]);
+    const denied = await runTurn(s, 'Share it.');
+    expect(victimHits('/open-steal')).toEqual([]);
+    expect(denied.approvals.filter(namesVictim)).toHaveLength(1);
+    expect(victimTabs()).toEqual([]);
+    script([click('Share')]);
+    const approved = await runTurn(s, 'Share it.', (a) => (namesVictim(a) ? 'allow_once' : 'deny'));
+    expect(approved.approvals.filter(namesVictim)).toHaveLength(1);
+    expect(victimHits('/open-steal').map((h) => h.url)).toEqual(['/open-steal?d=1']);
+    expect(victimTabs().map((p) => p.url())).toEqual([`${VICTIM}/open-steal?d=1`]);
+    for (const p of victimTabs()) await p.close();
+    await page.close();
+  });
+
+  it('a new tab on the allowed site opens with no approval, and the model is told where it went', async () => {
+    const { page } = await openTab(s, `${SITE}/popup-ok.html`);
+    const startHits = () => site.hits.filter((h) => h.url === '/start.html').length;
+    const before = startHits();
+    script([click('Open start page')]);
+    const turn = await runTurn(s, 'Open the start page.');
+    expect(turn.approvals).toEqual([]);
+    expect(startHits()).toBe(before + 1);
+    const result = JSON.stringify(
+      turn.items.filter((i) => i.kind === 'tool_result' && i.name === 'browser_click'),
+    );
+    expect(result).toMatch(
+      new RegExp(`Tab \\d+ opened ${SITE.replace(/[.]/g, '\\.')}/start\\.html`),
+    );
+    const opened = s.ext.context.pages().filter((p) => p.url() === `${SITE}/start.html`);
+    expect(opened.length).toBeGreaterThan(0);
+    for (const p of opened) await p.close();
     await page.close();
   });
 

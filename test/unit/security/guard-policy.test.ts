@@ -85,9 +85,9 @@ describe('what the guard holds', () => {
   it('the rules: blocks at priority 1 scoped to the tab, one allow per origin above them, main_frame named', () => {
     const rules = guardRules({ tabId: 3, allowance, firstId: 100 });
     expect(rules.map((r) => r.id)).toEqual([100, 101, 102, 103, 104, 105]);
-    expect(rules.every((r) => r.condition.tabIds.length === 1 && r.condition.tabIds[0] === 3)).toBe(
-      true,
-    );
+    expect(
+      rules.every((r) => r.condition.tabIds?.length === 1 && r.condition.tabIds[0] === 3),
+    ).toBe(true);
     const allows = rules.filter((r) => r.action.type === 'allow');
     expect(allows.map((r) => r.condition.urlFilter)).toEqual([
       `|${APP}/`,

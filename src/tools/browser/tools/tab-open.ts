@@ -4,11 +4,11 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { navigationRestriction } from '../restricted';
-import { pollUntil, waitForTabLoad, waitForTabSettled, waitForUrlChange } from '../tab-waits';
+import { waitForTabLoad } from '../tab-waits';
 import { LOAD_TIMEOUT_MS, navigationTarget, normalizeUrl } from './navigate';
 import { untrustedPageContent } from '../untrusted';
-import { guardRules, heldWhat } from '../guard-policy';
-import { firstHeld } from '../request-guard';
+import { heldWhat } from '../guard-policy';
+import { openUnderGuard } from '../guarded-open';
 import { originOf } from '../restricted';
 
 const Params = z.object({
@@ -53,54 +53,20 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       // The new tab is outside the acting tab's guard (request-guard.ts): it opens blank, gets
       // its own guard, and only then goes to the address, so a redirect chain from an allowed
       // site to one the user never allowed is held here too, naming where it really went.
-      const allowance = ctx.gate.destinations?.();
-      const arm = deps.host.armRequestGuard?.bind(deps.host);
-      const guarded = arm && allowance && allowance.kind === 'origins';
+      const allowance = ctx.gate.destinations?.() ?? { kind: 'any' as const };
+      const guarded = deps.host.armRequestGuard !== undefined && allowance.kind === 'origins';
       const tab = await deps.host.createTab({
         url: guarded ? 'about:blank' : url,
         active: params.active,
         openerTabId: opener?.tabId,
         windowId: opener?.windowId,
       });
-      const guard = guarded
-        ? await arm(tab.tabId, (firstId) => guardRules({ tabId: tab.tabId, allowance, firstId }))
-        : undefined;
-      let loaded: Awaited<ReturnType<typeof waitForTabLoad>>;
-      try {
-        if (guard && allowance) {
-          await waitForTabSettled(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
-          // Wait for the address to commit before waiting for the load: the blank tab is already
-          // "complete", and under load Chrome reports the pending address late.
-          const committed = waitForUrlChange(
-            deps.host,
-            tab.tabId,
-            'about:blank',
-            LOAD_TIMEOUT_MS,
-            signal,
-          );
-          // A navigation the guard stops may never commit: stop waiting once it is held.
-          const held = pollUntil(
-            deps.host,
-            () => firstHeld(guard.blocked(), allowance) !== undefined,
-            LOAD_TIMEOUT_MS,
-            signal,
-          );
-          // Once the hold wins, an interrupt that later ends `committed` is nobody's error.
-          committed.catch(() => undefined);
-          await deps.host.navigate(tab.tabId, url);
-          await Promise.race([committed, held.done]);
-          held.cancel();
-        }
-        loaded =
-          guard && allowance && firstHeld(guard.blocked(), allowance)
-            ? { tab: undefined, timedOut: false }
-            : await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal);
-      } finally {
-        await guard?.disarm();
-      }
-      const stopped = guard && allowance ? firstHeld(guard.blocked(), allowance) : undefined;
-      if (stopped) {
-        const { req, as } = stopped;
+      const opened = guarded
+        ? await openUnderGuard(deps.host, tab.tabId, url, allowance, LOAD_TIMEOUT_MS, signal)
+        : { loaded: await waitForTabLoad(deps.host, tab.tabId, LOAD_TIMEOUT_MS, signal) };
+      const { loaded } = opened;
+      if (opened.held) {
+        const { req, as } = opened.held;
         const target = {
           tabId: tab.tabId,
           frameId: req.frameId,
