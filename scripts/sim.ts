@@ -1,3 +1,4 @@
+import { observeRunEdges, RUN_EDGES } from '../src/engine/run/run-edges';
 import { knownDefect } from '../test/sim/known-defects';
 import { generate } from '../test/sim/plan';
 import { runHistory } from '../test/sim/run-history';
@@ -47,6 +48,10 @@ const stats: SimStats = emptyStats();
 const shrunkKinds = new Set<string>();
 let played = 0;
 const unhandled: string[] = [];
+// Which edges of the run machine's map the histories take: an edge no history reaches is either
+// a gap in the generator or an edge the engine can no longer take.
+const edgesTaken = new Set<string>();
+observeRunEdges((by, from, to) => edgesTaken.add(`${by} ${from} ${to}`));
 process.on('unhandledRejection', (e) => {
   unhandled.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 });
@@ -93,6 +98,13 @@ console.log(
   Object.entries(stats)
     .map(([k, v]) => `${k} ${v}`)
     .join(', '),
+);
+const edges = Object.entries(RUN_EDGES).flatMap(([by, rows]) =>
+  (rows as readonly { from: string; to: string }[]).map((r) => `${by} ${r.from} ${r.to}`),
+);
+const notTaken = edges.filter((e) => !edgesTaken.has(e));
+console.log(
+  `run machine edges taken: ${edges.length - notTaken.length} of ${edges.length}${notTaken.length ? ` (not: ${notTaken.join('; ')})` : ''}`,
 );
 console.log(`${played} histories, ${kills} kills, ${violating} violations`);
 // Killed engines leave promises that never settle and tool timers pending: exit explicitly.

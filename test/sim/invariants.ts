@@ -26,6 +26,8 @@ const LIVE: readonly RunState[] = [
  * only after its steers are materialized, so failed, interrupted and completed runs hold none.
  */
 const HOLDS_STEERS: readonly RunState[] = [...LIVE, 'budget_paused', 'paused_uncertain'];
+/** States a run rests in until the user acts (or for good). */
+const STOPPED: readonly RunState[] = ['budget_paused', 'interrupted', 'failed', 'completed'];
 /** States a turn rests in after its turn.complete. */
 const RESTING: readonly RunState[] = [
   'completed',
@@ -106,6 +108,14 @@ export async function checkStep(
   const runsById = new Map(s.runs.map((r) => [r.runId, r]));
   // First submissions only: a repeat replays (checked below), it does not admit anything new.
   const ops = w.ledger.ops.filter((o) => !o.repeat);
+
+  // 0. A stopped run never stops inside its batch: every open call got a result first, so
+  // `run.resume` always goes on with the model (run-machine.ts `onResume`).
+  for (const r of s.runs)
+    if (STOPPED.includes(r.state) && r.stepCursor.nextToolIndex < r.stepCursor.toolCalls.length)
+      out.push(
+        `run ${r.runId} is ${r.state} with its cursor inside its batch (${r.stepCursor.nextToolIndex} of ${r.stepCursor.toolCalls.length} calls)`,
+      );
 
   // 1. Acked steers: exactly once as a steered user message, or still pending in a live run.
   const steered = userTexts(s.nodes, true);

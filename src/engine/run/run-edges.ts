@@ -98,11 +98,8 @@ export const RUN_EDGES = {
   ],
   onResume: [
     { from: 'budget_paused', to: 'streaming_model', when: 'resume' },
-    { from: 'budget_paused', to: 'executing_tool', when: 'resume mid-batch' },
     { from: 'interrupted', to: 'streaming_model', when: 'resume' },
-    { from: 'interrupted', to: 'executing_tool', when: 'resume mid-batch' },
     { from: 'failed', to: 'streaming_model', when: 'resume (not drift, not user_failed)' },
-    { from: 'failed', to: 'executing_tool', when: 'resume mid-batch' },
   ],
   supersedeCurrent: [
     { from: 'budget_paused', to: 'completed', when: 'superseded by a new turn' },

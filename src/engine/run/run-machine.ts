@@ -382,19 +382,24 @@ export const FAILED_BATCH_TEXTS = {
 
 export type Resume =
   | { kind: 'reject'; message: string }
-  | { kind: 'continue'; to: 'executing_tool' | 'streaming_model' };
+  | { kind: 'continue'; to: 'streaming_model' };
 
-/** `run.resume`: a resumable run goes on where its cursor stands (the rest of a batch first). */
+/**
+ * `run.resume`: a resumable run goes on with the model, from its last checkpoint. Every way a run
+ * stops closes its batch first (an interrupt and a failure give the open calls results, the
+ * budget is checked between batches), so a stopped run's cursor is never inside a batch; a record
+ * that says otherwise was not written by this machine and is refused, not guessed at.
+ */
 export function onResume(run: Pick<RunRecord, 'state' | 'error' | 'env' | 'stepCursor'>): Resume {
   if (!isResumable(run))
     return { kind: 'reject', message: `A run in state ${run.state} cannot be continued.` };
-  return {
-    kind: 'continue',
-    to:
-      run.stepCursor.nextToolIndex < run.stepCursor.toolCalls.length
-        ? 'executing_tool'
-        : 'streaming_model',
-  };
+  if (run.stepCursor.nextToolIndex < run.stepCursor.toolCalls.length)
+    return {
+      kind: 'reject',
+      message:
+        'This task stopped in the middle of a batch of tool calls and cannot be continued. Send a new message instead.',
+    };
+  return { kind: 'continue', to: 'streaming_model' };
 }
 
 /** What the driver does with a run in each state. */

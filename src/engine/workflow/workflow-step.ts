@@ -204,7 +204,15 @@ async function handOff(
         true,
       );
       await w.finish(now);
-      await ctx.store.runs.update(run.runId, (r) => void (r.workflow = next), now);
+      await ctx.store.runs.update(
+        run.runId,
+        (r) => {
+          // The run stays with the model; the edge is asserted like any other.
+          moveRun(r, 'decideReplay', 'streaming_model');
+          r.workflow = next;
+        },
+        now,
+      );
       return w.created;
     }
     const why = hasModel(run0) ? '' : ' No model is configured to take over.';

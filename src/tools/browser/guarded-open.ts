@@ -48,7 +48,6 @@ export async function openUnderGuard(
     // A tab still loading (its initial about:blank, an error page) drops a navigation sent now
     // (measured on Chromium 156: the tab stays "unloaded").
     const from = (await waitForTabSettled(host, tabId, timeoutMs, signal)).tab?.url ?? '';
-    const started = waitForNavigationStart(host, tabId, from, timeoutMs, signal);
     // A navigation the guard stops may never start: stop waiting once it is held.
     const held = pollUntil(
       host,
@@ -56,10 +55,17 @@ export async function openUnderGuard(
       timeoutMs,
       signal,
     );
-    // Once the hold wins, an interrupt that later ends `started` is nobody's error.
-    started.catch(() => undefined);
-    await host.navigate(tabId, url);
-    await Promise.race([started, held.done]);
+    // Chrome can drop a navigation sent to a tab that only just settled (seen under load: the
+    // tab stays on its blank page): send it once more if nothing started and nothing was held.
+    for (let attempt = 1; ; attempt++) {
+      const started = waitForNavigationStart(host, tabId, from, timeoutMs / 2, signal);
+      // Once the hold wins, an interrupt that later ends `started` is nobody's error.
+      started.catch(() => undefined);
+      await host.navigate(tabId, url);
+      const first = await Promise.race([started, held.done]);
+      const dropped = typeof first !== 'boolean' && first.timedOut && first.tab?.url === from;
+      if (!dropped || attempt === 2 || firstHeld(guard.blocked(), allowance)) break;
+    }
     held.cancel();
     if (!firstHeld(guard.blocked(), allowance))
       loaded = await waitForTabLoad(host, tabId, timeoutMs, signal);

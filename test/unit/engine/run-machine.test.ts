@@ -504,9 +504,9 @@ describe('onResume', () => {
   });
   it.each([
     [
-      'interrupted between calls',
+      'a cursor inside a batch (no way of stopping leaves one)',
       { state: 'interrupted' as const, stepCursor: cursor(0) },
-      { kind: 'continue', to: 'executing_tool' },
+      { kind: 'reject', message: expect.stringMatching(/middle of a batch/) },
     ],
     [
       'interrupted after the batch',

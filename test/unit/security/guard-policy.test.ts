@@ -3,6 +3,8 @@ import { allowedDestinations } from '../../../src/gatekeeper/receiver';
 import {
   guardJudgement,
   guardRules,
+  heldWhat,
+  newTabRule,
   type ObservedRequest,
 } from '../../../src/tools/browser/guard-policy';
 import type { DestinationAllowance, ToolDescriptor } from '../../../src/tools/types';
@@ -120,6 +122,34 @@ const descriptor = (over: Partial<ToolDescriptor>): ToolDescriptor => ({
   binding: { kind: 'local' },
   skipApproval: false,
   ...over,
+});
+
+describe('the new-tab rule', () => {
+  it('holds every top-frame navigation outside the tabs open when it was written, above every allow rule', () => {
+    const rule = newTabRule(4095, [3, 7, 3]);
+    expect(rule).toEqual({
+      id: 4095,
+      priority: 3,
+      action: { type: 'block' },
+      condition: { excludedTabIds: [-1, 3, 7], resourceTypes: ['main_frame'] },
+    });
+    const allows = guardRules({ tabId: 3, allowance, firstId: 100 }).filter(
+      (r) => r.action.type === 'allow',
+    );
+    expect(allows.length).toBeGreaterThan(0);
+    // A tab-scoped allow of another guard never lets a new tab's first address through.
+    expect(allows.every((r) => r.priority < rule.priority)).toBe(true);
+  });
+
+  it('a held new tab is described as one', () => {
+    const r = req({ url: 'https://victim.example/x', type: 'main_frame', method: 'GET' });
+    expect(heldWhat(r, 'new_tab')).toBe(
+      'the action would open https://victim.example/x in a new tab',
+    );
+    expect(heldWhat({ ...r, method: 'POST' }, 'new_tab')).toMatch(
+      /in a new tab \(a POST form submission\)$/,
+    );
+  });
 });
 
 describe('the destinations a call reaches without asking', () => {
