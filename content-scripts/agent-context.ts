@@ -5,7 +5,7 @@ import { PageError, staleRefError } from './page-error';
 import type { RefRegistry } from './refs';
 import { StyleCache } from './dom/visibility';
 import { reportElement } from './dom/report';
-import type { ElementReport } from './messages';
+import type { ElementReport } from '../src/protocol/page-messages';
 import type { ChangeTracker } from './actions/change-tracker';
 
 export class AgentContext {

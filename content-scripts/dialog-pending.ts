@@ -1,6 +1,6 @@
 /**
  * The content script's part of seeing a dialog the page opens outside an agent action
- * (src/tools/browser/dialog-hold.ts): the page-world wrapper fires DIALOG_PENDING_EVENT just
+ * (src/tools/browser/dialogs/dialog-hold.ts): the page-world wrapper fires DIALOG_PENDING_EVENT just
  * before a dialog opens and DIALOG_CLOSED_EVENT after it returned; this script tells the worker
  * (which attaches its debugger on the first) and cancels the first, which tells the wrapper that
  * Keel heard it (only then does it hold the page's thread while the worker attaches). The events

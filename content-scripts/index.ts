@@ -11,7 +11,7 @@
 import * as z from 'zod/mini';
 import { listenForPageDialogs } from './dialog-pending';
 import { createBrowserEnv } from './env';
-import { PageEnvelope } from './messages';
+import { PageEnvelope } from '../src/protocol/page-messages';
 import { createPageAgent } from './page-agent';
 import { isTrustedSender } from './trusted-sender';
 

@@ -30,7 +30,7 @@ import { typeText } from './actions/typing';
 import type { PageEnv } from './env';
 import { find } from './find';
 import { Highlighter } from './highlight';
-import { PageRequest, type PageResponse, type SnapshotResult } from './messages';
+import { PageRequest, type PageResponse, type SnapshotResult } from '../src/protocol/page-messages';
 import { PageError } from './page-error';
 import { readableText } from './readable-text';
 import { RefRegistry } from './refs';

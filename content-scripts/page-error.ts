@@ -1,4 +1,4 @@
-import type { PageErrorCode } from './messages';
+import type { PageErrorCode } from '../src/protocol/page-messages';
 
 /** A failure the service worker passes to the model as is: the message says what to do next. */
 export class PageError extends Error {

@@ -4,7 +4,7 @@
  * debugger instead (DOM.setFileInputFiles): a page script cannot read the disk.
  */
 import type { AgentContext } from '../agent-context';
-import type { ActionAck } from '../messages';
+import type { ActionAck } from '../../src/protocol/page-messages';
 import { describeElement } from './describe';
 import { bringIntoView, type Deferred } from './pointer';
 

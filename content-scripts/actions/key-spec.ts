@@ -2,7 +2,7 @@
  * The KeyboardEvent fields of a key as Chromium sets them for a US layout: `key`, `code`,
  * `keyCode` (and so `which`), the text it types and whether Shift gives it.
  */
-import { canonicalKey } from '../../src/tools/browser/key-names';
+import { canonicalKey } from '../../src/protocol/key-names';
 
 export interface KeySpec {
   key: string;

@@ -5,7 +5,7 @@
  * Backspace deletes, printable keys insert). Everything else needs browser_keyboard (trusted).
  */
 import type { AgentContext } from '../agent-context';
-import type { ActionAck } from '../messages';
+import type { ActionAck } from '../../src/protocol/page-messages';
 import { describeElement } from './describe';
 import { beforeInput, dispatchKey, keySpec, type Modifier } from './events';
 import { bringIntoView, type Deferred } from './pointer';

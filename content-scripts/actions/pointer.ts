@@ -6,7 +6,7 @@
  */
 import type { AgentContext } from '../agent-context';
 import { isDisabled } from '../dom/state';
-import type { ActionAck, FrameLocation, LocateResult } from '../messages';
+import type { ActionAck, FrameLocation, LocateResult } from '../../src/protocol/page-messages';
 import {
   centerOf,
   dispatchClick,

@@ -4,7 +4,7 @@
  * download link or a link to another site must ask whichever way the model reaches it.
  */
 import type { AgentContext } from '../agent-context';
-import type { ElementReport } from '../messages';
+import type { ElementReport } from '../../src/protocol/page-messages';
 
 export interface RiskReport {
   docId: string;

@@ -4,7 +4,7 @@
  */
 import type { AgentContext } from '../agent-context';
 import { normalizeSpace } from '../dom/text';
-import type { ActionAck } from '../messages';
+import type { ActionAck } from '../../src/protocol/page-messages';
 import { describeElement } from './describe';
 import { bringIntoView, type Deferred } from './pointer';
 

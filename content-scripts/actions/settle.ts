@@ -3,7 +3,7 @@
  * model's explicit `wait_for` conditions. Both are bounded; a timeout is a normal answer.
  */
 import type { AgentContext } from '../agent-context';
-import type { SettleResult } from '../messages';
+import type { SettleResult } from '../../src/protocol/page-messages';
 import { isLive } from '../refs';
 import { ChangeTracker } from './change-tracker';
 

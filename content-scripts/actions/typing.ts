@@ -9,7 +9,7 @@
  * events. Short text is typed key by key so autocomplete widgets that listen to keydown react.
  */
 import type { AgentContext } from '../agent-context';
-import type { ActionAck } from '../messages';
+import type { ActionAck } from '../../src/protocol/page-messages';
 import { beforeInput, dispatchKey, keySpec } from './events';
 import { noteCommitted, noteEditStart, pressEnterToSubmit } from './enter';
 import { describeElement } from './describe';

@@ -2,7 +2,7 @@
  * One element as an acting tool reports it: its snapshot line (role, name, ref, state), its box
  * for the highlight, and the facts approval needs (file input, download, payment form submit).
  */
-import type { ElementReport } from '../messages';
+import type { ElementReport } from '../../src/protocol/page-messages';
 import type { RefRegistry } from '../refs';
 import { accessibleName } from './names';
 import { controlLine } from './control-line';

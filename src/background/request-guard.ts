@@ -2,7 +2,7 @@
  * The navigation and request guard's chrome.* half (docs/security.md "The navigation and request
  * guard"): declarativeNetRequest session rules scoped to one tab (`tabIds`), and
  * webRequest.onErrorOccurred to learn what they blocked. The rules themselves are plain data from
- * src/tools/browser/guard-policy.ts.
+ * src/tools/browser/guard/guard-policy.ts.
  *
  * Session rules outlive a service worker that dies mid-action: a worker that starts removes every
  * session rule first (Keel writes no other session rules), so a tab is never left guarded.
@@ -12,7 +12,11 @@
  * on later (browser_tab_open's own tab, a new tab being opened again under its own rules) is
  * excluded from every new-tab rule first: its navigation belongs to that guard.
  */
-import { newTabRule, type ObservedRequest, type GuardRule } from '../tools/browser/guard-policy';
+import {
+  newTabRule,
+  type ObservedRequest,
+  type GuardRule,
+} from '../tools/browser/guard/guard-policy';
 import type { ArmedRequestGuard } from '../tools/browser/host';
 
 /** Ids are allocated in blocks; one guard never writes more rules than this. */

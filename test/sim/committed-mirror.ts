@@ -7,7 +7,7 @@ import type {
   Middleware,
 } from 'dexie';
 import { indexedDB } from 'fake-indexeddb';
-import { MemoryData } from '../../src/store/memory-tables';
+import { MemoryData } from '../../src/store/memory/tables';
 import type { StoreTable } from '../../src/store/store-api';
 
 /** A write as sent to IndexedDB, and which of its parts failed (those were not stored). */

@@ -2,7 +2,7 @@ import { buildContext } from '../../src/engine/context/context-builder';
 import type { AgentEvent, RunState } from '../../src/protocol';
 import type { NodeRecord, RunRecord, ThreadRecord } from '../../src/store/records';
 import { pathFrom } from '../../src/store/threads-repo';
-import type { MemoryData } from '../../src/store/memory-tables';
+import type { MemoryData } from '../../src/store/memory/tables';
 import type { StoreTable } from '../../src/store/store-api';
 import type { Ledger, SentOp } from './world';
 import { loopRuleProblems } from './loop-rules';

@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '../../src/providers/scripted';
 import type { NodeRecord, RunEnvironmentSnapshot, RunRecord } from '../../src/store/records';
-import type { MemoryData } from '../../src/store/memory-tables';
+import type { MemoryData } from '../../src/store/memory/tables';
 import type { Ledger } from './world';
 
 /**

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
-import { MemoryStore } from '../../src/store/memory-store';
-import { MemoryData } from '../../src/store/memory-tables';
+import { MemoryStore } from '../../src/store/memory/store';
+import { MemoryData } from '../../src/store/memory/tables';
 import { type DexieStore, KeelDB, Store } from '../../src/store/store';
 import type { StoreApi, StoreTable } from '../../src/store/store-api';
 import { CommittedMirror } from './committed-mirror';

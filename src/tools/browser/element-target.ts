@@ -2,7 +2,7 @@
  * Resolving a ref for an acting tool: which tab and frame, the document the ref came from, and
  * (for approval) what the element is — a download link, a payment form's submit, a file input.
  */
-import type { ElementReport } from '../../../content-scripts/messages';
+import type { ElementReport } from '../../protocol/page-messages';
 import type { ToolCallInfo, ToolTarget } from '../types';
 import type { BrowserToolDeps } from './deps';
 import { parseRef } from './refs';

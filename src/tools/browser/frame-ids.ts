@@ -4,7 +4,7 @@
  * size) and replaced with real ids the model can pass as frameId; unmatched ones are dropped.
  */
 import { sameSize, urlScore } from '../../../content-scripts/frame-url';
-import type { CrossFrameReport } from '../../../content-scripts/messages';
+import type { CrossFrameReport } from '../../protocol/page-messages';
 import type { BrowserHost, FrameInfo } from './host';
 
 export function matchFrames(

@@ -10,7 +10,7 @@
  *   answering), `timeout`, `no_tab` / `no_frame`, or `aborted`.
  * - Event subscriptions return an unsubscribe function and never throw.
  */
-import type { GuardRule, ObservedRequest } from './guard-policy';
+import type { GuardRule, ObservedRequest } from './guard/guard-policy';
 
 export interface TabInfo {
   tabId: number;

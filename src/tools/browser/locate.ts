@@ -3,7 +3,7 @@
  * element's frame scrolls it into view and reports its centre; for an element inside a
  * cross-origin frame, the top document adds where that frame's iframe sits.
  */
-import type { ElementReport, FrameLocation, LocateResult } from '../../../content-scripts/messages';
+import type { ElementReport, FrameLocation, LocateResult } from '../../protocol/page-messages';
 import type { BrowserToolDeps } from './deps';
 import type { RefContext } from './element-target';
 

@@ -7,7 +7,7 @@
  * The account is built from what the page reports after the action; when the page cannot answer
  * (it navigated away, or a JavaScript dialog blocks it) the tab's state tells what happened.
  */
-import type { ElementReport, SettleResult } from '../../../content-scripts/messages';
+import type { ElementReport, SettleResult } from '../../protocol/page-messages';
 import type { HeldEffect, ToolResult } from '../types';
 import type { BrowserToolDetails } from './details';
 import { HostError, type BrowserHost, type TabInfo } from './host';
@@ -18,7 +18,7 @@ import {
   collectGuardedDialogs,
   describeGuarded,
   type GuardedDialog,
-} from './dialog-guard';
+} from './dialogs/dialog-guard';
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
 import { clipPageString } from './page-strings';
 import { getTabOrThrow } from './target';

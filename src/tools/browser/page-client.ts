@@ -13,7 +13,7 @@
  * that, once the model looked at a new page (its docId now remembered), an old page's `e1`
  * would name whatever the new page numbered `e1` — a click on the wrong element.
  */
-import type { PageErrorCode, PageRequest, PageResponse } from '../../../content-scripts/messages';
+import type { PageErrorCode, PageRequest, PageResponse } from '../../protocol/page-messages';
 import { HostError, type BrowserHost } from './host';
 import { staleRefMessage } from './refs';
 

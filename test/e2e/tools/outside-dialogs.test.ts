@@ -1,6 +1,6 @@
 /**
  * Dialogs a page opens on its own, outside any agent action, in Chromium through the built
- * extension (src/tools/browser/outside-dialogs.ts): in iframes (same origin, another origin of
+ * extension (src/tools/browser/dialogs/outside-dialogs.ts): in iframes (same origin, another origin of
  * the same site, another site in its own process), while the run waits
  * for the user's approval, a "leave this page?" on navigation, and when Keel's debugger cannot
  * attach. The model is told a dialog blocks the page (its text as untrusted page content) and

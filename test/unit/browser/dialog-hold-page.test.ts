@@ -1,6 +1,6 @@
 /**
  * The page side of dialogs a page opens on its own: the page-world wrapper
- * (src/tools/browser/dialog-hold.ts) and the content script's relay
+ * (src/tools/browser/dialogs/dialog-hold.ts) and the content script's relay
  * (content-scripts/dialog-pending.ts), together in one document. The page is held only when the
  * content script is armed (a live run uses the tab) and the mode asks for it; the wrapper never
  * changes what the page's dialog functions get or return; an unarmed content script ignores the
@@ -21,7 +21,7 @@ import {
   OFF,
   SIGNAL_ONLY,
   holdDialogsInPage,
-} from '../../../src/tools/browser/dialog-hold';
+} from '../../../src/tools/browser/dialogs/dialog-hold';
 
 type OnMessage = (m: unknown, sender: unknown, respond: (r: unknown) => void) => boolean;
 

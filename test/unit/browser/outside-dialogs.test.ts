@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createBrowserTools } from '../../../src/tools/browser';
-import { HOLD_MS, OFF, SIGNAL_ONLY } from '../../../src/tools/browser/dialog-hold';
+import { HOLD_MS, OFF, SIGNAL_ONLY } from '../../../src/tools/browser/dialogs/dialog-hold';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../../src/tools/types';
 import { HostError } from '../../../src/tools/browser/host';
 import { FakeHost } from './fake-host';
@@ -121,7 +121,7 @@ describe('the hold on dialogs a page opens on its own', () => {
     for (const mode of [HOLD_MS, SIGNAL_ONLY]) {
       // A fresh module instance: what a service-worker restart gives (session storage stays).
       vi.resetModules();
-      const hold = await import('../../../src/tools/browser/dialog-hold');
+      const hold = await import('../../../src/tools/browser/dialogs/dialog-hold');
       await hold.setDialogHold(host, 1, mode);
       names.push(host.mainWorldLog.at(-1)?.args[2]);
     }

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Box, PageEnv } from '../../../content-scripts/env';
 import { createPageAgent, type PageAgent } from '../../../content-scripts/page-agent';
-import type { PageResponse, SnapshotResult } from '../../../content-scripts/messages';
+import type { PageResponse, SnapshotResult } from '../../../src/protocol/page-messages';
 
 function fakeBox(el: Element): Box {
   const style = (el as HTMLElement).style;

@@ -9,7 +9,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { PageEnv } from '../../../content-scripts/env';
 import { createPageAgent, type PageAgent } from '../../../content-scripts/page-agent';
-import type { PageResponse, SnapshotResult } from '../../../content-scripts/messages';
+import type { PageResponse, SnapshotResult } from '../../../src/protocol/page-messages';
 import { quote } from '../../../content-scripts/dom/text';
 
 function env(): PageEnv {

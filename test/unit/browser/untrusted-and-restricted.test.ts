@@ -7,9 +7,9 @@ import {
   pageRestriction,
 } from '../../../src/tools/browser/restricted';
 import { parseRef, refPrefix, staleRefMessage } from '../../../src/tools/browser/refs';
-import { parseKeyCombo } from '../../../src/tools/browser/key-combo';
+import { parseKeyCombo } from '../../../src/tools/browser/input/key-combo';
 import { PAGE_CHANNEL } from '../../../src/tools/browser/page-client';
-import { PAGE_CHANNEL as PAGE_SIDE_CHANNEL } from '../../../content-scripts/messages';
+import { PAGE_CHANNEL as PAGE_SIDE_CHANNEL } from '../../../src/protocol/page-messages';
 import { isTrustedSender } from '../../../content-scripts/trusted-sender';
 
 describe('untrusted page content', () => {

@@ -7,7 +7,7 @@ import {
   acceptGuarded,
   armGuardInPage,
   collectGuardInPage,
-} from '../../../src/tools/browser/dialog-guard';
+} from '../../../src/tools/browser/dialogs/dialog-guard';
 
 type PageWindow = Record<string | symbol, unknown> & {
   alert: (m?: unknown) => void;

@@ -6,7 +6,7 @@ import {
   heldWhat,
   newTabRule,
   type ObservedRequest,
-} from '../../../src/tools/browser/guard-policy';
+} from '../../../src/tools/browser/guard/guard-policy';
 import type { DestinationAllowance, ToolDescriptor } from '../../../src/tools/types';
 
 /**

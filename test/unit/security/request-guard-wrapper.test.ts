@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { receiverGate } from '../../../src/gatekeeper/receiver';
-import type { GuardRule, ObservedRequest } from '../../../src/tools/browser/guard-policy';
+import type { GuardRule, ObservedRequest } from '../../../src/tools/browser/guard/guard-policy';
 import type { ArmedRequestGuard } from '../../../src/tools/browser/host';
-import { guardRequests } from '../../../src/tools/browser/request-guard';
+import { guardRequests } from '../../../src/tools/browser/guard/request-guard';
 import { tabOpenTool } from '../../../src/tools/browser/tools/tab-open';
 import type {
   AgentTool,

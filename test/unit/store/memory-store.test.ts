@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../src/store/memory-store';
+import { MemoryStore } from '../../../src/store/memory/store';
 
 // What the in-memory store adds to the conformance suite: the IndexedDB behaviours the engine
 // relies on that only show with concurrency or a worker going away.

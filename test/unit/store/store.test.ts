@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { MemoryStore } from '../../../src/store/memory-store';
+import { MemoryStore } from '../../../src/store/memory/store';
 import { DexieStore, Store } from '../../../src/store/store';
 import { storeConformance } from './store-conformance';
 

@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Box, PageEnv } from '../../../content-scripts/env';
 import { createPageAgent, type PageAgent } from '../../../content-scripts/page-agent';
-import type { PageResponse, SnapshotResult } from '../../../content-scripts/messages';
+import type { PageResponse, SnapshotResult } from '../../../src/protocol/page-messages';
 import type { SnapshotOutline } from '../../../src/tools/browser/details';
 import { locatorFromSnapshot } from '../../../src/workflows/locator';
 import { resolveInSnapshot } from '../../../src/workflows/resolve';

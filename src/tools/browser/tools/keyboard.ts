@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { ActionAck } from '../../../../content-scripts/messages';
+import type { ActionAck } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
-import { settleInput } from '../cdp-input';
+import { settleInput } from '../input/cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
-import { deliverStrokes, resumedStrokes, strokesOf, type StrokeRun } from '../guarded-keys';
-import { parseKeyCombo } from '../key-combo';
-import { keySequence, planKeys } from '../key-plan';
+import { deliverStrokes, resumedStrokes, strokesOf, type StrokeRun } from '../input/guarded-keys';
+import { parseKeyCombo } from '../input/key-combo';
+import { keySequence, planKeys } from '../input/key-plan';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
 import { assertPageAllowed, getTabOrThrow, pageTarget, tabIdFor } from '../target';

@@ -7,11 +7,11 @@ import {
   settleInput,
   type InputGuard,
   type Point,
-} from '../cdp-input';
+} from '../input/cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
-import { checkInput, receiverAtPoint, type InputCheck } from '../input-receiver';
+import { checkInput, receiverAtPoint, type InputCheck } from '../input/input-receiver';
 import { locateRef } from '../locate';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { ModifiersParam, RefParam, TabIdParam } from '../params';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { ActionAck } from '../../../../content-scripts/messages';
+import type { ActionAck } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
-import { parseKeyCombo } from '../key-combo';
-import { planKeys } from '../key-plan';
+import { parseKeyCombo } from '../input/key-combo';
+import { planKeys } from '../input/key-plan';
 import { runPageAction } from '../page-action';
 import { RefParam, TabIdParam } from '../params';
 import { pageTarget, tabIdFor } from '../target';

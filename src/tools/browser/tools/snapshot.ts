@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { estimateTokens } from '../../../../content-scripts/dom/text';
 import { clipPageString } from '../page-strings';
-import type { SnapshotResult } from '../../../../content-scripts/messages';
+import type { SnapshotResult } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';

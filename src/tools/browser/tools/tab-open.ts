@@ -7,8 +7,8 @@ import { navigationRestriction } from '../restricted';
 import { waitForTabLoad } from '../tab-waits';
 import { LOAD_TIMEOUT_MS, navigationTarget, normalizeUrl } from './navigate';
 import { untrustedPageContent } from '../untrusted';
-import { heldWhat } from '../guard-policy';
-import { openUnderGuard } from '../guarded-open';
+import { heldWhat } from '../guard/guard-policy';
+import { openUnderGuard } from '../guard/guarded-open';
 import { originOf } from '../restricted';
 
 const Params = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { keysOfText } from '../key-names';
-import type { ActionAck } from '../../../../content-scripts/messages';
+import { keysOfText } from '../../../protocol/key-names';
+import type { ActionAck } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActionAck } from '../../../../content-scripts/messages';
+import type { ActionAck } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';

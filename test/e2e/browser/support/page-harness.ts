@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { PageResponse } from '../../../../content-scripts/messages';
+import type { PageResponse } from '../../../../src/protocol/page-messages';
 import { pageAgentBundle, REPO_ROOT } from './bundle';
 import { launchChromium } from './chromium';
 import { serveFixtureSite } from './server';

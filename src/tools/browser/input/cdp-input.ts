@@ -2,9 +2,9 @@
  * Trusted input through CDP (Input.dispatchMouseEvent / dispatchKeyEvent / insertText): the page
  * sees isTrusted events, exactly as from the user's mouse and keyboard.
  */
-import type { DebuggerSessions } from './debugger-sessions';
+import type { DebuggerSessions } from '../debugger-sessions';
 import type { Modifier } from './key-combo';
-import { canonicalKey, keysOfText } from './key-names';
+import { canonicalKey, keysOfText } from '../../../protocol/key-names';
 
 export interface Point {
   x: number;

@@ -1,5 +1,5 @@
-import type { MemoryAccess } from './memory-tables';
-import { RECORD_VERSION, type CredentialRecord, type KeyRecord } from './records';
+import type { MemoryAccess } from './tables';
+import { RECORD_VERSION, type CredentialRecord, type KeyRecord } from '../records';
 
 /**
  * Credentials, encrypted at rest exactly as in the Dexie store: AES-GCM under a non-extractable

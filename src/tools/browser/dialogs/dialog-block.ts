@@ -6,9 +6,9 @@
  * dialog blocks the page and how to go on, instead of waiting for a page that cannot answer.
  * What the dialog says is page text: it reaches the model only inside an untrusted block.
  */
-import type { OpenDialog } from './debugger-sessions';
-import { clipPageString } from './page-strings';
-import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
+import type { OpenDialog } from '../debugger-sessions';
+import { clipPageString } from '../page-strings';
+import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
 export type DialogBlock =
   | { kind: 'none' }

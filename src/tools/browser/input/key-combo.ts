@@ -1,5 +1,5 @@
 /** "Control+Shift+K", "ctrl+a", "Enter", "+" → key and modifiers, as models write them. */
-import { canonicalKey } from './key-names';
+import { canonicalKey } from '../../../protocol/key-names';
 
 export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
 

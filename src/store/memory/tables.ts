@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { StoreTable } from './store-api';
+import type { StoreTable } from '../store-api';
 
 /**
  * The data and the transaction machinery of the in-memory store (Node only: tests and the

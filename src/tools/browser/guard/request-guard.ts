@@ -21,7 +21,7 @@ import type {
   ToolCallInfo,
   ToolResult,
   ToolTarget,
-} from '../types';
+} from '../../types';
 import {
   firstHeld,
   guardJudgement,
@@ -29,9 +29,9 @@ import {
   heldWhat,
   type ObservedRequest,
 } from './guard-policy';
-import type { BrowserHost } from './host';
-import { waitForTabLoad, waitForUrlChange } from './tab-waits';
-import { originOf } from './restricted';
+import type { BrowserHost } from '../host';
+import { waitForTabLoad, waitForUrlChange } from '../tab-waits';
+import { originOf } from '../restricted';
 import { openUnderGuard } from './guarded-open';
 
 /**

@@ -12,7 +12,7 @@
  * The functions below run in the page's world (chrome.scripting MAIN): they must be
  * self-contained (no imports, no closures) because only their source is sent.
  */
-import type { BrowserHost } from './host';
+import type { BrowserHost } from '../host';
 
 export interface GuardedDialog {
   type: 'alert' | 'confirm' | 'prompt';

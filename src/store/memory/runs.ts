@@ -1,6 +1,6 @@
-import type { MemoryAccess } from './memory-tables';
-import type { RunEnvRecord, RunRecord } from './records';
-import { CURRENT_RUN_STATES } from '../protocol';
+import type { MemoryAccess } from './tables';
+import type { RunEnvRecord, RunRecord } from '../records';
+import { CURRENT_RUN_STATES } from '../../protocol';
 
 /**
  * Runs in memory: the Dexie repository's contract (runs-repo.ts), with the same layout at rest —

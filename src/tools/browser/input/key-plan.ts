@@ -8,8 +8,8 @@
  * judged on the element the keys start on (the ref, else the focused element).
  */
 import type { KeyCombo } from './key-combo';
-import { keyEffect, keysOfText } from './key-names';
-import type { RiskChecks } from './element-target';
+import { keyEffect, keysOfText } from '../../../protocol/key-names';
+import type { RiskChecks } from '../element-target';
 
 export type KeyPlan =
   /** No key activates anything: judged on the page (or the ref's frame). */

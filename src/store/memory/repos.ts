@@ -1,5 +1,5 @@
-import type { SiteRule } from '../protocol';
-import type { MemoryAccess } from './memory-tables';
+import type { SiteRule } from '../../protocol';
+import type { MemoryAccess } from './tables';
 import {
   RECORD_VERSION,
   type ApprovalRecord,
@@ -10,10 +10,10 @@ import {
   type SiteRuleRecord,
   type SkillRecord,
   type WorkflowRecord,
-} from './records';
-import { defaultSettings } from './settings-repo';
+} from '../records';
+import { defaultSettings } from '../settings-repo';
 
-// The in-memory store's small repositories (memory-store.ts has the store, threads and runs).
+// The in-memory store's small repositories (store.ts has the store, threads and runs).
 
 /** Approvals and interactions share a shape: records of a run, some still pending. */
 class MemoryPending<T extends { runId: string; threadId: string; status: string }> {

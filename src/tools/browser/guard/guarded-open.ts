@@ -9,16 +9,16 @@
  * Redirect chains run inside the rules, so a hop through a site the user never allowed is held
  * naming that site, whatever the first address was.
  */
-import type { DestinationAllowance } from '../types';
+import type { DestinationAllowance } from '../../types';
 import { firstHeld, guardRules, type ObservedRequest } from './guard-policy';
-import type { BrowserHost } from './host';
+import type { BrowserHost } from '../host';
 import {
   pollUntil,
   waitForNavigationStart,
   waitForTabLoad,
   waitForTabSettled,
   type TabWaitResult,
-} from './tab-waits';
+} from '../tab-waits';
 
 export interface GuardedOpen {
   /** The tab once loaded (`tab` undefined when the navigation was held before it loaded). */

@@ -31,8 +31,8 @@ import {
   DIALOG_CLOSED_EVENT,
   DIALOG_PENDING_EVENT,
   HOLD_MS,
-} from '../../../content-scripts/dialog-pending';
-import { HostError, type BrowserHost } from './host';
+} from '../../../../content-scripts/dialog-pending';
+import { HostError, type BrowserHost } from '../host';
 
 export { HOLD_MS };
 /** Signal a dialog's start and end, never hold. */

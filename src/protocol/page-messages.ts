@@ -8,7 +8,7 @@
  * page can never hit an element of the new one.
  */
 import * as z from 'zod/mini';
-import type { OutlineLine } from './snapshot/outline-lines';
+import type { OutlineLine } from '../../content-scripts/snapshot/outline-lines';
 
 export const PAGE_CHANNEL = 'keel.page.v1';
 

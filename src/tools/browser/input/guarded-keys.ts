@@ -5,12 +5,12 @@
  * key; the first key whose receiver is not cleared stops the sequence, and the hold says how many
  * keys went in, so that after approval the call continues from there without repeating them.
  */
-import type { ReceiverGate } from '../types';
+import type { ReceiverGate } from '../../types';
 import { INSERT_TEXT_OVER, pressKey, typeChar } from './cdp-input';
-import type { BrowserToolDeps } from './deps';
+import type { BrowserToolDeps } from '../deps';
 import { checkInput, focusedReceiver, type InputCheck } from './input-receiver';
 import type { KeyCombo } from './key-combo';
-import { keysOfText } from './key-names';
+import { keysOfText } from '../../../protocol/key-names';
 
 export type Stroke =
   | { kind: 'combo'; combo: KeyCombo }

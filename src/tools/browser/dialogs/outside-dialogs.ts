@@ -14,8 +14,8 @@
  * to go on (browser_dialog, or the user when the debugger could not see the dialog), instead of
  * waiting on a page that cannot answer; tab tools run and carry the same note.
  */
-import type { AgentTool, ToolCallInfo, ToolResult } from '../types';
-import type { DebuggerSessions, SessionChange } from './debugger-sessions';
+import type { AgentTool, ToolCallInfo, ToolResult } from '../../types';
+import type { DebuggerSessions, SessionChange } from '../debugger-sessions';
 import {
   describeDialogBlock,
   dialogBlock,
@@ -23,7 +23,7 @@ import {
   UNSEEN_DIALOG_HINT,
 } from './dialog-block';
 import { HOLD_MS, OFF, SIGNAL_ONLY, setDialogHold } from './dialog-hold';
-import { HostError, type BrowserHost } from './host';
+import { HostError, type BrowserHost } from '../host';
 
 /** Tools that act on tabs, not in the page: they run while a dialog is open, with a note. */
 const TAB_TOOLS = new Set([

@@ -7,9 +7,9 @@
  * place in the frame tree (`window.frames` indexes from the top: the browser keeps them, a page
  * cannot forge them; chrome.runtime.getFrameId is not available to content scripts here).
  */
-import type { ReceiverReport } from '../../../content-scripts/actions/receiver';
-import type { HeldEffect, ReceiverGate, ToolTarget } from '../types';
-import type { BrowserToolDeps } from './deps';
+import type { ReceiverReport } from '../../../../content-scripts/actions/receiver';
+import type { HeldEffect, ReceiverGate, ToolTarget } from '../../types';
+import type { BrowserToolDeps } from '../deps';
 import type { Point } from './cdp-input';
 
 /** Frames nested deeper than this are not followed: the input is held as unknown. */

@@ -1,5 +1,5 @@
-import type { Item } from '../protocol';
-import { MemoryCredentials } from './memory-credentials';
+import type { Item } from '../../protocol';
+import { MemoryCredentials } from './credentials';
 import {
   MemoryApprovals,
   MemoryInteractions,
@@ -8,12 +8,12 @@ import {
   MemorySiteRules,
   MemorySkills,
   MemoryWorkflows,
-} from './memory-repos';
-import { MemoryRuns } from './memory-runs';
-import { MemoryAccess, MemoryData } from './memory-tables';
-import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from './records';
-import type { StoreApi, StoreTable } from './store-api';
-import { type NewThreadFields, newThreadRecord, pathFrom } from './threads-repo';
+} from './repos';
+import { MemoryRuns } from './runs';
+import { MemoryAccess, MemoryData } from './tables';
+import { RECORD_VERSION, type NodeRecord, type ThreadRecord } from '../records';
+import type { StoreApi, StoreTable } from '../store-api';
+import { type NewThreadFields, newThreadRecord, pathFrom } from '../threads-repo';
 
 /**
  * The in-memory store: the same contract as the Dexie store (store-api.ts; both pass the storage

@@ -19,7 +19,7 @@
  * "Allowed" is the call's `DestinationAllowance`: origins with an allow rule and origins this
  * call's approvals named. A destination on an allowed origin always passes.
  */
-import type { DestinationAllowance } from '../types';
+import type { DestinationAllowance } from '../../types';
 
 /** The subset of chrome.declarativeNetRequest.Rule the guard writes (plain data, no chrome.*). */
 export interface GuardRule {
