@@ -99,14 +99,18 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
       const guard = await arm(tabId, (firstId) => guardRules({ tabId, allowance, firstId }), {
         newTabs: true,
       });
+      const created: number[] = [];
+      const stopWatching = host.onTabCreated((t) => created.push(t.tabId));
       let result: ToolResult<D> | undefined;
       let failure: unknown;
       try {
         if (resumed) result = await openApproved(host, tabId, resumed.url, signal);
         else result = await tool.execute(id, params, signal, onUpdate, ctx);
+        await newTabsReached(host, guard, created, signal);
       } catch (e) {
         failure = e;
       } finally {
+        stopWatching();
         await guard.disarm();
       }
       const stopped = firstHeld(guard.blocked(), allowance);
@@ -159,6 +163,39 @@ export function guardRequests<P, D>(tool: AgentTool<P, D>, host: BrowserHost): A
       };
     },
   };
+}
+
+const NEW_TAB_MS = 2000;
+
+/**
+ * A tab the action opened may send its first request after the action settled (a popup under
+ * load: Chrome creates the tab, then starts its navigation): the new-tab rule stays until each such
+ * tab's first navigation was held, went through (a tab another guard owns), or never comes (a blank
+ * popup, the new-tab page), for at most NEW_TAB_MS.
+ */
+async function newTabsReached(
+  host: BrowserHost,
+  guard: { newTabs(): ObservedRequest[] },
+  created: readonly number[],
+  signal: AbortSignal,
+): Promise<void> {
+  const settled = new Set<number>();
+  const pending = async () => {
+    const held = new Set(guard.newTabs().map((r) => r.tabId));
+    for (const id of created) {
+      if (settled.has(id) || held.has(id)) continue;
+      const tab = await host.getTab(id).catch(() => undefined);
+      const web = (u: string | undefined) => u !== undefined && /^https?:/.test(u);
+      const waiting = tab && (web(tab.pendingUrl) || (web(tab.url) && tab.status !== 'complete'));
+      if (!waiting) settled.add(id);
+      else return true;
+    }
+    return false;
+  };
+  for (let waited = 0; waited < NEW_TAB_MS && !signal.aborted; waited += 100) {
+    if (!(await pending())) return;
+    await host.sleep(100, signal).catch(() => undefined);
+  }
 }
 
 /** The first top-frame navigation held in each new tab, oldest first. */
@@ -232,8 +269,13 @@ async function settleNewTabs(
     const target = { tabId, frameId: req.frameId, url: req.url, origin: originOf(req.url) };
     const verdict = ctx.gate.check(target, 'destination');
     if (verdict.kind === 'allow') {
-      // The rules and the gate disagree (a spelling DNR matched differently): let it load.
-      await host.navigate(tabId, req.url).catch(() => undefined);
+      // The rules and the gate disagree (a spelling DNR matched differently): let it load, with
+      // that origin added, so where it redirects next is still judged.
+      const widened: DestinationAllowance =
+        allowance.kind === 'origins' && target.origin
+          ? { kind: 'origins', origins: [...allowance.origins, target.origin] }
+          : allowance;
+      await openUnderGuard(host, tabId, req.url, widened, LOAD_MS, signal).catch(() => undefined);
       continue;
     }
     // Nothing reached the destination: the tab shows only Chrome's error page.
