@@ -57,7 +57,7 @@ describe('receiver checks at dispatch', () => {
         '<!doctype html><title>Victim</title><body style="margin:0"><form method="post" action="/delete-account"><button style="width:100vw;height:100vh">Delete my account</button></form>',
       // A webmail frame whose keyboard shortcut deletes a conversation.
       '/mail.html':
-        '<!doctype html><title>Mail</title><body><p>Inbox</p><script>addEventListener("keydown", (e) => { fetch("/shortcut", { method: "POST", body: e.key }); });</script>',
+        '<!doctype html><title>Mail</title><body><p>Inbox</p><script>addEventListener("keydown", (e) => { fetch("/shortcut?key=" + encodeURIComponent(e.key), { method: "POST" }); });</script>',
       // A drop zone filling its frame: whatever the pointer does in it is reported by POST.
       '/dropzone.html':
         '<!doctype html><title>Zone</title><body style="margin:0"><div id="z" style="width:100vw;height:100vh">zone</div><script>for (const t of ["mouseup", "pointerup", "drop"]) addEventListener(t, (e) => { e.preventDefault(); fetch("/zone-" + t, { method: "POST" }); }); addEventListener("dragover", (e) => e.preventDefault());</script>',
@@ -195,23 +195,43 @@ describe('receiver checks at dispatch', () => {
     expect(t.approvals[0].reason).toMatch(
       /(the next key|the release of that key) would land in a frame from/,
     );
-    // The model is told what reached the page before the hold.
-    expect(resultText(toolResults(t.items)[0])).toMatch(/3 of 11 keys went in/);
-    // The shop's field got the keys before focus moved, and nothing after.
-    expect(await t.page.inputValue('#q')).toBe('hel');
+    // The model is told what reached the page before the hold, and that is what the shop's field
+    // holds: the keys before focus moved (the page moves it from a timer after the third key, so
+    // under load a fourth may still go in), and nothing after.
+    const told = /(\d+) of 11 keys went in/.exec(resultText(toolResults(t.items)[0]));
+    expect(told).not.toBeNull();
+    const went = Number(told?.[1]);
+    expect(went).toBeGreaterThanOrEqual(3);
+    expect(await t.page.inputValue('#q')).toBe('hello world'.slice(0, went));
     await t.page.close();
   });
 
-  it('after approval of the frame the keys continue there, none repeated', async () => {
+  it('after approval of the frame the keys continue there, none repeated and none lost', async () => {
+    victim.hits.length = 0;
     const t = await turn(
       '/thief.html',
       [() => ({ name: 'browser_keyboard', args: { text: 'hello world' } })],
       (a) => (a.target.origin === victimOrigin() ? 'allow_once' : 'deny'),
     );
-    // The eight keys after the third reached the mail frame, once each, in order.
-    await expect.poll(() => victim.writes().length, { timeout: 5000 }).toBe(8);
+    const framed = () =>
+      victim.writes().map((h) => new URL(h.url, 'http://x').searchParams.get('key') ?? '');
+    // Ground truth on both sides: the shop's field and what the mail server received. Every key
+    // of the text arrived exactly once, on one side or the other; the shop's field got the first
+    // three (before focus moved) and the mail frame only keys after them. Under load, Chromium
+    // may hand a key judged for the frame to the page's own field while the page's focus move is
+    // still settling: that page is allowed, and the key is not repeated or lost.
+    await expect
+      .poll(async () => (await t.page.inputValue('#q')).length + framed().length, {
+        timeout: 5000,
+      })
+      .toBe('hello world'.length);
+    const typed = await t.page.inputValue('#q');
+    expect(typed.startsWith('hel')).toBe(true);
+    expect(typed).toBe('hello world'.slice(0, typed.length));
+    // The frame's fetches may reach the server in any order.
+    expect(framed().sort()).toEqual([...'hello world'.slice(typed.length)].sort());
+    expect(framed().length).toBeGreaterThan(0);
     expect(t.approvals).toHaveLength(1);
-    expect(await t.page.inputValue('#q')).toBe('hel');
     await t.page.close();
   });
 
