@@ -1,3 +1,4 @@
+import { Outbox } from './host/outbox';
 import {
   type AgentEvent,
   Op,
@@ -89,20 +90,23 @@ export class Engine implements EngineEndpoint, EngineHost {
       },
       commit: async (name, fn) => {
         await ctx.boundary(`tx:${name}:before`);
+        const out = new Outbox();
         // Under a fault injector (the simulation) the transaction's last moment is a boundary
         // too: a worker stopped there has done all the work of a commit that never lands, and
         // recovery must find none of it. Without one the transaction runs `fn` as it is.
-        const out = await deps.store.transaction(
+        const result = await deps.store.transaction(
           faults
             ? async () => {
-                const r = await fn();
+                const r = await fn(out);
                 await ctx.boundary(`tx:${name}:inside`);
                 return r;
               }
-            : fn,
+            : // An async function: Dexie keeps its zone across the awaits only for those.
+              async () => fn(out),
         );
         await ctx.boundary(`tx:${name}:after`);
-        return out;
+        for (const ev of out.drain()) this.emit(ev);
+        return result;
       },
     };
     this.ctx = ctx;

@@ -2,7 +2,6 @@ import { RECORD_VERSION, type PreparedToolCall } from '../../store/records';
 import type { ToolCallContext, ToolResult, ToolTarget } from '../../tools/types';
 import { RunAborted, type EngineContext } from '../host/engine-context';
 import type { StepOutcome } from '../run/step-outcome';
-import { emitCommitted } from '../run/nodes';
 import { interactionEvent } from '../views/thread-view';
 import { errorText, text, upsertCallNode } from '../run/tool-call-node';
 import { finishCall } from './tool-finish';
@@ -26,9 +25,9 @@ export async function execute(
 ): Promise<StepOutcome> {
   const { run, call, reg, params, info: tctx, signal } = c;
   const { target, prev } = o;
-  const node = await ctx.commit('tool_start', async () => {
+  await ctx.commit('tool_start', async (outbox) => {
     const now = ctx.clock.now();
-    const n = await upsertCallNode(ctx, c, 'executing');
+    await upsertCallNode(ctx, c, 'executing', outbox);
     await ctx.store.runs.update(
       run.runId,
       (r) => {
@@ -42,9 +41,7 @@ export async function execute(
       },
       now,
     );
-    return n;
   });
-  emitCommitted(ctx, node);
   await ctx.boundary('tool:running');
 
   // The gate the executor asks at the moment of effect: the rules as they are now, and the
@@ -65,7 +62,7 @@ export async function execute(
     ...(prev?.resume !== undefined ? { resume: prev.resume } : {}),
     requestInteraction: async (kind, payload) => {
       const interactionId = ctx.ids.next('int');
-      const rec = await ctx.commit('interaction_live', async () => {
+      await ctx.commit('interaction_live', async (outbox) => {
         const now = ctx.clock.now();
         const r = {
           v: RECORD_VERSION,
@@ -80,7 +77,7 @@ export async function execute(
           createdAt: now,
         };
         await ctx.store.interactions.put(r);
-        await ctx.store.runs.update(
+        const moved = await ctx.store.runs.update(
           run.runId,
           (x) => {
             moveRun(x, 'execute', 'waiting_interaction');
@@ -88,14 +85,13 @@ export async function execute(
           },
           now,
         );
-        return r;
-      });
-      ctx.emit(interactionEvent(rec));
-      ctx.emit({
-        type: 'run.updated',
-        threadId: run.threadId,
-        runId: run.runId,
-        state: 'waiting_interaction',
+        outbox.emit(interactionEvent(r));
+        outbox.emit({
+          type: 'run.updated',
+          threadId: run.threadId,
+          runId: run.runId,
+          state: moved.state,
+        });
       });
       return ctx.waiters.wait(interactionId, signal);
     },

@@ -3,7 +3,6 @@ import type { RegisteredTool } from '../../tools/registry';
 import { closeRemainingCalls } from '../run/close-calls';
 import type { EngineContext } from '../host/engine-context';
 import { LeafWriter } from '../run/leaf-writer';
-import { emitCommitted } from '../run/nodes';
 import {
   afterToolResult,
   isTerminal,
@@ -33,11 +32,11 @@ export async function finishCall(
   extra: { interactionId?: string } = {},
 ): Promise<StepOutcome> {
   const { run: run0, call, reg } = c;
-  const out = await ctx.commit('tool_result', async () => {
+  const out = await ctx.commit('tool_result', async (outbox) => {
     const now = ctx.clock.now();
     const run = (await ctx.store.runs.get(run0.runId))!;
     const params = run.pendingTool?.toolCallId === call.id ? run.pendingTool.params : call.args;
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     await upsertCallNode(ctx, { run, call, reg, params }, f.callState, w);
     const d = reg?.descriptor;
     await w.append({
@@ -127,7 +126,7 @@ export async function finishCall(
         },
         { run: cursor },
       );
-      return { created: w.created, run: r };
+      return { run: r };
     }
     await w.finish(now);
     const r = await ctx.store.runs.update(
@@ -138,8 +137,7 @@ export async function finishCall(
       },
       now,
     );
-    return { created: w.created, run: r };
+    return { run: r };
   });
-  for (const n of out.created) emitCommitted(ctx, n);
   return isTerminal(out.run.state) ? 'ended' : 'continue';
 }

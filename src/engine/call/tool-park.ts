@@ -5,7 +5,6 @@ import { RECORD_VERSION, type HeldReceiver, type PreparedToolCall } from '../../
 import type { HeldEffect, ToolTarget } from '../../tools/types';
 import type { EngineContext } from '../host/engine-context';
 import type { StepOutcome } from '../run/step-outcome';
-import { emitCommitted } from '../run/nodes';
 import { approvalEvent, interactionEvent } from '../views/thread-view';
 import { upsertCallNode } from '../run/tool-call-node';
 import { moveRun } from '../run/run-edges';
@@ -131,9 +130,9 @@ async function parkOnApproval(
   const approvalId = ctx.ids.next('apr');
   // "Always allow on this site" needs a site to allow.
   const opts = key ? ask.options : ask.options.filter((o) => o !== 'allow_site');
-  const out = await ctx.commit('approval', async () => {
+  await ctx.commit('approval', async (outbox) => {
     const now = ctx.clock.now();
-    const node = await upsertCallNode(ctx, c, 'approval_required');
+    await upsertCallNode(ctx, c, 'approval_required', outbox);
     const rec = {
       v: RECORD_VERSION,
       approvalId,
@@ -164,15 +163,8 @@ async function parkOnApproval(
       },
       now,
     );
-    return { node, rec, run: r };
-  });
-  emitCommitted(ctx, out.node);
-  ctx.emit(approvalEvent(out.rec));
-  ctx.emit({
-    type: 'run.updated',
-    threadId: run.threadId,
-    runId: run.runId,
-    state: 'waiting_approval',
+    outbox.emit(approvalEvent(rec));
+    outbox.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: r.state });
   });
   return 'parked';
 }
@@ -196,9 +188,9 @@ export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Pro
   const prep = reg.tool.interaction!;
   const payload = prep.prepare(params);
   const interactionId = ctx.ids.next('int');
-  const out = await ctx.commit('interaction', async () => {
+  await ctx.commit('interaction', async (outbox) => {
     const now = ctx.clock.now();
-    const node = await upsertCallNode(ctx, c, 'executing');
+    await upsertCallNode(ctx, c, 'executing', outbox);
     const rec = {
       v: RECORD_VERSION,
       interactionId,
@@ -212,7 +204,7 @@ export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Pro
       createdAt: now,
     };
     await ctx.store.interactions.put(rec);
-    await ctx.store.runs.update(
+    const r = await ctx.store.runs.update(
       run.runId,
       (r) => {
         moveRun(r, 'beginInteraction', 'waiting_interaction');
@@ -228,15 +220,8 @@ export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Pro
       },
       now,
     );
-    return { node, rec };
-  });
-  emitCommitted(ctx, out.node);
-  ctx.emit(interactionEvent(out.rec));
-  ctx.emit({
-    type: 'run.updated',
-    threadId: run.threadId,
-    runId: run.runId,
-    state: 'waiting_interaction',
+    outbox.emit(interactionEvent(rec));
+    outbox.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: r.state });
   });
   return 'parked';
 }

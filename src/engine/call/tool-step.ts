@@ -11,7 +11,6 @@ import type { EngineContext } from '../host/engine-context';
 import { catalogEntry } from '../env/environment';
 import type { StepOutcome } from '../run/step-outcome';
 import { LeafWriter } from '../run/leaf-writer';
-import { emitCommitted } from '../run/nodes';
 import { moveRun } from '../run/run-edges';
 import { errorText } from '../run/tool-call-node';
 import { afterRecheck, afterVerdict, decideCall, type DispatchDecision } from './call-decision';
@@ -177,9 +176,9 @@ async function completeAnswer(
  * so this leaf is not safe for steers: they stay pending until the user's answer lets it finish.
  */
 async function pauseUncertain(ctx: EngineContext, c: CallInFlight): Promise<StepOutcome> {
-  const created = await ctx.commit('uncertain', async () => {
+  await ctx.commit('uncertain', async (outbox) => {
     const now = ctx.clock.now();
-    const w = await LeafWriter.open(ctx, c.run);
+    const w = await LeafWriter.open(ctx, c.run, outbox);
     await w.notice(
       'paused_uncertain',
       `Keel stopped while "${c.reg.descriptor.label}" was running, so it may or may not have happened. Check the page, then choose Retry, Mark done or Fail.`,
@@ -193,9 +192,7 @@ async function pauseUncertain(ctx: EngineContext, c: CallInFlight): Promise<Step
       },
       now,
     );
-    return w.created;
   });
-  for (const n of created) emitCommitted(ctx, n);
   return 'ended';
 }
 

@@ -2,6 +2,7 @@ import type { AgentEvent } from '../../protocol';
 import type { ProviderResolver } from '../../providers/types';
 import type { Store } from '../../store/store';
 import type { ToolRegistry } from '../../tools/registry';
+import type { Outbox } from './outbox';
 import type { BrowserEnv, Clock, EngineOptions, IdSource, Logger } from './types';
 
 /** What the engine's parts share: effects (store, clock, ids), the registry, and the event sink. */
@@ -21,8 +22,11 @@ export interface EngineContext {
   live: LiveStatus;
   /** In-memory waiters of interactions requested by running tools (elicitation). */
   waiters: InteractionWaiters;
-  /** Commit `fn` atomically with before/after boundaries named `tx:<name>`. */
-  commit<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Commit `fn` atomically with before/after boundaries named `tx:<name>`. What `fn` puts in its
+   * outbox is emitted once the transaction committed, in order; nothing if it did not.
+   */
+  commit<T>(name: string, fn: (out: Outbox) => Promise<T>): Promise<T>;
 }
 
 /** One MCP server's live status as settings show it (`PublicMcpServer.status`). */

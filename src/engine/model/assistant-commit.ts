@@ -5,7 +5,6 @@ import { closeRemainingCalls } from '../run/close-calls';
 import type { EngineContext } from '../host/engine-context';
 import { LeafWriter } from '../run/leaf-writer';
 import type { StreamResult } from './model-stream';
-import { emitCommitted } from '../run/nodes';
 import { detectIntent, stripIntentTags } from './planning';
 import { afterAssistant, type End, type ModelAgain } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
@@ -56,7 +55,7 @@ export async function commitAssistant(
   const intent = round === 'plan' ? detectIntent(res.text) : null;
   const shownText = round ? stripIntentTags(res.text) : res.text;
 
-  const out = await ctx.commit('assistant', async () => {
+  const out = await ctx.commit('assistant', async (outbox) => {
     const run = (await store.runs.get(run0.runId))!;
     const now = ctx.clock.now();
     const item: Item = {
@@ -74,7 +73,7 @@ export async function commitAssistant(
       ...(cost !== undefined ? { costUsd: cost } : {}),
       ...(planned.length ? { toolCalls: planned.map(({ nodeId: _n, ...c }) => c) } : {}),
     };
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     await w.append(item);
     const transition = afterAssistant({
       round,
@@ -128,7 +127,7 @@ export async function commitAssistant(
         },
         { run: usage, thread: threadUsage },
       );
-      return { created: w.created, run: ended.run, thread: ended.thread };
+      return { run: ended.run, thread: ended.thread };
     }
     const t = await w.finish(now, threadUsage);
     const r = await store.runs.update(
@@ -139,10 +138,8 @@ export async function commitAssistant(
       },
       now,
     );
-    return { created: w.created, run: r, thread: t };
+    return { run: r, thread: t };
   });
-
-  for (const n of out.created) emitCommitted(ctx, n);
   ctx.emit({
     type: 'token.usage',
     threadId: out.run.threadId,

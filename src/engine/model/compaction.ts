@@ -4,7 +4,7 @@ import { messagesJsonLength } from '../context/context-assembly';
 import { buildContext } from '../context/context-builder';
 import { DEFAULT_CLIP_POLICY } from '../context/context-clipping';
 import { RunAborted, type EngineContext } from '../host/engine-context';
-import { appendNotice, emitCommitted } from '../run/nodes';
+import { appendNotice } from '../run/nodes';
 
 /** Share of the model's context window the built context may use before older turns are summarized. */
 export const COMPACT_AT = 0.75;
@@ -127,7 +127,7 @@ export async function maybeCompact(
   if (signal.aborted) throw new RunAborted();
   summary = summary.trim();
   if (!summary) return path;
-  const notice = await ctx.commit('compaction', async () => {
+  const notice = await ctx.commit('compaction', async (outbox) => {
     const thread = (await ctx.store.threads.get(run.threadId))!;
     const n = await appendNotice(ctx, run, thread.leafId, {
       code: 'compaction',
@@ -140,8 +140,8 @@ export async function maybeCompact(
       }
     });
     await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = n.id));
+    outbox.node(withSummary);
     return withSummary;
   });
-  emitCommitted(ctx, notice);
   return [...path, notice];
 }

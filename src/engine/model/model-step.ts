@@ -5,7 +5,6 @@ import { estimateTokens, maybeCompact } from './compaction';
 import { buildContext, runContextOptions } from '../context/context-builder';
 import { RunAborted, type EngineContext } from '../host/engine-context';
 import { discard, streamOnce } from './model-stream';
-import { emitCommitted } from '../run/nodes';
 import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT, stripIntentTags } from './planning';
 import { InterruptedAnswer } from './run-aborted';
 import { attemptFailed, failRun } from '../run/run-failure';
@@ -30,7 +29,6 @@ export async function modelStep(
   // 1. Cutoff: one per request. Budget check, steers materialized, attempt counted — atomically.
   const cut = await takeCutoff(ctx, runId);
   if (!cut) return 'ended';
-  for (const n of cut.created) emitCommitted(ctx, n);
   if (cut.kind !== 'call') return 'ended';
   const run = cut.run;
   const env = run.env!;

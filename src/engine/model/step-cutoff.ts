@@ -1,4 +1,4 @@
-import type { NodeRecord, RunRecord } from '../../store/records';
+import type { RunRecord } from '../../store/records';
 import type { EngineContext } from '../host/engine-context';
 import { LeafWriter } from '../run/leaf-writer';
 import { cutoffDecision } from '../run/run-machine';
@@ -7,8 +7,8 @@ import { dropMaterialized, materializeAdmittedSteers } from '../run/steer-admiss
 import { totalTokens } from './usage';
 
 export type Cutoff =
-  | { kind: 'call'; run: RunRecord; leaf: string | null; created: NodeRecord[] }
-  | { kind: 'budget' | 'failed'; run: RunRecord; created: NodeRecord[] };
+  | { kind: 'call'; run: RunRecord; leaf: string | null }
+  | { kind: 'budget' | 'failed'; run: RunRecord };
 
 /**
  * The steer cutoff of one model request (spec/001 §3), in one transaction: materialize every
@@ -19,12 +19,12 @@ export type Cutoff =
  */
 export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cutoff | null> {
   const { store } = ctx;
-  return ctx.commit('cutoff', async () => {
+  return ctx.commit('cutoff', async (outbox) => {
     const run = await store.runs.get(runId);
     if (!run || run.state !== 'streaming_model' || !run.env) return null;
     if (!(await store.threads.get(run.threadId))) return null;
     const now = ctx.clock.now();
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     const decision = cutoffDecision({
       tokenBudget: run.env.tokenBudget,
       modelCalls: run.stepCursor.modelCalls,
@@ -40,7 +40,7 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
         stopReason: 'budget_pause',
         notice: { code: 'budget_pause', text },
       });
-      return { kind: 'budget' as const, run: r, created: w.created };
+      return { kind: 'budget' as const, run: r };
     }
     if (decision.kind === 'attempts_exhausted') {
       const { run: r } = await commitEnd(ctx, w, run, {
@@ -49,7 +49,7 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
         stopReason: 'error',
         error: decision.error,
       });
-      return { kind: 'failed' as const, run: r, created: w.created };
+      return { kind: 'failed' as const, run: r };
     }
     const steers = await materializeAdmittedSteers(ctx, w, run);
     if (steers.size) await w.finish(now);
@@ -61,6 +61,6 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
       },
       now,
     );
-    return { kind: 'call' as const, run: r, leaf: w.leaf, created: w.created };
+    return { kind: 'call' as const, run: r, leaf: w.leaf };
   });
 }

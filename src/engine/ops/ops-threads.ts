@@ -5,7 +5,7 @@ import { done, type Handler } from './op-handler';
 import { isVisible, threadMeta, threadSnapshot } from '../views/thread-view';
 import { readPublicSettings } from '../env/settings-service';
 import { redactSecrets } from '../views/secret-scan';
-import { emitCommitted } from '../run/nodes';
+import { Outbox, sendOutbox } from '../host/outbox';
 import { isBusy } from '../run/run-machine';
 import { supersedeCurrent } from '../turn/turn-lifecycle';
 import { auditApprovals, auditSteps } from '../views/audit-trail';
@@ -189,6 +189,8 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
       ),
     );
   const outcome = ack();
+  // What superseding writes is sent after the ack, with the rest of this op's events.
+  const afterAck = new Outbox();
   const updated = await engine.ctx.commit('select_branch', async () => {
     // A non-leaf id selects the newest leaf beneath it.
     const nodes = await store.threads.allNodes(op.threadId);
@@ -201,13 +203,13 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
     // The run being left behind ends, its acked steers materialized at its own leaf first.
     const fresh = await store.runs.current(op.threadId);
     if (fresh && isBusy(fresh.state)) return null;
-    const superseded = await supersedeCurrent(engine, fresh);
+    await supersedeCurrent(engine, fresh, afterAck);
     const t = await store.threads.update(op.threadId, (t) => {
       t.leafId = leaf.id;
       t.updatedAt = clock.now();
     });
     await ctx.writeReceipt(outcome);
-    return { t, superseded };
+    return { t };
   });
   if (!updated)
     return done(
@@ -217,7 +219,7 @@ const selectBranch: Handler<'thread.selectBranch'> = async (engine, _client, op,
       ),
     );
   return done(outcome, () => {
-    for (const n of updated.superseded) emitCommitted(engine.ctx, n);
+    sendOutbox(engine.ctx, afterAck);
     engine.ctx.emit({ type: 'thread.updated', thread: threadMeta(updated.t) });
     void threadSnapshot(store, op.threadId)
       .then((s) => s && engine.ctx.emit({ type: 'thread.snapshot', snapshot: s }))

@@ -1,6 +1,5 @@
-import type { NodeRecord } from '../../store/records';
 import { EnvironmentError } from '../env/environment';
-import { emitCommitted } from '../run/nodes';
+import { Outbox, sendOutbox } from '../host/outbox';
 import { ack, reject } from './receipts';
 import { done, type Handler } from './op-handler';
 import { queueItems, queuedInputRefusal, startNextQueued } from '../turn/queue';
@@ -46,12 +45,14 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
   const runId = ids.next('run');
   const turnId = ids.next('turn');
   const outcome = ack({ turnId, runId });
+  // What superseding writes is sent after the ack, with the rest of this op's events.
+  const afterAck = new Outbox();
   const res = await engine.ctx.commit('turn_start', async () => {
     const current = await store.runs.current(op.threadId);
     if (current && isBusy(current.state)) return null;
     const now = clock.now();
     // Before the new message: the paused run's acked steers land at its leaf, then it ends.
-    const superseded = await supersedeCurrent(engine, current);
+    await supersedeCurrent(engine, current, afterAck);
     const t = (await store.threads.get(op.threadId))!;
     const run = newRun({
       runId,
@@ -72,14 +73,14 @@ const submit: Handler<'turn.submit'> = async (engine, _client, op, ctx) => {
       now,
     });
     await ctx.writeReceipt(outcome);
-    return { ...started, run, superseded };
+    return { ...started, run };
   });
   if (!res)
     return done(
       reject('busy', 'A task is running in this thread: steer it or queue your message.'),
     );
   return done(outcome, () => {
-    emitAll(engine, res.superseded);
+    sendOutbox(engine.ctx, afterAck);
     void announceTurnStart(engine, res, 'schedule');
     // A new branch replaces the visible path: send the whole path, not just the new items.
     if (op.parentNodeId)
@@ -226,10 +227,6 @@ const interrupt: Handler<'turn.interrupt'> = async (engine, _client, op) => {
       .catch((e) => engine.onBackgroundError(e));
   });
 };
-
-function emitAll(engine: Parameters<Handler<'turn.submit'>>[0], nodes: NodeRecord[]): void {
-  for (const n of nodes) emitCommitted(engine.ctx, n);
-}
 
 export const turnOps = {
   'turn.submit': submit,

@@ -5,7 +5,7 @@ import type { ReplayState } from '../../workflows/replay';
 import type { UserInput } from '../../protocol';
 import type { WorkflowRecord } from '../../store/records';
 import { EnvironmentError } from '../env/environment';
-import { emitCommitted } from '../run/nodes';
+import { Outbox, sendOutbox } from '../host/outbox';
 import { done, type Handler } from './op-handler';
 import { ack, reject, type Outcome } from './receipts';
 import { isBusy } from '../run/run-machine';
@@ -125,6 +125,8 @@ const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) =>
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
   const input = { text: `Run the workflow "${wf.name}"${shown ? ` (${shown})` : ''}.` };
+  // What superseding writes is sent after the ack, with the rest of this op's events.
+  const afterAck = new Outbox();
   const res = await engine.ctx.commit('workflow_run', async () => {
     if (fresh) await store.threads.put(t0);
     const current = await store.runs.current(threadId);
@@ -135,7 +137,7 @@ const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) =>
       return queued;
     }
     const now = clock.now();
-    const superseded = await supersedeCurrent(engine, current);
+    await supersedeCurrent(engine, current, afterAck);
     const t = (await store.threads.get(threadId))!;
     const r = newRun({
       runId,
@@ -157,7 +159,7 @@ const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) =>
     });
     await workflowRunStarted(engine.ctx, r);
     await ctx.writeReceipt(outcome);
-    return { ...started, run: r, superseded };
+    return { ...started, run: r };
   });
   if (!res)
     return done(reject('busy', 'A task is running in this thread: wait for it or interrupt it.'));
@@ -168,7 +170,7 @@ const runWorkflow: Handler<'workflow.run'> = async (engine, _client, op, ctx) =>
         .catch((e) => engine.onBackgroundError(e));
     });
   return done(outcome, () => {
-    for (const n of res.superseded) emitCommitted(engine.ctx, n);
+    sendOutbox(engine.ctx, afterAck);
     void announceTurnStart(engine, res, 'schedule');
     void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e));
   });

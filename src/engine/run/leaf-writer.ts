@@ -1,6 +1,7 @@
 import type { Item } from '../../protocol';
 import type { NodeRecord, RunRecord, ThreadRecord } from '../../store/records';
 import type { EngineContext } from '../host/engine-context';
+import type { Outbox } from '../host/outbox';
 
 /**
  * "Append at the leaf", the one implementation: inside a commit, nodes are chained after the
@@ -9,23 +10,23 @@ import type { EngineContext } from '../host/engine-context';
  * the path by appending after the same stale leaf.
  */
 export class LeafWriter {
-  /** Nodes written (or updated) in this commit, in order: emitted after the commit. */
-  readonly created: NodeRecord[] = [];
-
   private constructor(
     private readonly ctx: EngineContext,
     private readonly run: Pick<RunRecord, 'threadId' | 'runId' | 'turnId'>,
     public leaf: string | null,
+    /** The commit's outbox: every node written here is sent once the commit landed. */
+    readonly out: Outbox,
   ) {}
 
-  /** Open at the thread's current leaf. Call inside `ctx.commit`. */
+  /** Open at the thread's current leaf. Call inside `ctx.commit`, with its outbox. */
   static async open(
     ctx: EngineContext,
     run: Pick<RunRecord, 'threadId' | 'runId' | 'turnId'>,
+    out: Outbox,
   ): Promise<LeafWriter> {
     const thread = await ctx.store.threads.get(run.threadId);
     if (!thread) throw new Error(`thread ${run.threadId} not found`);
-    return new LeafWriter(ctx, run, thread.leafId);
+    return new LeafWriter(ctx, run, thread.leafId, out);
   }
 
   async append(item: Item): Promise<NodeRecord> {
@@ -36,14 +37,14 @@ export class LeafWriter {
       turnId: this.run.turnId,
       item,
     });
-    this.created.push(n);
+    this.out.node(n);
     this.leaf = n.id;
     return n;
   }
 
   /** Record a node updated in place (e.g. a tool_call's state) so it is emitted with the rest. */
   touched(n: NodeRecord): void {
-    this.created.push(n);
+    this.out.node(n);
   }
 
   /** A notice at the leaf (`forModel`: the model reads it as user text too). */

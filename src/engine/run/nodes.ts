@@ -25,10 +25,3 @@ export async function appendNotice(
     },
   });
 }
-
-/** Emit a committed node: `item.complete` (the UI upserts by id), hidden for internal tools. */
-export function emitCommitted(ctx: EngineContext, n: NodeRecord): void {
-  const vis = (n.item as { visibility?: string }).visibility;
-  if ((n.item.kind === 'tool_call' || n.item.kind === 'tool_result') && vis === 'internal') return;
-  ctx.emit({ type: 'item.complete', threadId: n.threadId, item: n.item });
-}

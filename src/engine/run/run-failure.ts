@@ -1,7 +1,6 @@
 import type { ProviderError } from '../../providers/types';
 import type { EngineContext } from '../host/engine-context';
 import { LeafWriter } from './leaf-writer';
-import { emitCommitted } from './nodes';
 import { FAILED_BATCH_TEXTS, onProviderFailure } from './run-machine';
 import { batchClosed, closeOpenBatch } from './close-calls';
 import { commitEnd } from './run-end';
@@ -17,7 +16,7 @@ export async function attemptFailed(
   err: ProviderError,
 ): Promise<StepOutcome> {
   const { store } = ctx;
-  const out = await ctx.commit('attempt_failed', async () => {
+  const out = await ctx.commit('attempt_failed', async (outbox) => {
     const run = (await store.runs.get(runId))!;
     const now = ctx.clock.now();
     const t = onProviderFailure({
@@ -27,14 +26,14 @@ export async function attemptFailed(
       attempts: run.counters.modelAttempts,
       maxAttempts: ctx.options.maxModelAttempts,
     });
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     if (t.kind === 'retry') {
       await w.notice(
         'model_error',
         `The model call failed (${err.message}). Retrying from the last checkpoint (attempt ${t.attempt} of ${t.of}).`,
       );
       await w.finish(now);
-      return { retry: true, created: w.created };
+      return { retry: true };
     }
     await commitEnd(ctx, w, run, {
       by: 'onProviderFailure',
@@ -43,9 +42,8 @@ export async function attemptFailed(
       error: t.error,
       notice: { code: 'model_error', text: `The model call failed: ${err.message}` },
     });
-    return { retry: false, created: w.created };
+    return { retry: false };
   });
-  for (const n of out.created) emitCommitted(ctx, n);
   return out.retry ? 'continue' : 'ended';
 }
 
@@ -56,10 +54,10 @@ export async function failRun(
   error: { code: string; message: string },
 ): Promise<StepOutcome> {
   const { store } = ctx;
-  const created = await ctx.commit('fail_run', async () => {
+  await ctx.commit('fail_run', async (outbox) => {
     const run = await store.runs.get(runId);
-    if (!run) return [];
-    const w = await LeafWriter.open(ctx, run);
+    if (!run) return;
+    const w = await LeafWriter.open(ctx, run, outbox);
     await closeOpenBatch(ctx, w, run, FAILED_BATCH_TEXTS);
     await commitEnd(
       ctx,
@@ -74,8 +72,6 @@ export async function failRun(
       },
       { run: batchClosed },
     );
-    return w.created;
   });
-  for (const n of created) emitCommitted(ctx, n);
   return 'ended';
 }

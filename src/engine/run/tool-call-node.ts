@@ -2,6 +2,7 @@ import type { ContentBlock, ToolCallItem, ToolCallState } from '../../protocol';
 import type { NodeRecord, PlannedToolCall, RunRecord } from '../../store/records';
 import type { RegisteredTool } from '../../tools/registry';
 import type { EngineContext } from '../host/engine-context';
+import type { Outbox } from '../host/outbox';
 import { LeafWriter } from './leaf-writer';
 
 /** Pieces every phase of a tool call uses: result text and the tool_call node. */
@@ -45,13 +46,14 @@ export function toolCallItem(a: {
 
 /**
  * Create the tool_call node at the leaf, or move an existing one to a new state. Call inside a
- * commit; pass the step's writer so the node is chained (and emitted) with the rest.
+ * commit; the node is sent through that commit's outbox.
  */
 export async function upsertCallNode(
   ctx: EngineContext,
   at: { run: RunRecord; call: PlannedToolCall; reg: RegisteredTool | undefined; params: unknown },
   state: ToolCallState,
-  writer?: LeafWriter,
+  /** The step's writer (the node is chained with the rest), or the commit's outbox alone. */
+  to: LeafWriter | Outbox,
 ): Promise<NodeRecord> {
   const { run, call: c, reg, params } = at;
   const existing = await ctx.store.threads.getNode(c.nodeId);
@@ -59,10 +61,11 @@ export async function upsertCallNode(
     const n = await ctx.store.threads.updateNodeItem(c.nodeId, (item) => {
       if (item.kind === 'tool_call') item.state = state;
     });
-    writer?.touched(n);
+    if (to instanceof LeafWriter) to.touched(n);
+    else to.node(n);
     return n;
   }
-  const w = writer ?? (await LeafWriter.open(ctx, run));
+  const w = to instanceof LeafWriter ? to : await LeafWriter.open(ctx, run, to);
   const node = await w.append(
     toolCallItem({
       call: c,
@@ -73,6 +76,7 @@ export async function upsertCallNode(
       now: ctx.clock.now(),
     }),
   );
-  if (!writer) await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = node.id));
+  if (!(to instanceof LeafWriter))
+    await ctx.store.threads.update(run.threadId, (t) => void (t.leafId = node.id));
   return node;
 }

@@ -2,7 +2,6 @@ import type { RunRecord } from '../../store/records';
 import type { EngineHost } from './engine-host';
 import { verifyEnvironment } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
-import { emitCommitted } from '../run/nodes';
 import { startNextQueued } from './queue';
 import { batchClosed, closeOpenBatch } from '../run/close-calls';
 import { isCurrent } from '../run/run-machine';
@@ -84,7 +83,7 @@ export async function recoverRuns(engine: EngineHost): Promise<void> {
 
 async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string): Promise<void> {
   const { store } = engine.ctx;
-  const out = await engine.ctx.commit('refuse_resume', async () => {
+  await engine.ctx.commit('refuse_resume', async (outbox) => {
     const run = (await store.runs.get(run0.runId))!;
     const now = engine.ctx.clock.now();
     // A parked request is withdrawn with the run (as on interrupt): a late answer is `already_resolved`.
@@ -92,7 +91,7 @@ async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string):
       await store.approvals.put({ ...a, status: 'cancelled', resolvedAt: now });
     for (const i of await store.interactions.pendingForRun(run.runId))
       await store.interactions.put({ ...i, status: 'cancelled', resolvedAt: now });
-    const w = await LeafWriter.open(engine.ctx, run);
+    const w = await LeafWriter.open(engine.ctx, run, outbox);
     const text = `This task could not resume after Keel restarted: ${drift}. Nothing more was run; send a new message to continue.`;
     await closeOpenBatch(engine.ctx, w, run, DRIFT_BATCH_TEXTS);
     const ended = await commitEnd(
@@ -108,23 +107,21 @@ async function refuseResume(engine: EngineHost, run0: RunRecord, drift: string):
       },
       { run: batchClosed },
     );
-    return { created: w.created, run: ended.run };
-  });
-  for (const n of out.created) emitCommitted(engine.ctx, n);
-  const r = out.run;
-  engine.ctx.emit({
-    type: 'run.updated',
-    threadId: r.threadId,
-    runId: r.runId,
-    state: r.state,
-    run: runSummary(r),
-  });
-  engine.ctx.emit({
-    type: 'turn.complete',
-    threadId: r.threadId,
-    turnId: r.turnId,
-    runId: r.runId,
-    stopReason: 'error',
-    error: r.error!,
+    const r = ended.run;
+    outbox.emit({
+      type: 'run.updated',
+      threadId: r.threadId,
+      runId: r.runId,
+      state: r.state,
+      run: runSummary(r),
+    });
+    outbox.emit({
+      type: 'turn.complete',
+      threadId: r.threadId,
+      turnId: r.turnId,
+      runId: r.runId,
+      stopReason: 'error',
+      error: r.error!,
+    });
   });
 }

@@ -4,7 +4,6 @@ import { EngineKilled, RunAborted, type EngineContext } from '../host/engine-con
 import { InterruptedAnswer, type PartialAnswer } from '../model/run-aborted';
 import { LeafWriter } from '../run/leaf-writer';
 import { modelStep } from '../model/model-step';
-import { emitCommitted } from '../run/nodes';
 import { failRun } from '../run/run-failure';
 import { driveAction, isDriven, onInterrupt } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
@@ -112,9 +111,9 @@ export class RunDriver {
    */
   async finalizeInterrupt(runId: string, partial?: string, answer?: PartialAnswer): Promise<void> {
     const { store } = this.ctx;
-    const created = await this.ctx.commit('interrupt', async () => {
+    await this.ctx.commit('interrupt', async (outbox) => {
       const run = await store.runs.get(runId);
-      if (!run) return [];
+      if (!run) return;
       const t = onInterrupt({
         state: run.state,
         toolCalls: run.stepCursor.toolCalls,
@@ -122,9 +121,9 @@ export class RunDriver {
         ...(run.pendingTool ? { pendingTool: run.pendingTool } : {}),
         ...(partial ? { partial } : {}),
       });
-      if (t.kind === 'noop') return [];
+      if (t.kind === 'noop') return;
       const now = this.ctx.clock.now();
-      const w = await LeafWriter.open(this.ctx, run);
+      const w = await LeafWriter.open(this.ctx, run, outbox);
       const kept =
         answer && run.state === 'streaming_model' && (answer.text.trim() || answer.thinking.trim());
       if (kept) {
@@ -176,9 +175,7 @@ export class RunDriver {
           },
         },
       );
-      return w.created;
     });
-    for (const n of created) emitCommitted(this.ctx, n);
   }
 
   /** After a run stopped stepping: tell the UI, run lifecycle hooks, hand over to the queue. */

@@ -9,7 +9,7 @@ import {
 import type { EngineHost } from './engine-host';
 import { resolveEnvironment } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
-import { emitCommitted } from '../run/nodes';
+import { itemEvent, type Outbox } from '../host/outbox';
 import { isSupersedable } from '../run/run-machine';
 import { commitEnd } from '../run/run-end';
 import { threadMeta } from '../views/thread-view';
@@ -168,7 +168,8 @@ export function announceTurnStart(
     turnId: r.run.turnId,
     item: r.node.item,
   });
-  emitCommitted(ctx, r.node);
+  const item = itemEvent(r.node);
+  if (item) ctx.emit(item);
   ctx.emit({
     type: 'run.updated',
     threadId: r.run.threadId,
@@ -189,20 +190,20 @@ export function announceTurnStart(
 /**
  * Inside a commit: a paused run that a new turn replaces (submit, branch selection) ends
  * `completed` with its stop reason kept — its acked pending steers materialized at its leaf first
- * (spec/001 §3), so superseding can never drop them. Returns the nodes written (emit them).
+ * (spec/001 §3), so superseding can never drop them. The nodes written go to `out`.
  */
 export async function supersedeCurrent(
   engine: EngineHost,
   current: RunRecord | undefined,
-): Promise<NodeRecord[]> {
-  if (!current || !isSupersedable(current.state)) return [];
-  const w = await LeafWriter.open(engine.ctx, current);
+  out: Outbox,
+): Promise<void> {
+  if (!current || !isSupersedable(current.state)) return;
+  const w = await LeafWriter.open(engine.ctx, current, out);
   await commitEnd(engine.ctx, w, current, {
     by: 'supersedeCurrent',
     to: 'completed',
     stopReason: current.stopReason ?? 'interrupted',
   });
-  return w.created;
 }
 
 /** A message with images for a model that cannot see them: the reason to refuse it, or null. */

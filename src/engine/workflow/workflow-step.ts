@@ -24,7 +24,6 @@ import { snapshotOutlineOf } from '../../workflows/outline';
 import type { EngineContext } from '../host/engine-context';
 import { REPLAY_ONLY_TRANSPORT } from '../env/environment';
 import { LeafWriter } from '../run/leaf-writer';
-import { emitCommitted } from '../run/nodes';
 import { commitEnd } from '../run/run-end';
 import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
@@ -111,11 +110,11 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
       : d.kind === 'open'
         ? `This tab shows another page; opening the workflow's start page ${d.url}.`
         : `Step ${d.step} of ${steps}: ${wf.definition.steps[d.step - 1].summary}.`;
-  const created = await ctx.commit('replay_step', async () => {
+  const stepped = await ctx.commit('replay_step', async (outbox) => {
     const run = await ctx.store.runs.get(runId);
-    if (!run || run.state !== 'streaming_model') return null;
+    if (!run || run.state !== 'streaming_model') return false;
     const now = ctx.clock.now();
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     const assistantId = ctx.ids.next('n');
     const item: Item = {
       kind: 'assistant_message',
@@ -141,10 +140,9 @@ export async function replayStep(ctx: EngineContext, runId: string): Promise<Ste
       },
       now,
     );
-    return w.created;
+    return true;
   });
-  if (!created) return 'ended';
-  for (const n of created) emitCommitted(ctx, n);
+  if (!stepped) return 'ended';
   return 'continue';
 }
 
@@ -155,10 +153,10 @@ async function finish(
   d: ReplayDecision,
   lastOk: boolean | undefined,
 ): Promise<StepOutcome> {
-  const created = await ctx.commit('replay_done', async () => {
+  await ctx.commit('replay_done', async (outbox) => {
     const run = (await ctx.store.runs.get(run0.runId))!;
     const next = advance(wf, d, undefined, lastOk);
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     const now = ctx.clock.now();
     await w.append({
       kind: 'assistant_message',
@@ -174,9 +172,7 @@ async function finish(
       { by: 'decideReplay', to: 'completed', stopReason: 'end' },
       { run: (r) => void (r.workflow = next) },
     );
-    return w.created;
   });
-  for (const n of created) emitCommitted(ctx, n);
   return 'ended';
 }
 
@@ -190,12 +186,12 @@ async function handOff(
 ): Promise<StepOutcome> {
   const { steered, lastOk } = why;
   const toModel = hasModel(run0) && (wf.fallback === 'model' || steered);
-  const created = await ctx.commit('replay_diverged', async () => {
+  await ctx.commit('replay_diverged', async (outbox) => {
     const run = (await ctx.store.runs.get(run0.runId))!;
     const next: ReplayState = steered
       ? { ...wf, mode: 'model' }
       : { ...advance(wf, d, undefined, lastOk), mode: toModel ? 'model' : 'replay' };
-    const w = await LeafWriter.open(ctx, run);
+    const w = await LeafWriter.open(ctx, run, outbox);
     const now = ctx.clock.now();
     if (toModel) {
       await w.notice(
@@ -213,7 +209,7 @@ async function handOff(
         },
         now,
       );
-      return w.created;
+      return;
     }
     const why = hasModel(run0) ? '' : ' No model is configured to take over.';
     await commitEnd(
@@ -235,8 +231,6 @@ async function handOff(
       },
       { run: (r) => void (r.workflow = next) },
     );
-    return w.created;
   });
-  for (const n of created) emitCommitted(ctx, n);
   return toModel ? 'continue' : 'ended';
 }
