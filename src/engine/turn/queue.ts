@@ -71,8 +71,8 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
       }
       if (refusal) {
         const error = refusal;
-        await engine.ctx.commit('queued_failed', () =>
-          store.runs.update(
+        await engine.ctx.commit('queued_failed', async (outbox) => {
+          await store.runs.update(
             next.runId,
             (r) => {
               moveRun(r, 'startNextQueued', 'failed');
@@ -80,24 +80,24 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
               r.error = error;
             },
             clock.now(),
-          ),
-        );
-        engine.ctx.emit({
-          type: 'queue.updated',
-          threadId,
-          items: await queueItems(engine, threadId),
-        });
-        engine.ctx.emit({
-          type: 'turn.complete',
-          threadId,
-          turnId: next.turnId,
-          runId: next.runId,
-          stopReason: 'error',
-          error,
+          );
+          outbox.emit({
+            type: 'queue.updated',
+            threadId,
+            items: await queueItems(engine, threadId),
+          });
+          outbox.emit({
+            type: 'turn.complete',
+            threadId,
+            turnId: next.turnId,
+            runId: next.runId,
+            stopReason: 'error',
+            error,
+          });
         });
         continue;
       }
-      const started = await engine.ctx.commit('queued_start', async () => {
+      const started = await engine.ctx.commit('queued_start', async (outbox) => {
         if (await store.runs.current(threadId)) return null;
         const r0 = await store.runs.get(next.runId);
         if (!r0 || r0.state !== 'queued') return null;
@@ -121,14 +121,10 @@ export function startNextQueued(engine: EngineHost, threadId: string): Promise<v
           now,
         });
         await workflowRunStarted(engine.ctx, run);
+        outbox.emit({ type: 'queue.updated', threadId, items: await queueItems(engine, threadId) });
         return { ...res, run };
       });
       if (!started) continue;
-      engine.ctx.emit({
-        type: 'queue.updated',
-        threadId,
-        items: await queueItems(engine, threadId),
-      });
       await announceTurnStart(engine, started, 'inline');
       if (started.run.workflow) await publishWorkflows(engine.ctx);
       return;
