@@ -175,6 +175,15 @@ describe('src/engine structure', () => {
     expect(upward).toEqual([]);
   });
 
+  it("a committed node reaches clients only through a commit's outbox (host/outbox.ts)", () => {
+    // `item.complete` says "this node is stored": only the outbox, sent after its commit, builds it.
+    const outbox = join(ENGINE, 'host', 'outbox.ts');
+    const offenders = filesUnder(ENGINE).filter(
+      (f) => f !== outbox && /['"]item\.complete['"]/.test(readFileSync(f, 'utf8')),
+    );
+    expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
   it('no engine module writes through the raw database (store.db)', () => {
     const offenders = filesUnder(ENGINE).filter((f) =>
       /\bstore\.db\b|ctx\.store\.db\b/.test(readFileSync(f, 'utf8')),
