@@ -4,7 +4,8 @@
  * Installs one PageAgent per document and answers the service worker over
  * chrome.runtime.onMessage. Nothing listens to window.postMessage, and to two page DOM events
  * only, which carry no data and are ignored unless a live run uses the tab (dialog-pending.ts):
- * the page cannot talk to this script. The script may be injected twice (manifest and on-demand
+ * the page cannot talk to this script. While the user records a workflow in the tab, the
+ * recorder (recorder.ts) also listens to the user's trusted input events. The script may be injected twice (manifest and on-demand
  * executeScript share the isolated world), so the second run returns early unless the first
  * belongs to an extension instance that was reloaded and lost its runtime.
  */
@@ -14,6 +15,7 @@ import { createBrowserEnv } from './env';
 import { PageEnvelope } from '../src/protocol/page-messages';
 import { createPageAgent } from './page-agent';
 import { isTrustedSender } from './trusted-sender';
+import { listenForRecording } from './recorder';
 
 // Zod probes `new Function` for its JIT unless told not to; extension worlds forbid eval.
 z.config({ jitless: true });
@@ -61,6 +63,17 @@ function install(): void {
   });
   listenForPageDialogs(document, runtimeAlive, (sender) =>
     isTrustedSender(sender, chrome.runtime.id, workerUrl),
+  );
+  // Recording a workflow by demonstration: idle until the worker arms this document.
+  listenForRecording(
+    {
+      win: window,
+      outline: () => agent.outline(),
+      refOf: (el) => agent.refOf(el),
+      owned: agent.owned,
+    },
+    runtimeAlive,
+    (sender) => isTrustedSender(sender, chrome.runtime.id, workerUrl),
   );
   g[KEY] = { alive: runtimeAlive };
 }

@@ -35,6 +35,7 @@ import { PageError } from './page-error';
 import { readableText } from './readable-text';
 import { RefRegistry } from './refs';
 import { Snapshotter } from './snapshot/snapshotter';
+import type { OutlineLine } from './snapshot/outline-lines';
 
 export interface PageAgent {
   readonly docId: string;
@@ -42,6 +43,10 @@ export interface PageAgent {
   handle(raw: unknown, opts?: { refBase?: number }): Promise<PageResponse>;
   /** The ref an element carries, if it was given one (tests and the benchmark check coverage). */
   refOf(el: Element): string | undefined;
+  /** The whole document as structured lines, refs assigned (recording.ts locates steps in it). */
+  outline(): { url: string; title: string; lines: OutlineLine[] };
+  /** Keel's own elements on the page (highlights, the recording indicator): snapshots skip them. */
+  readonly owned: Set<Element>;
 }
 
 export function newDocId(): string {
@@ -185,6 +190,23 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
   return {
     docId,
     refOf: (el) => registry.peek(el),
+    owned: highlighter.owned,
+    outline() {
+      // Its own text limit keeps it apart from the model's incremental base (Snapshotter.previous).
+      const out = snapshotter.take({
+        mode: 'full',
+        incremental: false,
+        maxTokens: 200_000,
+        textLimit: 199,
+        includeUrls: false,
+        refPrefix: '',
+      });
+      return {
+        url: env.win.location.href,
+        title: env.win.document.title,
+        lines: out.outline ?? [],
+      };
+    },
     async handle(raw, opts) {
       const parsed = PageRequest.safeParse(raw);
       if (!parsed.success) {

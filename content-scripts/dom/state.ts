@@ -146,7 +146,7 @@ function selectValue(select: HTMLSelectElement): string {
   return `${current} [options: ${shown.join(', ')}${more}]`;
 }
 
-function isSecretAutocomplete(input: HTMLInputElement): boolean {
+export function isSecretAutocomplete(input: HTMLInputElement): boolean {
   const ac = (input.getAttribute('autocomplete') ?? '').toLowerCase();
   return /cc-csc|cc-number|one-time-code|current-password|new-password/.test(ac);
 }

@@ -8,6 +8,7 @@ import type {
 import { formatTime } from '../format';
 import { t, type MessageKey } from '../i18n';
 import { Icon } from './icons';
+import { RecordingPanel } from './RecordingPanel';
 import { useEngine, usePanel } from './panel-context';
 
 type ScheduleKind = 'none' | 'every' | 'daily' | 'weekly';
@@ -111,18 +112,28 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
       {w.inputs.length > 0 && (
         <fieldset class="workflow-inputs">
           <legend>{t('workflowInputsLabel')}</legend>
-          {w.inputs.map((i) => (
-            <label key={i.name}>
-              <span>{i.name}</span>
-              <input
-                type="text"
-                value={values[i.name] ?? ''}
-                onInput={(e) =>
-                  setValues({ ...values, [i.name]: (e.target as HTMLInputElement).value })
-                }
-              />
-            </label>
-          ))}
+          {w.inputs.map((i) => {
+            const onInput = (e: Event) =>
+              setValues({ ...values, [i.name]: (e.target as HTMLInputElement).value });
+            // A recorded secret (a password) is asked for at each run, masked, never stored.
+            return i.secret ? (
+              <label key={i.name}>
+                <span>{i.name}</span>
+                <input
+                  type="password"
+                  autocomplete="off"
+                  data-secret="true"
+                  value={values[i.name] ?? ''}
+                  onInput={onInput}
+                />
+              </label>
+            ) : (
+              <label key={i.name}>
+                <span>{i.name}</span>
+                <input type="text" value={values[i.name] ?? ''} onInput={onInput} />
+              </label>
+            );
+          })}
         </fieldset>
       )}
       <div class="workflow-actions">
@@ -245,11 +256,12 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
   );
 }
 
-/** The Workflows view: every saved workflow, newest change first. */
+/** The Workflows view: recording a new one by showing it, then every saved workflow, newest change first. */
 export function WorkflowsView() {
   const workflows = useEngine((s) => s.workflows);
   return (
     <main class="workflows-view">
+      <RecordingPanel />
       {workflows.length === 0 ? (
         <p class="empty">{t('workflowsEmpty')}</p>
       ) : (

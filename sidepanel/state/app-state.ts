@@ -1,4 +1,10 @@
-import type { AgentEvent, PublicSettings, ThreadMeta, WorkflowMeta } from '../../src/protocol';
+import type {
+  AgentEvent,
+  PublicSettings,
+  RecordingStatus,
+  ThreadMeta,
+  WorkflowMeta,
+} from '../../src/protocol';
 import type { ConnectionStatus } from './engine-client';
 import { reduceThread, type ThreadEvent } from './thread-reducer';
 import { emptyThread, threadFromSnapshot, type ThreadState } from './thread-state';
@@ -14,6 +20,8 @@ export interface EngineState {
   settings: PublicSettings | null;
   /** Saved workflows, most recently changed first. */
   workflows: WorkflowMeta[];
+  /** A workflow being recorded by demonstration, or waiting for its review. */
+  recording: RecordingStatus | null;
 }
 
 export const initialEngineState: EngineState = {
@@ -23,6 +31,7 @@ export const initialEngineState: EngineState = {
   byId: {},
   settings: null,
   workflows: [],
+  recording: null,
 };
 
 /** The thread-scoped events reduceThread understands; anything newer is ignored, not misrouted. */
@@ -93,12 +102,15 @@ export function reduceEngine(s: EngineState, ev: AgentEvent): EngineState {
         byId,
         settings: ev.settings,
         workflows: ev.workflows ?? [],
+        recording: ev.recording ?? null,
       };
     }
     case 'settings.updated':
       return { ...s, settings: ev.settings };
     case 'workflows.updated':
       return { ...s, workflows: ev.workflows };
+    case 'workflow.recording':
+      return { ...s, recording: ev.recording };
     case 'thread.deleted': {
       if (!s.byId[ev.threadId] && !s.threads.some((m) => m.threadId === ev.threadId)) return s;
       const byId = { ...s.byId };

@@ -441,6 +441,28 @@ export class Panel {
     return this.client.send({ type: 'workflow.clearRuns', workflowId });
   }
 
+  /** Record a workflow by showing it, in the active tab (the engine's `workflow.recording` follows). */
+  startRecording(): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.recordStart' });
+  }
+
+  stopRecording(recordingId: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.recordStop', recordingId });
+  }
+
+  saveRecording(
+    recordingId: string,
+    name: string,
+    drop: number[],
+    renames: Record<string, string>,
+  ): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.recordSave', recordingId, name, drop, renames });
+  }
+
+  discardRecording(recordingId: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'workflow.recordDiscard', recordingId });
+  }
+
   private async simple(op: OpInput): Promise<boolean> {
     const out = await this.client.send(op);
     return out.ok ? true : this.failed(out);

@@ -1,13 +1,18 @@
 import type { ToolRegistry } from '../tools/registry';
+import type { BrowserHost } from '../tools/browser/host';
 import { createBrowserTools } from '../tools/browser';
 import { createChromeBrowserHost } from './chrome-browser-host';
 
 /**
- * Register the browser tools (L0–L2) with their chrome.* host. Called synchronously at the
- * worker's top level: the host registers its chrome.tabs / chrome.debugger listeners when created.
+ * Register the browser tools (L0–L2) with their chrome.* host (the recorder shares it). Called synchronously at the worker's top level: the host registers its
+ * chrome.tabs / chrome.debugger listeners when created.
  */
-export function installBrowserTools(registry: ToolRegistry): void {
-  const { tools, lifecycle } = createBrowserTools(createChromeBrowserHost());
+export function installBrowserTools(
+  registry: ToolRegistry,
+  host: BrowserHost = createChromeBrowserHost(),
+): BrowserHost {
+  const { tools, lifecycle } = createBrowserTools(host);
   for (const tool of tools) registry.register(tool);
   registry.addLifecycle(lifecycle);
+  return host;
 }

@@ -3,7 +3,9 @@ import { ENGINE_PORT_NAME, portConnection } from '../protocol';
 import { Store } from '../store/store';
 import { ToolRegistry } from '../tools/registry';
 import { installBrowserTools } from './browser-wiring';
+import { createChromeBrowserHost } from './chrome-browser-host';
 import { installMcp } from './mcp-wiring';
+import { installRecorder } from './recording-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
 import { WorkflowScheduler, type SchedulerText } from './workflow-scheduler';
@@ -15,6 +17,8 @@ import { WorkflowScheduler, type SchedulerText } from './workflow-scheduler';
  */
 const store = Store.open('keel');
 const registry = new ToolRegistry();
+const browserHost = createChromeBrowserHost();
+const recorder = installRecorder(browserHost);
 const engine = new Engine({
   store,
   registry,
@@ -24,10 +28,11 @@ const engine = new Engine({
       const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
       return tab?.id;
     },
+    recorder,
   },
 });
 registerBuiltins(engine);
-installBrowserTools(registry);
+installBrowserTools(registry, browserHost);
 
 // Listeners are registered synchronously at top level so a Port connect or alarm that woke the
 // worker is delivered to them (MV3 rule).

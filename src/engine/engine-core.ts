@@ -110,6 +110,10 @@ export class Engine implements EngineEndpoint, EngineHost {
       },
     };
     this.ctx = ctx;
+    // A recording's progress goes to every client (the Workflows view shows it live).
+    deps.browser?.recorder?.onChange((recording) =>
+      this.emit({ type: 'workflow.recording', recording }),
+    );
     this.ready = new Promise<void>((r) => (this.markReady = r));
     this.driver = new RunDriver(ctx, {
       runEnded: async (run) => {

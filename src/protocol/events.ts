@@ -12,7 +12,7 @@ import {
 import { Item } from './items';
 import { RejectCode } from './ops';
 import { PublicSettings } from './settings';
-import { WorkflowMeta, WorkflowReport } from './workflows';
+import { RecordingStatus, WorkflowMeta, WorkflowReport } from './workflows';
 
 /** Events (engine → UI), PROTOCOL.md. Thread-scoped events carry `threadId`. */
 
@@ -113,6 +113,8 @@ export const EventSchemas = {
     settings: PublicSettings,
     /** Always sent by the engine (optional in the schema so older fixtures still parse). */
     workflows: z.array(WorkflowMeta).optional(),
+    /** The recording in progress or awaiting review, when there is one. */
+    recording: RecordingStatus.optional(),
   }),
   'thread.snapshot': z.object({ type: z.literal('thread.snapshot'), snapshot: ThreadSnapshot }),
   'thread.updated': z.object({ type: z.literal('thread.updated'), thread: ThreadMeta }),
@@ -203,6 +205,11 @@ export const EventSchemas = {
     type: z.literal('workflows.updated'),
     workflows: z.array(WorkflowMeta),
   }),
+  /** A recording started, gained a step, stopped, was saved or discarded (null: none now). */
+  'workflow.recording': z.object({
+    type: z.literal('workflow.recording'),
+    recording: RecordingStatus.nullable(),
+  }),
   'settings.updated': z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
   'command.ack': z.object({
     type: z.literal('command.ack'),
@@ -220,6 +227,7 @@ export const EventSchemas = {
 export const AgentEvent = z.discriminatedUnion('type', [
   EventSchemas.initialized,
   EventSchemas['workflows.updated'],
+  EventSchemas['workflow.recording'],
   EventSchemas['thread.snapshot'],
   EventSchemas['thread.updated'],
   EventSchemas['thread.deleted'],

@@ -184,6 +184,36 @@ export const OpSchemas = {
     type: z.literal('workflow.clearRuns'),
     workflowId: Id,
   }),
+  /**
+   * Record a workflow by showing it (issue 27): the user's own clicks, typing and choices in one
+   * tab (the active one unless `tabId`) become steps; one recording at a time.
+   */
+  'workflow.recordStart': z.object({
+    ...envelope,
+    type: z.literal('workflow.recordStart'),
+    tabId: z.number().int().min(0).optional(),
+  }),
+  /** Stop recording; the steps are kept for review until saved or discarded. */
+  'workflow.recordStop': z.object({
+    ...envelope,
+    type: z.literal('workflow.recordStop'),
+    recordingId: Id,
+  }),
+  /** Save a stopped recording as a workflow, without the steps in `drop`, inputs renamed. */
+  'workflow.recordSave': z.object({
+    ...envelope,
+    type: z.literal('workflow.recordSave'),
+    recordingId: Id,
+    name: z.string().trim().min(1).max(200),
+    drop: z.array(z.number().int().min(0).max(10_000)).max(10_000).optional(),
+    renames: z.record(z.string().max(100), z.string().max(100)).optional(),
+  }),
+  /** Forget a recording (a running one stops first). */
+  'workflow.recordDiscard': z.object({
+    ...envelope,
+    type: z.literal('workflow.recordDiscard'),
+    recordingId: Id,
+  }),
 } as const;
 
 export type OpType = keyof typeof OpSchemas;
@@ -221,6 +251,10 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['workflow.update'],
   OpSchemas['workflow.delete'],
   OpSchemas['workflow.clearRuns'],
+  OpSchemas['workflow.recordStart'],
+  OpSchemas['workflow.recordStop'],
+  OpSchemas['workflow.recordSave'],
+  OpSchemas['workflow.recordDiscard'],
 ]);
 export type Op = z.infer<typeof Op>;
 export type OpOf<T extends OpType> = Extract<Op, { type: T }>;

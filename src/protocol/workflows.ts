@@ -56,6 +56,8 @@ export const WorkflowInputName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 export const WorkflowInputMeta = z.object({
   name: WorkflowInputName,
   default: z.string().max(10_000).optional(),
+  /** A recorded secret field (a password): no default; the run form asks for it masked. */
+  secret: z.boolean().optional(),
 });
 
 export const WorkflowDivergence = z.object({
@@ -109,3 +111,18 @@ export const WorkflowMeta = z.object({
   summary: z.array(z.string()).optional(),
 });
 export type WorkflowMeta = z.infer<typeof WorkflowMeta>;
+
+/**
+ * A recording of a demonstration (issue 27): one at a time. `steps` are the review's lines, in the
+ * order `workflow.recordSave`'s `drop` counts them; `inputs` are what the typed values became.
+ */
+export const RecordingStatus = z.object({
+  recordingId: z.string(),
+  tabId: z.number().int(),
+  phase: z.enum(['recording', 'stopped']),
+  /** Why it stopped: Stop (`user`) or the tab was closed (`tab_closed`). */
+  endedBy: z.enum(['user', 'tab_closed']).optional(),
+  steps: z.array(z.string()),
+  inputs: z.array(WorkflowInputMeta),
+});
+export type RecordingStatus = z.infer<typeof RecordingStatus>;

@@ -369,8 +369,8 @@ export interface WorkflowRecord {
   name: string;
   createdAt: number;
   updatedAt: number;
-  /** The turn it was saved from. */
-  source: { threadId: string; turnId: string };
+  /** The turn it was saved from, or the recording of a demonstration it was made of. */
+  source: { threadId: string; turnId: string } | { recordingId: string };
   definition: WorkflowDefinition;
   schedule: WorkflowSchedule;
   /** Where scheduled runs land (created by the first scheduled run). */

@@ -133,8 +133,8 @@ export function deriveWorkflow(items: readonly Item[]): Derived {
  * the snapshot tool's header and wrapper are not in the structured outline at all. Only a
  * snapshot taken after the last step says what the result was.
  */
-function finalCheck(
-  outline: Outline | undefined,
+export function finalCheck(
+  outline: Pick<Outline, 'url' | 'texts' | 'headingTexts'> | undefined,
   url: string | undefined,
   inputs: InputCollector,
 ): WorkflowCheck {

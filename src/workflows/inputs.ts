@@ -59,8 +59,25 @@ export class InputCollector {
     return out;
   }
 
-  private value(v: string, label: string): string {
-    if (!occursInTask(this.task, v)) return v;
+  /**
+   * A value the user typed while recording (recorded.ts): always an input, named for its field,
+   * with the value as its default. Returns the placeholder text.
+   */
+  typed(v: string, label: string): string {
+    return v.trim() ? this.value(v, label, true) : v;
+  }
+
+  /** A secret field typed while recording: an input with no default the run must be given. */
+  secret(label: string): string {
+    const base = inputName(label || 'password');
+    let name = base;
+    for (let i = 2; this.inputs.some((x) => x.name === name); i++) name = `${base}_${i}`;
+    this.inputs.push({ name, secret: true });
+    return `{{${name}}}`;
+  }
+
+  private value(v: string, label: string, always = false): string {
+    if (!always && !occursInTask(this.task, v)) return v;
     const key = v.trim().toLowerCase();
     let name = this.byValue.get(key);
     if (!name) {

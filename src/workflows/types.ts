@@ -9,6 +9,11 @@ export interface WorkflowInput {
   name: string;
   /** The value the recorded task used. */
   default?: string;
+  /**
+   * A secret field of a recorded demonstration (a password): never given a default, never
+   * recorded; each run must be given it.
+   */
+  secret?: true;
 }
 
 export interface WorkflowStep {

@@ -1,6 +1,7 @@
 import type { ProviderResolver } from '../../providers/types';
 import type { Store } from '../../store/store';
 import type { ToolRegistry } from '../../tools/registry';
+import type { Recorder } from '../../workflows/recording/recorder';
 import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from './retry-policy';
 
 /** Time and identity are injected so tests can step the engine deterministically. */
@@ -26,6 +27,8 @@ export interface FaultInjector {
 export interface BrowserEnv {
   /** The active tab of the focused window (a turn's default target). */
   activeTabId(): Promise<number | undefined>;
+  /** Recording a workflow by demonstration; absent where there is no browser (tests, sim). */
+  recorder?: Recorder;
 }
 
 export interface Logger {

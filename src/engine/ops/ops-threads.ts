@@ -32,12 +32,14 @@ const initialize: Handler<'initialize'> = async (engine, client, op) => {
     const s = await threadSnapshot(store, id);
     if (s) snapshots.push(s);
   }
+  const recording = await engine.ctx.browser?.recorder?.status();
   engine.releaseEvents(client, {
     type: 'initialized',
     threads: metas,
     snapshots,
     settings: await readPublicSettings(engine.ctx),
     workflows: await listWorkflowMetas(engine.ctx),
+    ...(recording ? { recording } : {}),
   });
   return done(ack());
 };

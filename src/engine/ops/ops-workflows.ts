@@ -219,12 +219,24 @@ const update: Handler<'workflow.update'> = async (engine, _client, op, ctx) => {
         `This workflow has no input called "${unknown[0].name}" (inputs come from the saved task).`,
       ),
     );
+  // A recorded password is never stored: it has no default and cannot be given one.
+  const secret = (op.patch.inputs ?? []).find(
+    (i) =>
+      i.default !== undefined && wf.definition.inputs.some((x) => x.name === i.name && x.secret),
+  );
+  if (secret)
+    return done(
+      reject(
+        'invalid_command',
+        `The input "${secret.name}" is a secret: it is asked for at each run and never stored.`,
+      ),
+    );
   const outcome = ack();
   await engine.ctx.commit('workflow_update', async () => {
     await store.workflows.update(op.workflowId, (w) => {
       const defaults = new Map((op.patch.inputs ?? []).map((i) => [i.name, i.default]));
       const inputs = w.definition.inputs.map((i) => {
-        if (!defaults.has(i.name)) return i;
+        if (!defaults.has(i.name) || i.secret) return i;
         const d = defaults.get(i.name);
         return d === undefined ? { name: i.name } : { name: i.name, default: d };
       });

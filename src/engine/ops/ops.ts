@@ -5,6 +5,7 @@ import { runOps } from './ops-runs';
 import { settingsOps } from './ops-settings';
 import { workflowOps } from './ops-workflows';
 import { workflowRunOps } from './ops-workflow-runs';
+import { recordingOps } from './ops-recording';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -17,4 +18,5 @@ export const handlers: HandlerMap = {
   ...settingsOps,
   ...workflowOps,
   ...workflowRunOps,
+  ...recordingOps,
 };

@@ -32,6 +32,7 @@ export function workflowMeta(w: WorkflowRecord): WorkflowMeta {
     inputs: w.definition.inputs.map((i) => ({
       name: i.name,
       ...(i.default !== undefined ? { default: i.default } : {}),
+      ...(i.secret ? { secret: true } : {}),
     })),
     schedule: w.schedule,
     ...(w.lastRun ? { lastRun: lastRunMeta(w.lastRun) } : {}),

@@ -1,3 +1,4 @@
+import type { Recorder } from '../../../src/workflows/recording/recorder';
 import 'fake-indexeddb/auto';
 import { z } from 'zod';
 import { Engine, registerBuiltins } from '../../../src/engine';
@@ -166,6 +167,8 @@ export interface RigOptions {
   provider: ScriptedProvider;
   dbName: string;
   activeTabId: number;
+  /** Recording by demonstration (src/workflows/recording/recorder.ts), over a fake host. */
+  recorder: Recorder;
   /** Distinguishes the ids of a reopened engine from those of the one before it. */
   idSpace: string;
 }
@@ -182,8 +185,13 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
-    ...(opts.activeTabId !== undefined
-      ? { browser: { activeTabId: async () => opts.activeTabId } }
+    ...(opts.activeTabId !== undefined || opts.recorder
+      ? {
+          browser: {
+            activeTabId: async () => opts.activeTabId,
+            ...(opts.recorder ? { recorder: opts.recorder } : {}),
+          },
+        }
       : {}),
     log: { warn: () => undefined, error: () => undefined },
     options: { generateTitles: false, ...opts.options },

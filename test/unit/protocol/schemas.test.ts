@@ -49,6 +49,10 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'workflow.update': { type: 'workflow.update', workflowId: 'w', patch: {} },
   'workflow.delete': { type: 'workflow.delete', workflowId: 'w' },
   'workflow.clearRuns': { type: 'workflow.clearRuns', workflowId: 'w' },
+  'workflow.recordStart': { type: 'workflow.recordStart' },
+  'workflow.recordStop': { type: 'workflow.recordStop', recordingId: 'rec' },
+  'workflow.recordSave': { type: 'workflow.recordSave', recordingId: 'rec', name: 'Buy' },
+  'workflow.recordDiscard': { type: 'workflow.recordDiscard', recordingId: 'rec' },
 };
 
 describe('op schemas', () => {
@@ -88,6 +92,10 @@ describe('op schemas', () => {
       'thread.setOptions',
       'thread.unsubscribe',
       'workflow.clearRuns',
+      'workflow.recordDiscard',
+      'workflow.recordSave',
+      'workflow.recordStart',
+      'workflow.recordStop',
     ]);
     expect(Object.keys(MINIMAL).sort()).toEqual([...OP_TYPES].sort());
   });
@@ -200,6 +208,7 @@ describe('event schemas', () => {
     expect(types.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
       'item.discarded',
       'settings.updated',
+      'workflow.recording',
     ]);
     expect(AgentEvent.options).toHaveLength(types.length);
   });

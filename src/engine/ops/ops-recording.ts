@@ -1,0 +1,87 @@
+import type { WorkflowRecord } from '../../store/records';
+import type { RecorderRefusal } from '../../workflows/recording/recorder';
+import { publishWorkflows } from '../views/workflow-view';
+import { done, type Handler, type HandlerMap } from './op-handler';
+import { ack, reject } from './receipts';
+
+/**
+ * workflow.recordStart / recordStop / recordSave / recordDiscard (docs/protocol.md §Workflows):
+ * a workflow recorded by showing it. The recording itself lives in the browser side
+ * (src/workflows/recording/recorder.ts); the engine only turns a reviewed recording into a
+ * stored workflow, which then replays like any other.
+ */
+
+const NO_RECORDER = 'Recording needs the browser: it is not available here.';
+
+const refused = (r: RecorderRefusal) => done(reject(r.code, r.message));
+
+const start: Handler<'workflow.recordStart'> = async (engine, _client, op) => {
+  const recorder = engine.ctx.browser?.recorder;
+  if (!recorder) return done(reject('invalid_command', NO_RECORDER));
+  const tabId = op.tabId ?? (await engine.ctx.browser?.activeTabId().catch(() => undefined));
+  if (tabId === undefined) return done(reject('not_found', 'There is no tab to record in.'));
+  const r = await recorder.start(tabId);
+  if (r.kind === 'refused') return refused(r);
+  return done(ack({ recordingId: r.status.recordingId, tabId }));
+};
+
+const stop: Handler<'workflow.recordStop'> = async (engine, _client, op) => {
+  const recorder = engine.ctx.browser?.recorder;
+  if (!recorder) return done(reject('invalid_command', NO_RECORDER));
+  const r = await recorder.stop(op.recordingId);
+  if (r.kind === 'refused') return refused(r);
+  return done(ack({ recording: r.status }));
+};
+
+const save: Handler<'workflow.recordSave'> = async (engine, _client, op, ctx) => {
+  const recorder = engine.ctx.browser?.recorder;
+  if (!recorder) return done(reject('invalid_command', NO_RECORDER));
+  const derived = await recorder.derive(op.recordingId, {
+    ...(op.drop ? { drop: op.drop } : {}),
+    ...(op.renames ? { renames: op.renames } : {}),
+  });
+  if (derived.kind === 'refused') return refused(derived);
+  if (derived.kind === 'empty') return done(reject('not_replayable', derived.message));
+  if (derived.kind === 'invalid') return done(reject('invalid_command', derived.message));
+  const { store, ids, clock } = engine.ctx;
+  const workflowId = ids.next('wf');
+  const now = clock.now();
+  const rec: WorkflowRecord = {
+    v: 1,
+    workflowId,
+    name: op.name,
+    createdAt: now,
+    updatedAt: now,
+    source: { recordingId: op.recordingId },
+    definition: derived.workflow,
+    schedule: null,
+  };
+  const outcome = ack({ workflowId });
+  await engine.ctx.commit('workflow_save', async () => {
+    await store.workflows.put(rec);
+    await ctx.writeReceipt(outcome);
+  });
+  return done(outcome, () => {
+    // Saved: the recording is done with (a repeated save replays its receipt, not this).
+    void recorder.discard(op.recordingId).catch((e) => engine.onBackgroundError(e));
+    void publishWorkflows(engine.ctx).catch((e) => engine.onBackgroundError(e));
+  });
+};
+
+const discard: Handler<'workflow.recordDiscard'> = async (engine, _client, op) => {
+  const recorder = engine.ctx.browser?.recorder;
+  if (!recorder) return done(reject('invalid_command', NO_RECORDER));
+  const r = await recorder.discard(op.recordingId);
+  if (r.kind === 'refused') return refused(r);
+  return done(ack());
+};
+
+export const recordingOps: Pick<
+  HandlerMap,
+  'workflow.recordStart' | 'workflow.recordStop' | 'workflow.recordSave' | 'workflow.recordDiscard'
+> = {
+  'workflow.recordStart': start,
+  'workflow.recordStop': stop,
+  'workflow.recordSave': save,
+  'workflow.recordDiscard': discard,
+};
