@@ -119,7 +119,9 @@ function Review({
             const gone = dropped.includes(i);
             return (
               <li key={i} class={gone ? 'dropped' : undefined} data-step={i}>
-                <span>{s}</span>
+                <span>
+                  {i + 1}. {s}
+                </span>
                 <button
                   type="button"
                   class="icon-btn"
@@ -149,7 +151,9 @@ function Review({
                   setNames({ ...names, [i.name]: (e.target as HTMLInputElement).value })
                 }
               />
-              <span class="hint">{i.secret ? t('recordSecretInput') : (i.default ?? '')}</span>
+              <span class="recording-input-value">
+                {i.secret ? t('recordSecretInput') : (i.default ?? '')}
+              </span>
             </label>
           ))}
         </fieldset>

@@ -169,6 +169,7 @@ function WorkflowCard({ w }: { w: WorkflowMeta }) {
       <fieldset class="workflow-schedule">
         <legend>{t('workflowScheduleLabel')}</legend>
         <select
+          aria-label={t('workflowScheduleLabel')}
           value={kind}
           onChange={(e) => setKind((e.target as HTMLSelectElement).value as ScheduleKind)}
         >

@@ -9,6 +9,13 @@ import { startShop, type ShopServer } from '../../scripts/demo/shop/server';
 import type { AgentEvent, RecordingStatus } from '../../src/protocol';
 import { EngineClient, launchExtension, runSettles } from './harness';
 import type { LaunchedExtension } from './harness';
+import {
+  axeBothSchemes,
+  chooseLanguage,
+  PANEL_SIZE,
+  screenshot,
+  screenshots,
+} from './sidepanel/support';
 
 /**
  * Record a workflow by showing it (issue 27), in Chromium against the built extension. The test
@@ -51,6 +58,7 @@ describe('workflows: recorded by showing them', () => {
     signInOrigin = `http://127.0.0.1:${(signIn.address() as AddressInfo).port}`;
     ext = await launchExtension();
     panel = await ext.openPanel();
+    await panel.setViewportSize(PANEL_SIZE);
     client = await EngineClient.connect(panel);
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     await client.sendOk({
@@ -126,6 +134,12 @@ describe('workflows: recorded by showing them', () => {
     expect(cartOf()).toEqual([[TARGET_PRODUCT_ID, 2]]);
     const live = await recordingWith(4, from);
     expect(live.phase).toBe('recording');
+    // The panel while recording: the steps so far, live.
+    await panel.bringToFront();
+    await panel.locator('[data-action="workflows"]').click();
+    await expect.poll(() => panel.locator('.recording-live .workflow-steps li').count()).toBe(4);
+    await screenshots(panel, 'workflow-recording-en');
+    expect(await axeBothSchemes(panel, 'recording')).toEqual([]);
 
     const { recording } = await client.sendOk<{ recording: RecordingStatus }>({
       type: 'workflow.recordStop',
@@ -148,11 +162,12 @@ describe('workflows: recorded by showing them', () => {
 
     // The review in the panel: rename an input, name the workflow, save.
     await panel.bringToFront();
-    await panel.locator('[data-action="workflows"]').click();
     const review = panel.locator('.recording-review');
     await expect.poll(() => review.locator('.recording-steps li').count()).toBe(4);
     await review.locator('input[data-input="quantity"]').fill('how_many');
     await review.locator('input[data-field="workflow-name"]').fill('Two cables');
+    await screenshots(panel, 'workflow-review-en');
+    expect(await axeBothSchemes(panel, 'review')).toEqual([]);
     const saved = client.mark();
     await review.locator('[data-action="save-recording"]').click();
     const listed = await client.waitForEvent(
@@ -220,14 +235,34 @@ describe('workflows: recorded by showing them', () => {
       .poll(() => tab.locator('#out').textContent())
       .toBe('Welcome back, ada@example.test.');
     await recordingWith(2, from);
+    // The page's own scripted events are not the user: none of them becomes a step.
+    await tab.evaluate(() => {
+      const user = document.querySelector('input[name="user"]') as HTMLInputElement;
+      user.value = 'page@evil.test';
+      user.dispatchEvent(new Event('change', { bubbles: true }));
+      user.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+      (document.querySelector('h1') as HTMLElement).click();
+      document.querySelector('button')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    });
+    // The same screens in Simplified Chinese.
+    await panel.bringToFront();
+    await chooseLanguage(panel, 'zh-CN');
+    await panel.locator('[data-action="workflows"]').click();
+    await expect.poll(() => panel.locator('.recording-live .workflow-steps li').count()).toBe(2);
+    await screenshot(panel, 'workflow-recording-zh');
     const { recording } = await client.sendOk<{ recording: RecordingStatus }>({
       type: 'workflow.recordStop',
       recordingId,
     });
+    expect(recording.steps).toHaveLength(2);
+    expect(JSON.stringify(recording)).not.toContain('evil');
     expect(recording.inputs).toEqual([
       { name: 'email', default: 'ada@example.test' },
       { name: 'password', secret: true },
     ]);
+    await panel.locator('.recording-review input[data-field="workflow-name"]').fill('登录');
+    await screenshot(panel, 'workflow-review-zh');
+    expect(await axeBothSchemes(panel, 'review-zh')).toEqual([]);
     const { workflowId } = await client.sendOk<{ workflowId: string }>({
       type: 'workflow.recordSave',
       recordingId,
