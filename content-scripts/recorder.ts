@@ -20,8 +20,9 @@ import { isSecretAutocomplete, looksLikeCardNumber } from './dom/state';
 
 /** Worker → content script: `{ kind, recordingId: string | null, label? }` (null disarms). */
 export const RECORD_ARM_MESSAGE = 'keel/record-arm';
-/** Content script → worker: `{ kind, recordingId, step: RecordedStep }`. */
+/** Content script → worker, over a Port named RECORD_PORT: `{ kind, recordingId, step }`. */
 export const RECORD_STEP_MESSAGE = 'keel/record-step';
+export const RECORD_PORT = 'keel-recording';
 
 /** One thing the user did, as the page saw it. `url` is the document's at that moment. */
 export type RecordedStep =
@@ -292,21 +293,45 @@ export class Recorder {
 
 /**
  * Wires a Recorder to the worker: arms and disarms on its message (only from the worker: `trusted`),
- * sends steps while armed. Runs in every frame; the indicator shows in the top one.
+ * sends steps while armed over a Port. The Port is opened when armed and re-opened when the worker
+ * stops (Chrome may stop it at any time): re-opening wakes it, so a step the user takes later
+ * finds a worker that is running, not one a dying page would have to start. Runs in every frame;
+ * the indicator shows in the top one.
  */
 export function listenForRecording(
   deps: Omit<RecorderDeps, 'send'>,
   alive: () => boolean,
   trusted: (sender: chrome.runtime.MessageSender) => boolean,
 ): Recorder {
+  let port: chrome.runtime.Port | null = null;
+  const connect = (): chrome.runtime.Port | null => {
+    if (port || !alive()) return port;
+    try {
+      const p = chrome.runtime.connect({ name: RECORD_PORT });
+      p.onDisconnect.addListener(() => {
+        if (port === p) port = null;
+        // The worker stopped: reconnect (waking it) while this document is still recording.
+        setTimeout(() => {
+          if (recorder.armed && alive()) connect();
+        }, 100);
+      });
+      port = p;
+    } catch {
+      port = null;
+    }
+    return port;
+  };
   const recorder = new Recorder({
     ...deps,
     send: (step) => {
       const recordingId = recorder.armed;
       if (!recordingId || !alive()) return;
-      void chrome.runtime
-        .sendMessage({ kind: RECORD_STEP_MESSAGE, recordingId, step })
-        .catch(() => undefined);
+      try {
+        connect()?.postMessage({ kind: RECORD_STEP_MESSAGE, recordingId, step });
+      } catch {
+        // The Port closed under us: the next step reconnects.
+        port = null;
+      }
     },
   });
   chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse) => {
@@ -314,6 +339,12 @@ export function listenForRecording(
     if (m?.kind !== RECORD_ARM_MESSAGE || !trusted(sender)) return false;
     const id = typeof m.recordingId === 'string' ? m.recordingId.slice(0, 64) : null;
     recorder.arm(id, typeof m.label === 'string' ? m.label.slice(0, 80) : undefined);
+    if (id) connect();
+    else {
+      const p = port;
+      port = null;
+      p?.disconnect();
+    }
     sendResponse(true);
     return false;
   });

@@ -96,7 +96,9 @@ chrome.action?.onClicked?.addListener((tab) => {
     void chrome.sidePanel?.open?.({ windowId: tab.windowId }).catch(() => undefined);
 });
 
-startKeepalive(() => engine.hasLiveRuns());
+// A recording keeps the worker up too: a step sent by a page that is navigating away cannot
+// wait for a stopped worker to start.
+startKeepalive(() => engine.hasLiveRuns() || recorder.recording);
 // Recovery waits for MCP tools to register (a recovering run's catalog may include them), but
 // never longer than a few seconds.
 void installMcp(engine, store).finally(() => engine.start());

@@ -1,6 +1,6 @@
 /**
  * Chrome stops an idle extension service worker after ~30 s; a long model stream or tool run
- * must not be cut by that. While a run is live, an extension API call every 20 s resets the idle
+ * (or a recording, whose steps come from pages) must not be cut by that. While one is live, an extension API call every 20 s resets the idle
  * timer. (If Chrome stops the worker anyway, recovery resumes the run at the next start.)
  */
 export function startKeepalive(isBusy: () => boolean): void {

@@ -1,4 +1,8 @@
-import { RECORD_ARM_MESSAGE, RECORD_STEP_MESSAGE } from '../../content-scripts/recorder';
+import {
+  RECORD_ARM_MESSAGE,
+  RECORD_PORT,
+  RECORD_STEP_MESSAGE,
+} from '../../content-scripts/recorder';
 import type { BrowserHost } from '../tools/browser/host';
 import { PageClient } from '../tools/browser/page-client';
 import type { SnapshotResult } from '../protocol/page-messages';
@@ -77,18 +81,26 @@ export function installRecorder(host: BrowserHost): Recorder {
     now: () => Date.now(),
   });
 
-  // Only Keel's own content script (sender.id) in a tab's frame; the page cannot send this. The
-  // tab and frame are Chrome's, never the message's.
-  chrome.runtime.onMessage.addListener((message: unknown, sender) => {
-    const m = message as { kind?: unknown; recordingId?: unknown; step?: unknown } | null;
-    if (m?.kind !== RECORD_STEP_MESSAGE || sender.id !== chrome.runtime.id) return false;
-    const tabId = sender.tab?.id;
-    if (tabId === undefined || sender.frameId === undefined || typeof m.recordingId !== 'string')
-      return false;
-    const step = RecordedStepSchema.safeParse(m.step);
-    if (step.success) void recorder.step(tabId, sender.frameId, m.recordingId, step.data);
-    return false;
+  // Only Keel's own content script (sender.id) in a tab's frame; a page cannot open this Port
+  // (no externally_connectable), other extensions arrive on onConnectExternal. The tab and frame
+  // are Chrome's, never the message's.
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== RECORD_PORT) return;
+    const tabId = port.sender?.tab?.id;
+    const frameId = port.sender?.frameId;
+    if (port.sender?.id !== chrome.runtime.id || tabId === undefined || frameId === undefined) {
+      port.disconnect();
+      return;
+    }
+    port.onMessage.addListener((message: unknown) => {
+      const m = message as { kind?: unknown; recordingId?: unknown; step?: unknown } | null;
+      if (m?.kind !== RECORD_STEP_MESSAGE || typeof m.recordingId !== 'string') return;
+      const step = RecordedStepSchema.safeParse(m.step);
+      if (step.success) void recorder.step(tabId, frameId, m.recordingId, step.data);
+    });
   });
+  // A worker that starts while a recording runs picks it up (keepalive reads `recording`).
+  void recorder.status();
   host.onTabChanged((change) => {
     if (change.url !== undefined) void recorder.navigated(change.tabId, change.url);
     if (change.status === 'complete') void recorder.loaded(change.tabId);

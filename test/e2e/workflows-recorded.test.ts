@@ -213,6 +213,47 @@ describe('workflows: recorded by showing them', () => {
     shop.configure({});
   }, 180_000);
 
+  it('a recording goes on across a worker stop: the steps before and after it are kept', async () => {
+    shop.resetCart();
+    await tab.goto(`${shop.origin}/`);
+    await tab.bringToFront();
+    const { recordingId } = await client.sendOk<{ recordingId: string }>({
+      type: 'workflow.recordStart',
+      tabId,
+    });
+    await armed();
+    await tab.getByRole('searchbox', { name: 'Search products' }).click();
+    await tab.keyboard.type('HDMI');
+    await tab.keyboard.press('Enter');
+    await tab.waitForURL(/\/search\?/);
+    await armed();
+
+    await ext.stopServiceWorker();
+    await client.waitForDisconnect();
+    // The recording page's Port reconnects at once, which starts the worker again (so does the
+    // panel); the new worker finds the recording in session storage. A person takes longer than
+    // that restart before the next click.
+    await ext.serviceWorkerRunning();
+    await tab.getByRole('link', { name: /Clearview HDMI/ }).click();
+    await tab.waitForURL(/\/product\//);
+    await armed();
+    await client.reconnect();
+    const init = await client.sendOk<unknown>({ type: 'initialize', subscribe: ['*'] });
+    void init;
+    const from = client.mark();
+    const { recording } = await client.sendOk<{ recording: RecordingStatus }>({
+      type: 'workflow.recordStop',
+      recordingId,
+    });
+    expect(recording.steps, JSON.stringify(recording.steps)).toHaveLength(2);
+    expect(recording.steps[0]).toMatch(/^Type into searchbox "Search products"/);
+    expect(recording.steps[1]).toMatch(/^Click link "Clearview HDMI/);
+    await client.sendOk({ type: 'workflow.recordDiscard', recordingId });
+    await client.waitForEvent('workflow.recording', (e) => e.recording === null, 10_000, from);
+    await tab.waitForLoadState('load');
+    expect(await tab.locator('keel-recording').count()).toBe(0);
+  }, 120_000);
+
   it('never keeps a recorded password: not in storage, events, the workflow or its runs', async () => {
     await tab.goto(`${signInOrigin}/`);
     await tab.bringToFront();

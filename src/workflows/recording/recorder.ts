@@ -77,6 +77,11 @@ export class Recorder {
 
   constructor(private readonly host: RecorderHost) {}
 
+  /** A recording is running (as far as this worker has loaded its state): keep the worker up. */
+  get recording(): boolean {
+    return this.state?.phase === 'recording';
+  }
+
   /** Called for every change, with the new status (null: no recording). */
   onChange(listener: (s: RecordingStatus | null) => void): () => void {
     this.listeners.add(listener);

@@ -45,6 +45,8 @@ export interface LaunchedExtension {
    * (immediately if it already was). Ports to it disconnect; the next connect or event restarts it.
    */
   stopServiceWorker(timeoutMs?: number): Promise<void>;
+  /** Resolves once Chromium reports the extension's service worker running (started again). */
+  serviceWorkerRunning(timeoutMs?: number): Promise<void>;
   /**
    * Closes the browser and removes its profile directory; for a shared browser, uninstalls the
    * extension and closes the file's tabs instead. Safe to call twice.
@@ -167,6 +169,8 @@ function extensionHandle(options: {
     },
     stopServiceWorker: (timeoutMs = 10_000) =>
       stopExtensionWorkers(context, extensionId, timeoutMs),
+    serviceWorkerRunning: (timeoutMs = 10_000) =>
+      extensionWorkerRunning(context, extensionId, timeoutMs),
     async close() {
       if (closed) return;
       closed = true;
@@ -231,5 +235,45 @@ async function stopExtensionWorkers(
     await cdp.send('ServiceWorker.disable').catch(() => {});
     await cdp.detach().catch(() => {});
     await ownPage?.close().catch(() => {});
+  }
+}
+
+/** Waits for a `running` version of the extension's worker (the DevTools protocol's view). */
+async function extensionWorkerRunning(
+  context: BrowserContext,
+  extensionId: string,
+  timeoutMs: number,
+): Promise<void> {
+  const origin = `chrome-extension://${extensionId}/`;
+  const page = context.pages()[0] ?? (await context.newPage());
+  const cdp = await context.newCDPSession(page);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const running = new Promise<void>((resolve) => {
+      cdp.on(
+        'ServiceWorker.workerVersionUpdated',
+        ({ versions }: { versions: WorkerVersion[] }) => {
+          if (versions.some((v) => v.scriptURL.startsWith(origin) && v.runningStatus === 'running'))
+            resolve();
+        },
+      );
+    });
+    await cdp.send('ServiceWorker.enable');
+    await Promise.race([
+      running,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`service worker of ${extensionId} did not run within ${timeoutMs} ms`),
+            ),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await cdp.send('ServiceWorker.disable').catch(() => {});
+    await cdp.detach().catch(() => {});
   }
 }
