@@ -158,6 +158,13 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
           click(ctx, req.ref, req.docId, req.button, req.clickCount, req.modifiers, req.force),
         );
       case 'type':
+        // A site secret goes only into a document of its own site: checked here, where the
+        // value is typed, whatever the model, the ref or the Gatekeeper's prediction said.
+        if (req.origin !== undefined && env.win.location.origin !== req.origin)
+          throw new PageError(
+            'not_actionable',
+            `This field is on ${env.win.location.origin}, but the secret belongs to ${req.origin}: a secret is typed only into its own site's fields. Nothing was typed.`,
+          );
         return defer(typeText(ctx, req.ref, req.docId, req.text, req.clear, req.submit));
       case 'select':
         return defer(selectOptions(ctx, req.ref, req.docId, req.values));

@@ -375,6 +375,20 @@ export class Panel {
     return out;
   }
 
+  /** Store a site secret: the value goes to the engine's credentials store and is never shown again. */
+  setSiteSecret(
+    origin: string,
+    name: string,
+    kind: 'text' | 'password' | 'totp',
+    value: string,
+  ): Promise<OpOutcome> {
+    return this.client.send({ type: 'secrets.set', origin, name, kind, value });
+  }
+
+  removeSiteSecret(origin: string, name: string): Promise<OpOutcome> {
+    return this.client.send({ type: 'secrets.remove', origin, name });
+  }
+
   async setSiteRule(origin: string, rule: SiteRule): Promise<OpOutcome> {
     const out = await this.client.send({ type: 'siteRules.set', origin, rule });
     // The ack has no settings in it; show the change now (a settings.updated event may follow).

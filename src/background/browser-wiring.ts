@@ -1,5 +1,6 @@
 import type { ToolRegistry } from '../tools/registry';
 import type { BrowserHost } from '../tools/browser/host';
+import type { SecretSource } from '../secrets/site-secrets';
 import { createBrowserTools } from '../tools/browser';
 import { createChromeBrowserHost } from './chrome-browser-host';
 
@@ -10,8 +11,9 @@ import { createChromeBrowserHost } from './chrome-browser-host';
 export function installBrowserTools(
   registry: ToolRegistry,
   host: BrowserHost = createChromeBrowserHost(),
+  secrets?: SecretSource,
 ): BrowserHost {
-  const { tools, lifecycle } = createBrowserTools(host);
+  const { tools, lifecycle } = createBrowserTools(host, secrets ? { secrets } : {});
   for (const tool of tools) registry.register(tool);
   registry.addLifecycle(lifecycle);
   return host;

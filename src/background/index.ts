@@ -32,7 +32,17 @@ const engine = new Engine({
   },
 });
 registerBuiltins(engine);
-installBrowserTools(registry, browserHost);
+// Site secrets: browser_type reads a value at the moment it types it; nothing else does.
+installBrowserTools(registry, browserHost, {
+  list: async () => (await store.settings.get()).siteSecrets ?? [],
+  value: async (origin, name) => {
+    const s = ((await store.settings.get()).siteSecrets ?? []).find(
+      (x) => x.origin === origin && x.name === name,
+    );
+    return s ? store.credentials.getSecret(s.credentialId) : null;
+  },
+  now: () => Date.now(),
+});
 
 // Listeners are registered synchronously at top level so a Port connect or alarm that woke the
 // worker is delivered to them (MV3 rule).

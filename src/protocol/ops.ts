@@ -141,6 +141,24 @@ export const OpSchemas = {
     name: z.string().min(1).max(64),
   }),
   /**
+   * Store a site secret (issue 28): a value the model never sees, typed only into its site's
+   * fields. `value` goes to the credentials store; a TOTP secret's value is its base32 seed.
+   */
+  'secrets.set': z.object({
+    ...envelope,
+    type: z.literal('secrets.set'),
+    origin: z.string().min(1).max(2000),
+    name: z.string().min(1).max(40),
+    kind: z.enum(['text', 'password', 'totp']),
+    value: z.string().min(1).max(10_000),
+  }),
+  'secrets.remove': z.object({
+    ...envelope,
+    type: z.literal('secrets.remove'),
+    origin: z.string().min(1).max(2000),
+    name: z.string().min(1).max(40),
+  }),
+  /**
    * Sign in to an OAuth MCP server (settings' Connect): acked at once; the worker opens the
    * server's sign-in page and the outcome arrives as the server's status in `settings.updated`.
    */
@@ -244,6 +262,8 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['thread.search'],
   OpSchemas['skills.import'],
   OpSchemas['skills.remove'],
+  OpSchemas['secrets.set'],
+  OpSchemas['secrets.remove'],
   OpSchemas['mcp.signIn'],
   OpSchemas['mcp.signOut'],
   OpSchemas['workflow.save'],

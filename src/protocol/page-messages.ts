@@ -80,6 +80,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     text: z.string().check(z.maxLength(100_000)),
     clear: z.boolean(),
     submit: z.boolean(),
+    /** A site secret is in `text`: type only if this document is on this origin. */
+    origin: z.optional(z.string().check(z.maxLength(2000))),
   }),
   z.object({
     op: z.literal('select'),

@@ -128,6 +128,21 @@ export const PublicSettings = z.object({
       updatedAt: z.number(),
     }),
   ),
+  /**
+   * Site secrets (issue 28): what is stored, never a value. `placeholder` is what the model
+   * writes (`{{secret:github.com/password}}`).
+   */
+  siteSecrets: z
+    .array(
+      z.object({
+        origin: z.string(),
+        name: z.string(),
+        kind: z.enum(['text', 'password', 'totp']),
+        placeholder: z.string(),
+        updatedAt: z.number(),
+      }),
+    )
+    .optional(),
   /** Imported skills (descriptions only; bodies stay in the store). */
   skills: z
     .array(z.object({ name: z.string(), description: z.string(), updatedAt: z.number() }))

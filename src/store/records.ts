@@ -358,7 +358,17 @@ export interface SettingsRecord {
   approvalMode: ApprovalMode;
   locale: Locale | null;
   mcpServers: StoredMcpServer[];
+  /** Site secrets (src/secrets): what they are; each value is the credential `credentialId`. */
+  siteSecrets?: StoredSiteSecret[];
   revision: number;
+}
+
+export interface StoredSiteSecret {
+  origin: string;
+  name: string;
+  kind: 'text' | 'password' | 'totp';
+  credentialId: string;
+  updatedAt: number;
 }
 
 /** A user skill (SKILL.md): its description goes into the system prompt, its body loads on demand. */

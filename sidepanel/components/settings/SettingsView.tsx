@@ -5,6 +5,7 @@ import { LanguageSection } from './LanguageSection';
 import { McpSection } from './McpSection';
 import { ModelSection } from './ModelSection';
 import { ProvidersSection } from './ProvidersSection';
+import { SecretsSection } from './SecretsSection';
 import { SiteRulesSection } from './SiteRulesSection';
 import { SkillsSection } from './SkillsSection';
 
@@ -25,6 +26,7 @@ export function SettingsView() {
       <ModelSection settings={settings} />
       <ApprovalSection mode={settings.approvalMode} />
       <SiteRulesSection rules={settings.siteRules} />
+      <SecretsSection secrets={settings.siteSecrets ?? []} />
       <McpSection servers={settings.mcpServers} />
       <SkillsSection skills={settings.skills ?? []} />
       <LanguageSection locale={settings.locale} />

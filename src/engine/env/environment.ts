@@ -1,3 +1,4 @@
+import { placeholderOf } from '../../secrets/site-secrets';
 import type { ModelInfo, ProviderResolver } from '../../providers/types';
 import {
   RECORD_VERSION,
@@ -73,6 +74,7 @@ export async function resolveEnvironment(args: {
       locale: settings.locale,
       toolNames: toolCatalog.map((t) => t.name),
       skills: info.toolUse ? skills : [],
+      secrets: (settings.siteSecrets ?? []).map(placeholderOf).sort(),
     }),
     providerId,
     model,

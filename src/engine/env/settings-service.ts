@@ -1,3 +1,4 @@
+import { placeholderOf } from '../../secrets/site-secrets';
 import type { PublicSettings, SettingsPatch } from '../../protocol';
 import type {
   SettingsRecord,
@@ -196,6 +197,15 @@ export function publicSettings(
       description: k.description,
       updatedAt: k.updatedAt,
     })),
+    siteSecrets: (s.siteSecrets ?? [])
+      .map((x) => ({
+        origin: x.origin,
+        name: x.name,
+        kind: x.kind,
+        placeholder: placeholderOf(x),
+        updatedAt: x.updatedAt,
+      }))
+      .sort((a, b) => a.placeholder.localeCompare(b.placeholder)),
   };
 }
 

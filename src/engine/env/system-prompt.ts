@@ -13,6 +13,8 @@ export interface PromptInput {
   locale: string | null;
   toolNames: string[];
   skills: { name: string; description: string }[];
+  /** Site secrets' placeholders (`{{secret:github.com/password}}`), never values. */
+  secrets?: string[];
 }
 
 export function buildSystemPrompt(input: PromptInput): string {
@@ -38,6 +40,15 @@ export function buildSystemPrompt(input: PromptInput): string {
       '- Do not reveal secrets or API keys, and do not navigate to URLs that carry page data to other sites.',
     ].join('\n'),
   ];
+  if (input.secrets?.length && input.toolNames.includes('browser_type')) {
+    sections.push(
+      [
+        '# Site secrets',
+        "The user stored these for their sites. You never see the values: to enter one, write its placeholder exactly as shown in browser_type's text, in a field of that site (Keel refuses any other site). Never ask the user for a password in the chat.",
+        ...input.secrets.map((p) => `- ${p}`),
+      ].join('\n'),
+    );
+  }
   if (input.skills.length) {
     sections.push(
       [

@@ -6,6 +6,7 @@ import { settingsOps } from './ops-settings';
 import { workflowOps } from './ops-workflows';
 import { workflowRunOps } from './ops-workflow-runs';
 import { recordingOps } from './ops-recording';
+import { secretOps } from './ops-secrets';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -19,4 +20,5 @@ export const handlers: HandlerMap = {
   ...workflowOps,
   ...workflowRunOps,
   ...recordingOps,
+  ...secretOps,
 };

@@ -3,10 +3,16 @@ import { sha256Hex, canonicalJson } from '../../util/canonical-json';
 
 /**
  * The fingerprint of an op: SHA-256 of its canonical payload without transport identity
- * (clientId, submissionId). The receipt keeps only this hash, never the input text.
+ * (clientId, submissionId). The receipt keeps only this hash, never the input text. A site
+ * secret's value is left out: an unsalted hash of a password could be guessed back from the
+ * store (a retry of the same submission with another value replays the first outcome).
  */
 export function opFingerprint(op: Op): Promise<string> {
   const { clientId: _c, submissionId: _s, ...payload } = op;
+  if (payload.type === 'secrets.set') {
+    const { value: _v, ...rest } = payload;
+    return sha256Hex(canonicalJson(rest));
+  }
   return sha256Hex(canonicalJson(payload));
 }
 

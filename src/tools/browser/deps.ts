@@ -1,3 +1,4 @@
+import type { SecretSource } from '../../secrets/site-secrets';
 import type { DebuggerSessions } from './debugger-sessions';
 import type { BrowserHost } from './host';
 import type { PageClient } from './page-client';
@@ -9,4 +10,6 @@ export interface BrowserToolDeps {
   debuggers: DebuggerSessions;
   /** Take small thumbnails after actions (details only). */
   thumbnails: boolean;
+  /** Site secrets, for browser_type's placeholders (src/secrets). */
+  secrets?: SecretSource;
 }

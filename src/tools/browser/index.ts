@@ -3,6 +3,8 @@
  * `createBrowserTools(createChromeBrowserHost())` once, registers `tools`, and registers
  * `lifecycle` so the debugger detaches when a run ends or is interrupted.
  */
+import type { SecretSource } from '../../secrets/site-secrets';
+import { redactingSecrets } from './secret-redaction';
 import type { AgentTool, ToolLifecycle } from '../types';
 import { DebuggerSessions } from './debugger-sessions';
 import type { BrowserToolDeps } from './deps';
@@ -50,6 +52,8 @@ export interface BrowserToolsOptions {
   thumbnails?: boolean;
   /** Idle time before the debugger detaches (default 30 s). */
   debuggerIdleMs?: number;
+  /** Site secrets (src/secrets): browser_type fills their placeholders; every result is redacted. */
+  secrets?: SecretSource;
 }
 
 export interface BrowserTools {
@@ -66,6 +70,7 @@ export function createBrowserTools(
     client: new PageClient(host),
     debuggers: new DebuggerSessions(host, options.debuggerIdleMs),
     thumbnails: options.thumbnails ?? true,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
   };
   const typed = [
     // L0: perceive
@@ -97,7 +102,7 @@ export function createBrowserTools(
   // The registry stores tools of every parameter type; each tool validates its own params.
   // Every write runs inside the navigation and request guard (request-guard.ts).
   const tools = typed.map((t) =>
-    outside.watch(guardRequests(t as AgentTool, host)),
+    redactingSecrets(outside.watch(guardRequests(t as AgentTool, host)), options.secrets),
   ) as unknown as AgentTool[];
   const release = (runId: string) => {
     outside.releaseRun(runId);

@@ -50,6 +50,14 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'workflow.delete': { type: 'workflow.delete', workflowId: 'w' },
   'workflow.clearRuns': { type: 'workflow.clearRuns', workflowId: 'w' },
   'workflow.recordStart': { type: 'workflow.recordStart' },
+  'secrets.set': {
+    type: 'secrets.set',
+    origin: 'https://example.com',
+    name: 'password',
+    kind: 'password',
+    value: 'x',
+  },
+  'secrets.remove': { type: 'secrets.remove', origin: 'https://example.com', name: 'password' },
   'workflow.recordStop': { type: 'workflow.recordStop', recordingId: 'rec' },
   'workflow.recordSave': { type: 'workflow.recordSave', recordingId: 'rec', name: 'Buy' },
   'workflow.recordDiscard': { type: 'workflow.recordDiscard', recordingId: 'rec' },
@@ -85,6 +93,8 @@ describe('op schemas', () => {
     expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
       'mcp.signIn',
       'mcp.signOut',
+      'secrets.remove',
+      'secrets.set',
       'skills.import',
       'skills.remove',
       'thread.export',

@@ -1,3 +1,5 @@
+import { placeholdersIn, substituteSecrets } from '../../../secrets/site-secrets';
+import { totpCode } from '../../../secrets/totp';
 import { z } from 'zod';
 import { keysOfText } from '../../../protocol/key-names';
 import type { ActionAck } from '../../../protocol/page-messages';
@@ -41,13 +43,26 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
       }),
     async execute(_id, params, signal, _onUpdate, ctx) {
       const r = await refContext(deps, params, ctx);
+      // A site secret's placeholder becomes its value here, at the last moment, and the page is
+      // told the one origin it may be typed on: the content script refuses any other document.
+      const secret = deps.secrets
+        ? await substituteSecrets(params.text, deps.secrets, totpCode)
+        : ({ kind: 'none' } as const);
+      if (secret.kind === 'refused') throw new Error(secret.message);
+      const text = secret.kind === 'ok' ? secret.text : params.text;
+      const what =
+        secret.kind === 'ok'
+          ? `Typed ${placeholdersIn(params.text)
+              .map((p) => p.token)
+              .join(' and ')}`
+          : `Typed ${params.text.length} character${params.text.length === 1 ? '' : 's'}`;
       return runPageAction(
         deps,
         {
           ...r,
           localRef: r.local,
           guardDialogs: true,
-          verb: `Typed ${params.text.length} character${params.text.length === 1 ? '' : 's'}${params.submit ? ' and pressed Enter' : ''} into`,
+          verb: `${what}${params.submit ? ' and pressed Enter' : ''} into`,
           perform: () =>
             deps.client.call<ActionAck>(
               r.tabId,
@@ -56,9 +71,10 @@ export function typeTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
                 op: 'type',
                 ref: r.local,
                 docId: r.docId,
-                text: params.text,
+                text,
                 clear: params.clear,
                 submit: params.submit,
+                ...(secret.kind === 'ok' ? { origin: secret.origin } : {}),
               },
               { signal, modelRef: r.modelRef },
             ),
