@@ -1,3 +1,4 @@
+import { placeholderOf } from '../../secrets/site-secrets';
 import type { WorkflowRecord } from '../../store/records';
 import type { RecorderRefusal } from '../../workflows/recording/recorder';
 import { publishWorkflows } from '../views/workflow-view';
@@ -36,10 +37,27 @@ const stop: Handler<'workflow.recordStop'> = async (engine, _client, op) => {
 const save: Handler<'workflow.recordSave'> = async (engine, _client, op, ctx) => {
   const recorder = engine.ctx.browser?.recorder;
   if (!recorder) return done(reject('invalid_command', NO_RECORDER));
-  const derived = await recorder.derive(op.recordingId, {
-    ...(op.drop ? { drop: op.drop } : {}),
-    ...(op.renames ? { renames: op.renames } : {}),
-  });
+  // A password field on a site with a stored password secret types that secret (issue 28).
+  const secrets = (await engine.ctx.store.settings.get()).siteSecrets ?? [];
+  const storedSecret = (url: string): string | undefined => {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return undefined;
+    }
+    const mine = secrets.filter((s) => s.origin === origin && s.kind === 'password');
+    const pick = mine.find((s) => s.name === 'password') ?? mine[0];
+    return pick ? placeholderOf(pick) : undefined;
+  };
+  const derived = await recorder.derive(
+    op.recordingId,
+    {
+      ...(op.drop ? { drop: op.drop } : {}),
+      ...(op.renames ? { renames: op.renames } : {}),
+    },
+    storedSecret,
+  );
   if (derived.kind === 'refused') return refused(derived);
   if (derived.kind === 'empty') return done(reject('not_replayable', derived.message));
   if (derived.kind === 'invalid') return done(reject('invalid_command', derived.message));

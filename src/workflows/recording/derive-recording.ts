@@ -153,7 +153,16 @@ function renameIn<T>(v: T, renames: ReadonlyMap<string, string>): T {
  */
 export function deriveRecording(
   entries: readonly RecordedEntry[],
-  opts: { startUrl?: string; final?: FinalPage; review?: RecordingReview } = {},
+  opts: {
+    startUrl?: string;
+    final?: FinalPage;
+    review?: RecordingReview;
+    /**
+     * The placeholder of a stored password secret for a page's site (src/secrets), if any: a
+     * secret field there types it instead of asking for an input at each run.
+     */
+    storedSecret?: (url: string) => string | undefined;
+  } = {},
 ): DerivedRecording {
   const dropped = new Set(opts.review?.drop ?? []);
   const raw = collapse(entries).filter((_s, i) => !dropped.has(i));
@@ -175,7 +184,7 @@ export function deriveRecording(
       case 'browser_type':
         params = {
           text: s.secret
-            ? inputs.secret(s.locator.name)
+            ? (opts.storedSecret?.(s.url) ?? inputs.secret(s.locator.name))
             : inputs.typed(s.text ?? '', s.locator.name),
           clear: true,
           submit: s.submit,

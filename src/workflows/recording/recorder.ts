@@ -199,6 +199,7 @@ export class Recorder {
   async derive(
     recordingId: string,
     review: RecordingReview,
+    storedSecret?: (url: string) => string | undefined,
   ): Promise<DerivedRecording | RecorderRefusal> {
     await this.ready();
     const s = this.state;
@@ -206,7 +207,12 @@ export class Recorder {
       return refuse('not_found', `Recording ${recordingId} does not exist.`);
     if (s.phase !== 'stopped')
       return refuse('invalid_command', 'Stop the recording before saving it.');
-    return deriveRecording(s.entries, { startUrl: s.startUrl, final: s.final, review });
+    return deriveRecording(s.entries, {
+      startUrl: s.startUrl,
+      final: s.final,
+      review,
+      ...(storedSecret ? { storedSecret } : {}),
+    });
   }
 
   /** Forget the recording (after it was saved, or when the user discards it). */

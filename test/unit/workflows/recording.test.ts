@@ -394,4 +394,38 @@ describe('recording ops on the engine', () => {
     const run = await rig.client.send({ type: 'workflow.run', workflowId });
     expect(run).toMatchObject({ type: 'command.reject', code: 'invalid_command' });
   });
+
+  it('a password field on a site with a stored password secret types that secret, no input', async () => {
+    const host = new FakeRecorderHost();
+    const recorder = new Recorder(host);
+    const rig = await makeRig({ recorder, activeTabId: 7 });
+    const origin = new URL(home.url).origin;
+    const { placeholder } = await rig.client.ack<{ placeholder: string }>({
+      type: 'secrets.set',
+      origin,
+      name: 'password',
+      kind: 'password',
+      value: 'never-in-a-workflow',
+    });
+    const { recordingId } = await rig.client.ack<{ recordingId: string }>({
+      type: 'workflow.recordStart',
+    });
+    await recorder.step(7, 0, recordingId, {
+      action: 'type',
+      locator: { ...search, role: 'textbox', name: 'Password' },
+      secret: true,
+      submit: true,
+      url: home.url,
+    });
+    await rig.client.ack({ type: 'workflow.recordStop', recordingId });
+    const { workflowId } = await rig.client.ack<{ workflowId: string }>({
+      type: 'workflow.recordSave',
+      recordingId,
+      name: 'Sign in',
+    });
+    const wf = await rig.store.workflows.get(workflowId);
+    expect(wf?.definition.steps[0].params.text).toBe(placeholder);
+    expect(wf?.definition.inputs).toEqual([]);
+    expect(JSON.stringify(wf)).not.toContain('never-in-a-workflow');
+  });
 });
