@@ -1,3 +1,4 @@
+import { TakeoverCard } from './TakeoverCard';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { BranchPoint, Item } from '../../src/protocol';
@@ -88,7 +89,12 @@ export function MessageList({ threadId }: { threadId: string }) {
       )}
       <TurnError threadId={threadId} />
       {approval && <ApprovalCard key={approval.approvalId} request={approval} />}
-      {interaction && <InteractionCard key={interaction.interactionId} request={interaction} />}
+      {interaction &&
+        (interaction.kind === 'takeover' ? (
+          <TakeoverCard key={interaction.interactionId} request={interaction} />
+        ) : (
+          <InteractionCard key={interaction.interactionId} request={interaction} />
+        ))}
     </div>
   );
 }

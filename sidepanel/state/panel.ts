@@ -336,6 +336,16 @@ export class Panel {
     });
   }
 
+  /** Bring a tab and its window to the front (a hand-over to the user). */
+  async showTab(tabId: number): Promise<void> {
+    try {
+      const tab = await chrome.tabs.update(tabId, { active: true });
+      if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true });
+    } catch {
+      // The tab is gone: the card still says what to do.
+    }
+  }
+
   async respondInteraction(interactionId: string, response: unknown): Promise<boolean> {
     const out = await this.client.send({ type: 'interaction.response', interactionId, response });
     if (!out.ok && (out.code === 'not_found' || out.code === 'already_resolved')) {

@@ -1,4 +1,5 @@
 import { createAskUserTool } from '../tools/builtin/ask-user';
+import { createRequestTakeoverTool } from '../tools/builtin/request-takeover';
 import { createGetSkillTool } from '../tools/builtin/get-skill';
 import { createTodoTool } from '../tools/builtin/todo';
 import type { EngineHost } from './turn/engine-host';
@@ -20,6 +21,7 @@ export function registerBuiltins(engine: EngineHost): void {
     }),
   );
   registry.register(createAskUserTool());
+  registry.register(createRequestTakeoverTool());
   registry.register(
     createGetSkillTool({
       // From the run's snapshot, not the live table: a resumed run sees the skill it started with.

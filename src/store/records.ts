@@ -289,7 +289,7 @@ export interface InteractionRecord {
   runId: string;
   toolCallId: string;
   nodeId: string;
-  kind: 'ask_user' | 'elicitation';
+  kind: 'ask_user' | 'elicitation' | 'takeover';
   payload: unknown;
   status: 'pending' | 'answered' | 'claimed' | 'cancelled';
   response?: unknown;

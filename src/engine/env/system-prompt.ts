@@ -29,6 +29,11 @@ export function buildSystemPrompt(input: PromptInput): string {
           '- Each action reports what changed; take a new snapshot only when you need to see more.',
           '- If a tool fails, read the error and change your approach rather than repeating the same call.',
           "- Some actions need the user's approval. If the user denies one, do not retry it: continue another way or ask.",
+          ...(input.toolNames.includes('request_takeover')
+            ? [
+                '- Sign-in pages, second factors, CAPTCHAs and payment confirmations are for the user: hand the page over with request_takeover, then take a fresh snapshot when they are done.',
+              ]
+            : []),
           '- Keep the user informed with one short sentence before a series of actions, and summarize what you did at the end.',
         ].join('\n')
       : '# Tools\nNo tools are available in this conversation: answer from what you know and what the user gives you.',

@@ -1,0 +1,73 @@
+/**
+ * A sign-in wall handed to the user (issue 28 part 1), in Chromium against the built extension.
+ * The scripted model meets the sign-in page and calls request_takeover; the tab comes first; the
+ * test plays the user (trusted typing into the page, which the run never sees) while the worker
+ * is stopped and restarted; Done with a note hands back; the model's fresh snapshot shows the
+ * signed-in page and the turn completes. The page's own record is the ground truth.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, resultText, startToolSession, type ToolSession } from './support';
+
+let s: ToolSession;
+
+beforeAll(async () => {
+  s = await startToolSession();
+});
+
+afterAll(async () => {
+  expect(s?.client.invalidEvents ?? []).toEqual([]);
+  await s?.close();
+});
+
+describe('hand-over to the user', () => {
+  it('waits for the user across a worker restart; Done hands the page back', async () => {
+    const { page, tabId } = await s.open('signin.html');
+    const from = s.client.mark();
+    const turn = s.turn('check my account', [
+      call('request_takeover', { reason: 'Sign in to the site', tabId }),
+      (c) => {
+        expect(c.last()).toContain('The user has finished and handed the page back.');
+        expect(c.last()).toContain('Signed in with my work account.');
+        return call('browser_snapshot');
+      },
+      (c) => {
+        expect(c.last()).toContain('Signed in as grace.');
+        return { text: 'You are signed in.' };
+      },
+    ]);
+    const req = await s.client.waitForEvent('interaction.request', () => true, 30_000, from);
+    expect(req).toMatchObject({
+      kind: 'takeover',
+      payload: { reason: 'Sign in to the site', tabId },
+    });
+
+    // The user signs in themselves, with real key presses.
+    await page.bringToFront();
+    await page.getByLabel('Username').click();
+    await page.keyboard.type('grace');
+    await page.getByLabel('Password').click();
+    await page.keyboard.type('hopper-1906');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Signed in as grace.');
+
+    // The worker stops while the user is busy; the wait is still there after it starts again.
+    await s.ext.stopServiceWorker();
+    await s.client.waitForDisconnect();
+    await s.client.reconnect();
+    await s.client.sendOk({ type: 'initialize', subscribe: ['*'] });
+    // The new worker shows the same wait again (the run's pending interaction).
+    const again = await s.client.waitForEvent('initialized', () => true, 10_000, from);
+    expect(JSON.stringify(again)).toContain(req.interactionId);
+    await s.client.sendOk({
+      type: 'interaction.response',
+      interactionId: req.interactionId,
+      response: { done: true, note: 'Signed in with my work account.' },
+    });
+    const t = await turn;
+    expect(t.complete.stopReason).toBe('end');
+    expect(resultText(t.result('request_takeover'))).toContain('handed the page back');
+    // What the user typed never reached the model or an event.
+    expect(JSON.stringify(s.server.requests)).not.toContain('hopper-1906');
+    expect(JSON.stringify(s.client.events)).not.toContain('hopper-1906');
+  }, 120_000);
+});
