@@ -6,6 +6,14 @@
  * signed-in page and the turn completes. The page's own record is the ground truth.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  axeBothSchemes,
+  backToChat,
+  chooseLanguage,
+  PANEL_SIZE,
+  screenshot,
+  screenshots,
+} from '../sidepanel/support';
 import { call, resultText, startToolSession, type ToolSession } from './support';
 
 let s: ToolSession;
@@ -58,11 +66,27 @@ describe('hand-over to the user', () => {
     // The new worker shows the same wait again (the run's pending interaction).
     const again = await s.client.waitForEvent('initialized', () => true, 10_000, from);
     expect(JSON.stringify(again)).toContain(req.interactionId);
-    await s.client.sendOk({
-      type: 'interaction.response',
-      interactionId: req.interactionId,
-      response: { done: true, note: 'Signed in with my work account.' },
-    });
+    // The user answers in the panel: the card is there again after the restart.
+    const panel = s.panel;
+    await panel.setViewportSize(PANEL_SIZE);
+    await panel.bringToFront();
+    await panel.locator('[data-action="threads"]').click();
+    await panel.locator(`li[data-thread-id="${req.threadId}"] .thread-open`).click();
+    const card = panel.locator('.takeover-card');
+    await card.waitFor({ timeout: 15_000 });
+    await panel.bringToFront();
+    await card.locator('textarea').fill('Signed in with my work account.');
+    await screenshots(panel, 'takeover-en');
+    expect(await axeBothSchemes(panel, 'takeover')).toEqual([]);
+    await chooseLanguage(panel, 'zh-CN');
+    await backToChat(panel);
+    await card.waitFor();
+    await screenshot(panel, 'takeover-zh');
+    expect(await axeBothSchemes(panel, 'takeover-zh')).toEqual([]);
+    await chooseLanguage(panel, 'en');
+    await backToChat(panel);
+    await card.locator('textarea').fill('Signed in with my work account.');
+    await card.locator('[data-action="takeover-done"]').click();
     const t = await turn;
     expect(t.complete.stopReason).toBe('end');
     expect(resultText(t.result('request_takeover'))).toContain('handed the page back');
