@@ -14,7 +14,9 @@ export type SimToolName =
   | 'fill_form'
   | 'reload_tab'
   | 'ask_user'
-  | 'mcp__docs__search';
+  | 'mcp__docs__search'
+  /** The engine's own hand-over to the user (issue 28): a `takeover` interaction. */
+  | 'request_takeover';
 
 export interface ReplyCall {
   tool: SimToolName;
@@ -101,6 +103,7 @@ const TOOLS: SimToolName[] = [
   'reload_tab',
   'ask_user',
   'mcp__docs__search',
+  'request_takeover',
 ];
 
 /**

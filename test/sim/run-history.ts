@@ -173,6 +173,19 @@ async function play(
     (e) => e.stopReason === 'paused_uncertain',
   ).length;
   ledger.stats.budgetPauses = completes.filter((e) => e.stopReason === 'budget_pause').length;
+  const takeovers = new Set(
+    ledger.events.flatMap((x) =>
+      x.ev.type === 'interaction.request' && x.ev.kind === 'takeover' ? [x.ev.interactionId] : [],
+    ),
+  );
+  ledger.stats.takeovers = takeovers.size;
+  ledger.stats.handedBack = new Set(
+    ledger.events.flatMap((x) =>
+      x.ev.type === 'interaction.resolved' && takeovers.has(x.ev.interactionId)
+        ? [x.ev.interactionId]
+        : [],
+    ),
+  ).size;
   ledger.stats.breakerTrips = new Set(
     ledger.requestLog.flatMap((f) => (f.tripped && f.runId ? [f.runId] : [])),
   ).size;
@@ -253,9 +266,13 @@ async function play(
           a.which === 'pending'
             ? (pending[0]?.interactionId ?? answered.at(-1))
             : (answered.at(-1) ?? pending[0]?.interactionId);
+        // A hand-over is answered Done (with a note) or Cancel; a question with its answer.
+        const takeover = pending[0]?.kind === 'takeover' && a.which === 'pending';
         const response =
           a.response === 'answer'
-            ? { answer: 'M' }
+            ? takeover
+              ? { done: true, note: 'M' }
+              : { answer: 'M' }
             : a.response === 'cancel'
               ? { cancelled: true }
               : { bogus: 1 };

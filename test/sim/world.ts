@@ -46,6 +46,9 @@ export interface SimStats {
   /** Kills that landed inside a transaction, and while a write tool executed. */
   insideKills: number;
   writeToolKills: number;
+  /** Hand-overs to the user (request_takeover), and those handed back with Done. */
+  takeovers: number;
+  handedBack: number;
 }
 
 export function emptyStats(): SimStats {
@@ -57,13 +60,15 @@ export function emptyStats(): SimStats {
     nonRetryable: 0,
     insideKills: 0,
     writeToolKills: 0,
+    takeovers: 0,
+    handedBack: 0,
   };
 }
 
 export const ORIGIN = 'https://shop.example';
 export const MCP_PREFIX = 'mcp__docs__';
 const MCP_DOWN = 'MCP server docs disconnected';
-/** The tools the simulation registers (ask_user is the engine's own). */
+/** The tools the simulation registers (ask_user and request_takeover are the engine's own). */
 const SIM_TOOLS: SimToolName[] = ['read_page', 'fill_form', 'reload_tab', 'mcp__docs__search'];
 
 export interface Seen {
@@ -347,9 +352,11 @@ export class Session {
           const args =
             c.tool === 'ask_user'
               ? { question: c.args === 'invalid' ? '' : 'Which size?' }
-              : c.tool === 'mcp__docs__search'
-                ? { query: c.args === 'invalid' ? 7 : 'q' }
-                : { value: c.args === 'invalid' ? 7 : `v${i}` };
+              : c.tool === 'request_takeover'
+                ? { reason: c.args === 'invalid' ? '' : 'Sign in' }
+                : c.tool === 'mcp__docs__search'
+                  ? { query: c.args === 'invalid' ? 7 : 'q' }
+                  : { value: c.args === 'invalid' ? 7 : `v${i}` };
           return c.args === 'malformed'
             ? { id, name: c.tool, rawArgs: '{"value": "tru' }
             : { id, name: c.tool, args };
