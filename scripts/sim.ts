@@ -13,7 +13,8 @@ import { emptyStats, type SimStats } from '../test/sim/world';
  * in-memory store (the default, `memory`); the same seed plays the same history on either.
  * Every violating history is printed with its seed and a shrunk history; the line before the last
  * counts what the histories met (world.ts `SimStats`: uncertain pauses, tool retries, breaker
- * trips, budget pauses, non-retryable errors, kills inside a transaction and inside a write tool);
+ * trips, budget pauses, non-retryable errors, kills inside a transaction and inside a write tool,
+ * hand-overs to the user and hand-backs);
  * the last line is `N histories, K kills, V violations` (V counts histories with a violation); the exit code is 1
  * when V > 0. The first history of each kind of violation is shrunk (at most `--shrink` replays,
  * default 300; 0 = no shrinking). `--first` stops after the first history with a violation that
