@@ -109,8 +109,6 @@ export class Recorder {
   private recordingId: string | null = null;
   private readonly recorded = new WeakMap<Element, string>();
   private readonly editStart = new WeakMap<Element, string>();
-  /** A form control a click on its label is about to activate (its own click is the same step). */
-  private forwarded: Element | null = null;
   /** The form an Enter in its field is submitting (its default button's click is that step). */
   private submitting: HTMLFormElement | null = null;
   private indicator: HTMLElement | null = null;
@@ -132,7 +130,12 @@ export class Recorder {
   }
 
   arm(recordingId: string | null, label?: string): void {
-    if (recordingId === this.recordingId) return;
+    const top = this.deps.win === this.deps.win.top;
+    if (recordingId === this.recordingId) {
+      // Armed again (a new page load of the tab): the badge comes back if the page removed it.
+      if (recordingId !== null && top) this.showIndicator(label ?? this.deps.label);
+      return;
+    }
     const win = this.deps.win;
     if (this.recordingId === null && recordingId !== null)
       for (const [type, fn] of this.listeners) win.addEventListener(type, fn, true);
@@ -167,19 +170,10 @@ export class Recorder {
     // Enter in a field clicks the form's default button (implicit submission, detail 0): the
     // Enter was the step.
     if (this.submitting && e.detail === 0 && el.closest('form') === this.submitting) return;
-    // The click a label forwards to its control is the same step as the label's.
-    if (this.forwarded && (el === this.forwarded || this.forwarded.contains(el))) {
-      this.forwarded = null;
-      return;
-    }
-    const label = el.closest('label');
-    const control = label?.control;
-    if (control && !label.contains(control)) {
-      this.forwarded = control;
-      setTimeout(() => {
-        if (this.forwarded === control) this.forwarded = null;
-      }, 0);
-    }
+    // A click on a label is forwarded by the browser to its control as a second (trusted)
+    // click: that one is the step, the label's own is not.
+    const control = el.closest('label')?.control;
+    if (control && el !== control && !control.contains(el)) return;
     // Clicking into a field, or opening a native select, is not a step: what is typed or chosen is.
     if (isTextInput(el) || el.localName === 'select' || el.localName === 'option') return;
     if (editableRoot(el)) return;

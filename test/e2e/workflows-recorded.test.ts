@@ -50,6 +50,7 @@ describe('workflows: recorded by showing them', () => {
       res.end(`<!doctype html><title>Sign in</title><main><h1>Sign in</h1>
         <form onsubmit="event.preventDefault(); document.querySelector('#out').textContent = 'Welcome back, ' + this.user.value + '.'">
           <label>Email <input name="user" type="email"></label>
+          <label><input name="remember" type="checkbox"> Remember me</label>
           <label>Password <input name="pass" type="password"></label>
           <button>Sign in</button>
         </form><p id="out" role="status"></p></main>`);
@@ -269,13 +270,15 @@ describe('workflows: recorded by showing them', () => {
     await armed();
     await tab.getByRole('textbox', { name: 'Email' }).click();
     await tab.keyboard.type('ada@example.test');
+    // A click on a label's text: the checkbox it toggles is the step, once.
+    await tab.getByText('Remember me').click();
     await tab.getByLabel('Password').click();
     await tab.keyboard.type(PASSWORD);
     await tab.keyboard.press('Enter');
     await expect
       .poll(() => tab.locator('#out').textContent())
       .toBe('Welcome back, ada@example.test.');
-    await recordingWith(2, from);
+    await recordingWith(3, from);
     // The page's own scripted events are not the user: none of them becomes a step.
     await tab.evaluate(() => {
       const user = document.querySelector('input[name="user"]') as HTMLInputElement;
@@ -289,13 +292,14 @@ describe('workflows: recorded by showing them', () => {
     await panel.bringToFront();
     await chooseLanguage(panel, 'zh-CN');
     await panel.locator('[data-action="workflows"]').click();
-    await expect.poll(() => panel.locator('.recording-live .workflow-steps li').count()).toBe(2);
+    await expect.poll(() => panel.locator('.recording-live .workflow-steps li').count()).toBe(3);
     await screenshot(panel, 'workflow-recording-zh');
     const { recording } = await client.sendOk<{ recording: RecordingStatus }>({
       type: 'workflow.recordStop',
       recordingId,
     });
-    expect(recording.steps).toHaveLength(2);
+    expect(recording.steps).toHaveLength(3);
+    expect(recording.steps[1]).toMatch(/^Click checkbox "Remember me"/);
     expect(JSON.stringify(recording)).not.toContain('evil');
     expect(recording.inputs).toEqual([
       { name: 'email', default: 'ada@example.test' },
