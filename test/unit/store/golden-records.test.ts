@@ -21,7 +21,12 @@ describe('golden: persisted records after a turn with a tool call, an approval a
     for (const rec of [thread!, ...nodes, ...runs, ...approvals, ...receipts])
       expect(rec.v).toBe(1);
     expect(runs[0].env?.v).toBe(1);
-    expect(runs[0].env?.toolCatalog.map((t) => t.name)).toEqual(['ask_user', 'click', 'request_takeover', 'todo']);
+    expect(runs[0].env?.toolCatalog.map((t) => t.name)).toEqual([
+      'ask_user',
+      'click',
+      'request_takeover',
+      'todo',
+    ]);
     for (const t of runs[0].env!.toolCatalog) expect(t.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(approvals).toHaveLength(1);
     expect(approvals[0].digest).toMatch(/^[0-9a-f]{64}$/);
