@@ -36,6 +36,7 @@ import { readableText } from './readable-text';
 import { RefRegistry } from './refs';
 import { Snapshotter } from './snapshot/snapshotter';
 import type { OutlineLine } from './snapshot/outline-lines';
+import { RECORDING_SNAPSHOT } from './recorder';
 
 export interface PageAgent {
   readonly docId: string;
@@ -199,15 +200,7 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
     refOf: (el) => registry.peek(el),
     owned: highlighter.owned,
     outline() {
-      // Its own text limit keeps it apart from the model's incremental base (Snapshotter.previous).
-      const out = snapshotter.take({
-        mode: 'full',
-        incremental: false,
-        maxTokens: 200_000,
-        textLimit: 199,
-        includeUrls: false,
-        refPrefix: '',
-      });
+      const out = snapshotter.take(RECORDING_SNAPSHOT);
       return {
         url: env.win.location.href,
         title: env.win.document.title,

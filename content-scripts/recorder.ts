@@ -24,6 +24,19 @@ export const RECORD_ARM_MESSAGE = 'keel/record-arm';
 export const RECORD_STEP_MESSAGE = 'keel/record-step';
 export const RECORD_PORT = 'keel-recording';
 
+/**
+ * The snapshot a recording reads a page with (a step's locator, the last page's final check):
+ * the whole page, no diff. Its own text limit keeps it apart from the model's incremental base.
+ */
+export const RECORDING_SNAPSHOT = {
+  mode: 'full',
+  incremental: false,
+  maxTokens: 200_000,
+  textLimit: 199,
+  includeUrls: false,
+  refPrefix: '',
+} as const;
+
 /** One thing the user did, as the page saw it. `url` is the document's at that moment. */
 export type RecordedStep =
   | { action: 'click'; locator: SemanticLocator; doubleClick: boolean; url: string }

@@ -1,5 +1,6 @@
 import {
   RECORD_ARM_MESSAGE,
+  RECORDING_SNAPSHOT,
   RECORD_PORT,
   RECORD_STEP_MESSAGE,
 } from '../../content-scripts/recorder';
@@ -56,12 +57,7 @@ export function installRecorder(host: BrowserHost): Recorder {
     async finalPage(tabId) {
       const snap = await pages.call<SnapshotResult>(tabId, 0, {
         op: 'snapshot',
-        mode: 'full',
-        incremental: false,
-        maxTokens: 200_000,
-        textLimit: 199,
-        includeUrls: false,
-        refPrefix: '',
+        ...RECORDING_SNAPSHOT,
       });
       const o = outlineOf({
         frameId: 0,

@@ -1,8 +1,8 @@
 import { placeholderOf } from '../../secrets/site-secrets';
-import type { WorkflowRecord } from '../../store/records';
 import type { RecorderRefusal } from '../../workflows/recording/recorder';
 import { publishWorkflows } from '../views/workflow-view';
 import { done, type Handler, type HandlerMap } from './op-handler';
+import { storeNewWorkflow } from './workflow-record';
 import { ack, reject } from './receipts';
 
 /**
@@ -61,23 +61,10 @@ const save: Handler<'workflow.recordSave'> = async (engine, _client, op, ctx) =>
   if (derived.kind === 'refused') return refused(derived);
   if (derived.kind === 'empty') return done(reject('not_replayable', derived.message));
   if (derived.kind === 'invalid') return done(reject('invalid_command', derived.message));
-  const { store, ids, clock } = engine.ctx;
-  const workflowId = ids.next('wf');
-  const now = clock.now();
-  const rec: WorkflowRecord = {
-    v: 1,
-    workflowId,
+  const outcome = await storeNewWorkflow(engine, ctx, {
     name: op.name,
-    createdAt: now,
-    updatedAt: now,
     source: { recordingId: op.recordingId },
     definition: derived.workflow,
-    schedule: null,
-  };
-  const outcome = ack({ workflowId });
-  await engine.ctx.commit('workflow_save', async () => {
-    await store.workflows.put(rec);
-    await ctx.writeReceipt(outcome);
   });
   return done(outcome, () => {
     // Saved: the recording is done with (a repeated save replays its receipt, not this).

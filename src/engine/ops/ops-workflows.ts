@@ -3,10 +3,10 @@ import { deriveWorkflow } from '../../workflows/derive';
 import { inputValues } from '../../workflows/inputs';
 import type { ReplayState } from '../../workflows/replay';
 import type { UserInput } from '../../protocol';
-import type { WorkflowRecord } from '../../store/records';
 import { EnvironmentError } from '../env/environment';
 import { Outbox, sendOutbox } from '../host/outbox';
 import { done, type Handler } from './op-handler';
+import { storeNewWorkflow } from './workflow-record';
 import { ack, reject, type Outcome } from './receipts';
 import { isBusy } from '../run/run-machine';
 import { startState } from '../run/run-edges';
@@ -24,7 +24,7 @@ import { publishWorkflows } from '../views/workflow-view';
 /** workflow.save / run / update / delete (PROTOCOL.md §Workflows). */
 
 const save: Handler<'workflow.save'> = async (engine, _client, op, ctx) => {
-  const { store, ids, clock } = engine.ctx;
+  const { store } = engine.ctx;
   if (!(await store.threads.get(op.threadId)))
     return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
   const run = (await store.runs.byThread(op.threadId)).find((r) => r.turnId === op.turnId);
@@ -40,22 +40,10 @@ const save: Handler<'workflow.save'> = async (engine, _client, op, ctx) => {
     : [];
   const derived = deriveWorkflow(path.map((n) => n.item));
   if (derived.kind === 'not_replayable') return done(reject('not_replayable', derived.message));
-  const workflowId = ids.next('wf');
-  const now = clock.now();
-  const rec: WorkflowRecord = {
-    v: 1,
-    workflowId,
+  const outcome = await storeNewWorkflow(engine, ctx, {
     name: op.name,
-    createdAt: now,
-    updatedAt: now,
     source: { threadId: op.threadId, turnId: op.turnId },
     definition: derived.workflow,
-    schedule: null,
-  };
-  const outcome = ack({ workflowId });
-  await engine.ctx.commit('workflow_save', async () => {
-    await store.workflows.put(rec);
-    await ctx.writeReceipt(outcome);
   });
   return done(
     outcome,
