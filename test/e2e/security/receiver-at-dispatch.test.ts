@@ -209,8 +209,8 @@ describe('receiver checks at dispatch', () => {
   // Retried once, on purpose and on this test only: in 1 of 3 fresh-clone CI runs of stop 36 the
   // two sides together held 10 of the 11 keys (one key, sent while the page's own focus move
   // settled, reached neither the shop's field nor the mail frame). That is an open defect
-  // (docs/permissions.md "Keys during a page's focus move"), not a key on an unallowed site: the
-  // security assertions below hold in every run. A second failure in a row still fails CI.
+  // (docs/permissions.md, trusted keys), seen as a missing key, not as a key on an unallowed
+  // site. A second failure in a row still fails CI.
   it('after approval of the frame the keys continue there, none repeated and none lost', {
     retry: 1,
   }, async () => {
