@@ -168,6 +168,7 @@ function SentenceText({ summaryKey, subs }: { summaryKey: MessageKey; subs: stri
 function reasonText(reason: string): string {
   if (reason === 'write') return t('reasonWrite');
   if (reason === 'rule_changed') return t('reasonRuleChanged');
+  if (reason === 'not_in_plan') return t('reasonNotInPlan');
   // The executor stopped at the moment of effect: the page put another site under the action.
   if (reason.startsWith('held:')) return t('reasonHeld', reason.slice('held:'.length).trim());
   if (reason.startsWith('always_ask')) {

@@ -1,3 +1,4 @@
+import { PlanCard } from './PlanCard';
 import { TakeoverCard } from './TakeoverCard';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
@@ -92,6 +93,8 @@ export function MessageList({ threadId }: { threadId: string }) {
       {interaction &&
         (interaction.kind === 'takeover' ? (
           <TakeoverCard key={interaction.interactionId} request={interaction} />
+        ) : interaction.kind === 'plan' ? (
+          <PlanCard key={interaction.interactionId} request={interaction} />
         ) : (
           <InteractionCard key={interaction.interactionId} request={interaction} />
         ))}

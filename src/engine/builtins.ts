@@ -1,4 +1,5 @@
 import { createAskUserTool } from '../tools/builtin/ask-user';
+import { createProposePlanTool } from '../tools/builtin/propose-plan';
 import { createRequestTakeoverTool } from '../tools/builtin/request-takeover';
 import { createGetSkillTool } from '../tools/builtin/get-skill';
 import { createTodoTool } from '../tools/builtin/todo';
@@ -22,6 +23,7 @@ export function registerBuiltins(engine: EngineHost): void {
   );
   registry.register(createAskUserTool());
   registry.register(createRequestTakeoverTool());
+  registry.register(createProposePlanTool());
   registry.register(
     createGetSkillTool({
       // From the run's snapshot, not the live table: a resumed run sees the skill it started with.

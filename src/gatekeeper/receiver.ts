@@ -25,6 +25,7 @@ import type {
   ToolDescriptor,
   ToolTarget,
 } from '../tools/types';
+import type { ApprovedPlan } from './plan';
 import { decideVerdict, permissionKey } from './verdict';
 
 /** A receiver this call's approvals named: its origin and the always-ask reason the user saw. */
@@ -39,6 +40,8 @@ export interface ReceiverInput {
   effect: ReceiverEffect;
   rule: SiteRule | undefined;
   approvalMode: ApprovalMode;
+  /** The turn's approved site plan ('plan' mode). */
+  plan?: ApprovedPlan;
   /** What the user approved for this call (empty when it ran under a rule or as a read). */
   covered: readonly CoveredReceiver[];
 }
@@ -49,6 +52,7 @@ export function receiverVerdict({
   effect,
   rule,
   approvalMode,
+  plan,
   covered,
 }: ReceiverInput): ReceiverVerdict {
   // A destination is reached by the page's own navigation or request, never by trusted input.
@@ -56,7 +60,14 @@ export function receiverVerdict({
     effect === 'destination' && descriptor.level === 'L2'
       ? { ...descriptor, level: 'L1' }
       : descriptor;
-  const v = decideVerdict({ descriptor: judgedAs, target: receiver, rule, approvalMode });
+  const v = decideVerdict({
+    descriptor: judgedAs,
+    target: receiver,
+    rule,
+    approvalMode,
+    ...(plan ? { plan } : {}),
+    effect,
+  });
   if (v.kind === 'deny') return v;
   if (v.kind === 'allow') return v;
   const origin = receiver.origin;
@@ -74,6 +85,7 @@ export function receiverVerdict({
 export interface GateSnapshot {
   descriptor: ToolDescriptor;
   approvalMode: ApprovalMode;
+  plan?: ApprovedPlan;
   /** Every site rule, by permission key, as read when the call was dispatched. */
   rules: ReadonlyMap<string, SiteRule>;
   covered: readonly CoveredReceiver[];
@@ -83,7 +95,8 @@ export interface GateSnapshot {
  * The origins `receiverVerdict` allows as destinations of this call, listed up front: the
  * guard writes them as declarativeNetRequest allow rules before the action starts. A read
  * allows any destination; otherwise origins with an allow rule and the origins approved for this
- * call (a destination carries no alwaysAsk, so any approval naming the origin covers it).
+ * call (a destination carries no alwaysAsk, so any approval naming the origin covers it), and in
+ * 'plan' mode the plan's sites it may navigate.
  */
 export function allowedDestinations(snapshot: GateSnapshot): DestinationAllowance {
   const d = snapshot.descriptor;
@@ -92,6 +105,9 @@ export function allowedDestinations(snapshot: GateSnapshot): DestinationAllowanc
   const origins = new Set<string>();
   for (const [key, rule] of snapshot.rules) if (rule === 'allow') origins.add(key);
   for (const c of snapshot.covered) origins.add(c.origin);
+  if (snapshot.approvalMode === 'plan')
+    for (const s of snapshot.plan?.sites ?? [])
+      if (s.writes.includes('navigate')) origins.add(s.site);
   return { kind: 'origins', origins: [...origins].filter((o) => /^https?:\/\//.test(o)) };
 }
 
@@ -107,6 +123,7 @@ export function receiverGate(snapshot: GateSnapshot): ReceiverGate {
           effect,
           rule: key ? snapshot.rules.get(key) : undefined,
           approvalMode: snapshot.approvalMode,
+          ...(snapshot.plan ? { plan: snapshot.plan } : {}),
           covered: snapshot.covered,
         });
       } catch (e) {

@@ -1,6 +1,7 @@
 import type { ApprovalMode, Decision, SiteRule } from '../protocol';
-import type { ToolDescriptor, ToolTarget } from '../tools/types';
+import type { ReceiverEffect, ToolDescriptor, ToolTarget } from '../tools/types';
 import { mcpOrigin, restrictedReason } from './origins';
+import { type ApprovedPlan, planCovers, writeKindOf } from './plan';
 
 export type Verdict =
   | { kind: 'allow'; reason: string }
@@ -17,6 +18,10 @@ export interface VerdictInput {
   /** The rule for the target's permission key (its origin, or mcp:<server>). */
   rule: SiteRule | undefined;
   approvalMode: ApprovalMode;
+  /** In 'plan' mode, the plan the user approved for this turn (none yet: writes ask). */
+  plan?: ApprovedPlan;
+  /** How the call reaches the target: its own input (default), or a destination it leads to. */
+  effect?: ReceiverEffect;
 }
 
 /** The permission key a call is judged on. */
@@ -55,12 +60,17 @@ export function isSiteKey(key: string | undefined): boolean {
  * - writes ask unless the site has an allow rule. In 'ask' mode an allow rule covers DOM-level
  *   (L1) writes; trusted input through the debugger (L2) still asks each time. 'act' mode lets
  *   the allow rule cover L2 too. MCP tools ask per server unless the server is allowed.
+ * - 'plan' mode: a write the approved plan names (its site and kind of write, plan.ts) is
+ *   allowed, trusted input included (the user approved the plan knowing what it does); any other
+ *   write asks with the reason 'not_in_plan'. Everything above still holds first.
  */
 export function decideVerdict({
   descriptor,
   target,
   rule: stored,
   approvalMode,
+  plan,
+  effect = 'input',
 }: VerdictInput): Verdict {
   const rule =
     stored === 'allow' && !isSiteKey(permissionKey(descriptor, target)) ? undefined : stored;
@@ -79,18 +89,25 @@ export function decideVerdict({
     return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
   // A builtin skips approval only by its own declaration (ask_user, todo), never by its level.
   if (descriptor.skipApproval) return { kind: 'allow', reason: 'skip_approval' };
+  const planned = approvalMode === 'plan' ? plan : undefined;
+  const inPlan = planCovers(
+    planned,
+    permissionKey(descriptor, target),
+    writeKindOf(descriptor, effect),
+  );
   if (descriptor.level === 'mcp') {
-    return rule === 'allow'
-      ? { kind: 'allow', reason: 'server_allowed' }
-      : { kind: 'ask', reason: 'mcp', options: ALL_DECISIONS };
+    if (rule === 'allow') return { kind: 'allow', reason: 'server_allowed' };
+    if (inPlan) return { kind: 'allow', reason: 'in_plan' };
+    return { kind: 'ask', reason: planned ? 'not_in_plan' : 'mcp', options: ALL_DECISIONS };
   }
   if (descriptor.effects === 'read') return { kind: 'allow', reason: 'read' };
   if (rule === 'allow' && (descriptor.level !== 'L2' || approvalMode === 'act')) {
     return { kind: 'allow', reason: 'site_allowed' };
   }
+  if (inPlan) return { kind: 'allow', reason: 'in_plan' };
   return {
     kind: 'ask',
-    reason: rule === 'allow' ? 'trusted_input' : 'write',
+    reason: planned ? 'not_in_plan' : rule === 'allow' ? 'trusted_input' : 'write',
     options: isSiteKey(target.origin) ? ALL_DECISIONS : ONCE_ONLY,
   };
 }

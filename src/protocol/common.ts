@@ -95,7 +95,13 @@ export type ToolEffects = z.infer<typeof ToolEffects>;
 export const ProviderKind = z.enum(['anthropic', 'openai', 'openai-responses']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
-export const ApprovalMode = z.enum(['ask', 'act']);
+/**
+ * 'ask': every write asks unless its site is allowed (trusted input still asks each time);
+ * 'act': an allowed site covers trusted input too; 'plan': the model proposes a plan naming its
+ * sites and kinds of write, the user approves it once, and writes it names run unasked for that
+ * turn (src/gatekeeper/plan.ts).
+ */
+export const ApprovalMode = z.enum(['ask', 'act', 'plan']);
 export type ApprovalMode = z.infer<typeof ApprovalMode>;
 
 export const Locale = z.enum(['en', 'zh-CN']);

@@ -63,7 +63,7 @@ export const InteractionRequest = z.object({
   threadId: z.string(),
   runId: z.string(),
   interactionId: z.string(),
-  kind: z.enum(['ask_user', 'elicitation', 'takeover']),
+  kind: z.enum(['ask_user', 'elicitation', 'takeover', 'plan']),
   payload: z.unknown(),
 });
 export type InteractionRequest = z.infer<typeof InteractionRequest>;

@@ -3,6 +3,7 @@ export * from './run-states';
 export * from './items';
 export * from './settings';
 export * from './workflows';
+export * from './plan';
 export * from './ops';
 export * from './events';
 export * from './transport';

@@ -1,4 +1,5 @@
 import type {
+  ApprovedPlan,
   Decision,
   ImageInput,
   Item,
@@ -99,6 +100,11 @@ export interface RunEnvironmentSnapshot {
   tokenBudget: number | null;
   approvalMode: ApprovalMode;
   planFirst: boolean;
+  /**
+   * 'plan' mode: the site plan the user approved in this run (set with the answer to the `plan`
+   * interaction). Part of the environment so that a resumed run acts under the same plan.
+   */
+  approvedPlan?: ApprovedPlan;
 }
 
 /** A tool call the model asked for, as committed with its assistant message. */
@@ -289,7 +295,7 @@ export interface InteractionRecord {
   runId: string;
   toolCallId: string;
   nodeId: string;
-  kind: 'ask_user' | 'elicitation' | 'takeover';
+  kind: 'ask_user' | 'elicitation' | 'takeover' | 'plan';
   payload: unknown;
   status: 'pending' | 'answered' | 'claimed' | 'cancelled';
   response?: unknown;

@@ -154,7 +154,7 @@ export interface ToolResult<D = unknown> {
  * with `complete`. That way the wait survives a service-worker restart.
  */
 export interface InteractionPreparer<P = unknown> {
-  kind: 'ask_user' | 'elicitation' | 'takeover';
+  kind: 'ask_user' | 'elicitation' | 'takeover' | 'plan';
   prepare(params: P): unknown;
   /** Validate a user's response; return an error message to reject it. */
   validateResponse?(payload: unknown, response: unknown): string | null;
@@ -210,7 +210,7 @@ export interface ToolDescriptor {
   provenance: ToolProvenance;
   binding: ToolBinding;
   skipApproval: boolean;
-  interactionKind?: 'ask_user' | 'elicitation' | 'takeover';
+  interactionKind?: 'ask_user' | 'elicitation' | 'takeover' | 'plan';
 }
 
 /**

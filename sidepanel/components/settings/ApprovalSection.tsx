@@ -5,7 +5,10 @@ import { usePanel } from '../panel-context';
 import { SaveStatusLine } from './SaveStatusLine';
 import { useSave } from './use-save';
 
-/** Ask before every write action, or act without asking where a site is already allowed. */
+/**
+ * Ask before every write action, act without asking where a site is already allowed, or approve
+ * a plan once per task (src/gatekeeper/plan.ts).
+ */
 export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
   const panel = usePanel();
   const [status, save] = useSave();
@@ -46,6 +49,19 @@ export function ApprovalSection({ mode }: { mode: ApprovalMode }) {
           <span>
             <strong>{t('approvalAct')}</strong>
             <span class="field-help">{t('approvalActHelp')}</span>
+          </span>
+        </label>
+        <label class="radio">
+          <input
+            type="radio"
+            name="approval-mode"
+            value="plan"
+            checked={selected === 'plan'}
+            onChange={() => choose('plan')}
+          />
+          <span>
+            <strong>{t('approvalPlan')}</strong>
+            <span class="field-help">{t('approvalPlanHelp')}</span>
           </span>
         </label>
       </fieldset>

@@ -52,6 +52,7 @@ export async function execute(
     receiverGate({
       descriptor: reg.descriptor,
       approvalMode: run.env!.approvalMode,
+      ...(run.env!.approvedPlan ? { plan: run.env!.approvedPlan } : {}),
       rules: new Map((await ctx.store.siteRules.list()).map((r) => [r.origin, r.rule])),
       covered: prev?.grants ?? [],
     });

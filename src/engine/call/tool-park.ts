@@ -74,6 +74,7 @@ export async function beginHeldApproval(
     target: receiver,
     rule,
     approvalMode: run.env!.approvalMode,
+    ...(run.env!.approvedPlan ? { plan: run.env!.approvedPlan } : {}),
   });
   const options = verdict.kind === 'ask' ? verdict.options : ALL_DECISIONS;
   const judged = executing.target ?? {};

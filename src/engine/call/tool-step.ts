@@ -219,6 +219,7 @@ async function judge(ctx: EngineContext, c: CallInFlight, target: ToolTarget) {
     target,
     rule: ruleRec?.rule,
     approvalMode: c.run.env!.approvalMode,
+    ...(c.run.env!.approvedPlan ? { plan: c.run.env!.approvedPlan } : {}),
   });
   return { verdict, ruleVersion: ruleRec?.version ?? 0 };
 }

@@ -56,13 +56,13 @@ export async function resolveEnvironment(args: {
   const info: ModelInfo = await args.providers.modelInfo(providerId, model);
   const skills = args.skills ?? [];
   const tools = info.toolUse
-    ? args.registry
-        .list()
-        .filter(
-          (t) =>
-            (info.vision || t.tool.name !== 'browser_screenshot') &&
-            (skills.length > 0 || t.tool.name !== 'get_skill'),
-        )
+    ? args.registry.list().filter(
+        (t) =>
+          (info.vision || t.tool.name !== 'browser_screenshot') &&
+          (skills.length > 0 || t.tool.name !== 'get_skill') &&
+          // Proposing a plan means something only where the Gatekeeper reads one.
+          (settings.approvalMode === 'plan' || t.tool.name !== 'propose_plan'),
+      )
     : [];
   // Bound first: an oversized or too deeply nested catalog is refused before any digest is computed.
   checkToolBounds(tools.map((t) => t.descriptor));

@@ -54,6 +54,15 @@ export function buildSystemPrompt(input: PromptInput): string {
       ].join('\n'),
     );
   }
+  if (input.toolNames.includes('propose_plan')) {
+    sections.push(
+      [
+        '# Plan first',
+        'The user approves plans, not single actions. Before your first action that changes a page (anything beyond reading it), call propose_plan once: a short summary, the steps, and every site you will use with the kinds of write on it (navigate also covers where a link or form leads). Reading needs no plan.',
+        'Once the user approves, the writes the plan names run without asking; anything outside it asks the user. If the task turns out to need more, propose a changed plan rather than working around it.',
+      ].join('\n'),
+    );
+  }
   if (input.skills.length) {
     sections.push(
       [

@@ -1,4 +1,6 @@
+import { approvedPlanOf } from '../../gatekeeper/plan';
 import { permissionKey } from '../../gatekeeper/verdict';
+import { PlanProposal, PlanResponse } from '../../protocol';
 import { validateElicitationResponse } from '../../tools/mcp/elicitation';
 import { canonicalJson } from '../../util/canonical-json';
 import { ack, reject } from './receipts';
@@ -150,6 +152,17 @@ const interactionResponse: Handler<'interaction.response'> = async (engine, _cli
       (r) => {
         moveRun(r, 'afterAnswer', afterAnswer().to);
         if (!live && r.pendingTool) r.pendingTool = answeredCall(r.pendingTool, i.interactionId);
+        // An approved site plan joins the run's environment with the answer, in one commit:
+        // the Gatekeeper judges every later call of this run under it, after a restart too.
+        if (i.kind === 'plan' && r.env) {
+          const proposal = PlanProposal.safeParse(i.payload);
+          const answer = PlanResponse.safeParse(op.response);
+          const plan =
+            proposal.success && answer.success
+              ? approvedPlanOf(proposal.data, answer.data, i.interactionId, now)
+              : null;
+          if (plan) r.env = { ...r.env, approvedPlan: plan };
+        }
       },
       now,
     );
