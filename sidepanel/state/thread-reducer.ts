@@ -62,6 +62,15 @@ export function upsertItem(path: Item[], item: Item): Item[] {
   return [...path, item];
 }
 
+function withoutLeftWaits(run: RunSummary, state: RunSummary['state']): RunSummary {
+  const { pendingApproval, pendingInteraction, ...rest } = run;
+  return {
+    ...rest,
+    ...(pendingApproval && state === 'waiting_approval' ? { pendingApproval } : {}),
+    ...(pendingInteraction && state === 'waiting_interaction' ? { pendingInteraction } : {}),
+  };
+}
+
 function withRunState(t: ThreadState, run: RunSummary): ThreadState {
   const settled = SETTLED.includes(run.state);
   return {
@@ -126,10 +135,10 @@ export function reduceThread(t: ThreadState, ev: ThreadEvent): ThreadState {
       return { ...t, todos: ev.todos };
     case 'run.updated': {
       const prev = t.run?.runId === ev.runId ? t.run : null;
-      const run: RunSummary = ev.run ?? {
-        ...(prev ?? { runId: ev.runId, turnId: '' }),
-        state: ev.state,
-      };
+      // A bare state change keeps the summary it had, but not a wait the run has left: an
+      // answered question must not come back with the next state (the card would reappear).
+      const kept = prev ? withoutLeftWaits(prev, ev.state) : { runId: ev.runId, turnId: '' };
+      const run: RunSummary = ev.run ?? { ...kept, state: ev.state };
       return withRunState(t, { ...run, turnId: run.turnId || prev?.turnId || '' });
     }
     case 'turn.complete': {

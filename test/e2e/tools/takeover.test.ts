@@ -1,9 +1,16 @@
 /**
- * A sign-in wall handed to the user (issue 28 part 1), in Chromium against the built extension.
+ * The user in the loop (issue 28), in Chromium against the built extension.
+ *
+ * A sign-in wall handed to the user (part 1).
  * The scripted model meets the sign-in page and calls request_takeover; the tab comes first; the
  * test plays the user (trusted typing into the page, which the run never sees) while the worker
  * is stopped and restarted; Done with a note hands back; the model's fresh snapshot shows the
  * signed-in page and the turn completes. The page's own record is the ground truth.
+ *
+ * A plan-mode turn (part 3): the model proposes a plan naming the fixture site; the user approves
+ * it on the panel's card; the plan's writes run without an approval (the page's own record of the
+ * sign-in); a navigation to the second origin, not in the plan, asks "not in the plan", and the
+ * denial leaves the tab where it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -93,5 +100,99 @@ describe('hand-over to the user', () => {
     // What the user typed never reached the model or an event.
     expect(JSON.stringify(s.server.requests)).not.toContain('hopper-1906');
     expect(JSON.stringify(s.client.events)).not.toContain('hopper-1906');
+  }, 120_000);
+
+  it('plan mode: an approved plan acts unasked on its site and asks for another', async () => {
+    // The fixture site's allow rule would cover its DOM writes by itself: take it away, so what
+    // runs unasked runs by the plan alone.
+    await s.client.sendOk({ type: 'siteRules.set', origin: s.main, rule: 'ask' });
+    await s.client.sendOk({ type: 'settings.update', patch: { approvalMode: 'plan' } });
+    const { page, tabId } = await s.open('signin.html');
+    const from = s.client.mark();
+    const seenCards: string[] = [];
+    const turn = s.turn(
+      'sign me in as ada',
+      [
+        (c) => {
+          expect(c.toolNames).toContain('propose_plan');
+          return call('propose_plan', {
+            summary: 'Sign in to the site as ada.',
+            steps: ['Type the username', 'Press Sign in'],
+            sites: [
+              { site: s.main, writes: ['type', 'click'], why: 'the sign-in form' },
+              { site: s.other, writes: [] },
+            ],
+          });
+        },
+        (c) => {
+          expect(c.last()).toContain('The user approved the plan.');
+          expect(c.last()).toContain(`${s.main}: click, type`);
+          return call('browser_snapshot');
+        },
+        (c) =>
+          call('browser_type', { ref: c.ref(/textbox "Username"/), text: 'ada' }, [
+            'browser_click',
+            { ref: c.ref(/button "Sign in"/) },
+          ]),
+        () => call('browser_navigate', { url: `${s.other}/nav-a.html` }),
+        (c) => {
+          expect(c.last()).toContain('denied');
+          return { text: 'Signed in; I stayed on the site.' };
+        },
+      ],
+      {
+        approve: async (req) => {
+          // Only the navigation outside the plan asks, and the card says why.
+          expect(req.tool.name).toBe('browser_navigate');
+          expect(req.reason).toBe('not_in_plan');
+          const card = s.panel.locator('.approval-card');
+          await card.waitFor({ timeout: 15_000 });
+          seenCards.push((await card.textContent()) ?? '');
+          await screenshots(s.panel, 'plan-not-in-plan-en');
+          return 'deny' as const;
+        },
+      },
+    );
+    const req = await s.client.waitForEvent(
+      'interaction.request',
+      (e) => e.kind === 'plan',
+      30_000,
+      from,
+    );
+    expect(req.payload).toMatchObject({
+      sites: [
+        { site: s.main, writes: ['click', 'type'] },
+        { site: s.other, writes: [] },
+      ],
+    });
+    const panel = s.panel;
+    await panel.setViewportSize(PANEL_SIZE);
+    await panel.bringToFront();
+    await panel.locator('[data-action="threads"]').click();
+    await panel.locator(`li[data-thread-id="${req.threadId}"] .thread-open`).click();
+    const card = panel.locator('.plan-card');
+    await card.waitFor({ timeout: 15_000 });
+    await screenshots(panel, 'plan-en');
+    expect(await axeBothSchemes(panel, 'plan')).toEqual([]);
+    await chooseLanguage(panel, 'zh-CN');
+    await backToChat(panel);
+    await card.waitFor();
+    await screenshot(panel, 'plan-zh');
+    expect(await axeBothSchemes(panel, 'plan-zh')).toEqual([]);
+    await chooseLanguage(panel, 'en');
+    await backToChat(panel);
+    await card.locator('[data-action="plan-approve"]').click();
+    const t = await turn;
+    expect(t.complete.stopReason).toBe('end');
+    // The ground truth: the site received the sign-in; the tab never left it.
+    expect(
+      await page.evaluate(() => (window as unknown as { __got: unknown }).__got),
+    ).toMatchObject({
+      user: 'ada',
+    });
+    expect(await s.tabUrl(tabId)).toBe(`${s.main}/signin.html`);
+    expect(t.approvals.map((a) => a.tool.name)).toEqual(['browser_navigate']);
+    expect(seenCards[0]).toContain('not in the plan you approved');
+    await s.client.sendOk({ type: 'settings.update', patch: { approvalMode: 'ask' } });
   }, 120_000);
 });

@@ -130,6 +130,36 @@ describe('thread reducer', () => {
     expect(t.threadUsage).toMatchObject({ usage: { inputTokens: 300 }, costUsd: 0.1 });
   });
 
+  it('an answered question does not come back with the run state that follows it', () => {
+    const interaction = {
+      type: 'interaction.request' as const,
+      threadId: 't1',
+      runId: 'run-1',
+      interactionId: 'int-1',
+      kind: 'plan' as const,
+      payload: {},
+    };
+    let t = threadFromSnapshot(
+      snapshot('t1', [], {
+        run: {
+          runId: 'run-1',
+          turnId: 'turn-1',
+          state: 'waiting_interaction',
+          pendingInteraction: interaction,
+        },
+      }),
+    );
+    expect(t.interaction?.interactionId).toBe('int-1');
+    t = reduceThread(t, { type: 'interaction.resolved', threadId: 't1', interactionId: 'int-1' });
+    expect(t.interaction).toBeNull();
+    // The run goes on working (a plan approved, a question answered): no card reappears.
+    for (const state of ['executing_tool', 'streaming_model'] as const) {
+      t = reduceThread(t, { type: 'run.updated', threadId: 't1', runId: 'run-1', state });
+      expect(t.interaction, state).toBeNull();
+      expect(t.run?.pendingInteraction, state).toBeUndefined();
+    }
+  });
+
   it('reads a pending approval and interaction out of a snapshot', () => {
     const t = threadFromSnapshot(
       snapshot('t1', [], {
