@@ -104,13 +104,23 @@ async function fetchBundle(locale: UiLocale): Promise<Bundle | null> {
   }
 }
 
-/** Load the chosen language (null = follow the browser). Never throws; missing files fall back. */
+/** The newest `loadLocale` call: an older one still fetching its bundle must not land after it. */
+let latestLoad = 0;
+
+/**
+ * Load the chosen language (null = follow the browser). Never throws; missing files fall back.
+ * The last call wins: a language chosen while an earlier choice's bundle is still loading (the
+ * engine's settings arrive in Chinese just after a reload, then the user picks English) must not
+ * be overwritten when that earlier fetch completes.
+ */
 export async function loadLocale(preference: UiLocale | null): Promise<void> {
+  const ticket = ++latestLoad;
   const locale = preference ?? browserLocale();
   const prev = i18nStore.get();
   if (prev.active && prev.locale === locale) return;
   const english = prev.english ?? (await fetchBundle('en'));
   const active = locale === 'en' ? english : await fetchBundle(locale);
+  if (ticket !== latestLoad) return;
   i18nStore.set({ locale, active, english });
   if (typeof document !== 'undefined') document.documentElement.lang = locale;
 }

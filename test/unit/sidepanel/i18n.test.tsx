@@ -100,6 +100,24 @@ describe('t()', () => {
     expect(t('send')).toBe('Send');
   });
 
+  it('the last choice wins over an earlier one still loading', async () => {
+    // After a reload the engine's settings say Chinese; the user picks English before the
+    // Chinese file has arrived. When it arrives it must not switch the panel back.
+    let releaseZh!: () => void;
+    const zhArrives = new Promise<void>((r) => (releaseZh = r));
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('zh_CN')) await zhArrives;
+      return new Response(JSON.stringify(url.includes('zh_CN') ? zh : en), { status: 200 });
+    });
+    installBundles('en', en as Bundle, en as Bundle);
+    const chinese = loadLocale('zh-CN');
+    await loadLocale('en');
+    releaseZh();
+    await chinese;
+    expect(t('send')).toBe('Send');
+    expect(document.documentElement.lang).toBe('en');
+  });
+
   it('re-renders the panel in the new language', async () => {
     const m = await mountPanel({
       snapshots: [snapshot('t1', [user('u1', 'x')])],
