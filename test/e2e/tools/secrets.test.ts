@@ -4,8 +4,10 @@
  * the username, the password and the current TOTP code arrive in the right fields on their own
  * site; the page's echo of the username comes back to the model as the placeholder; the same
  * placeholder aimed at a field of another site is refused at the page, which receives nothing;
- * and neither value appears in any model request, event or export.
+ * and no value (nor the one-time code typed) appears in any model request, event, export, or
+ * console line of the extension's worker and panel — in any of the encodings it could travel in.
  */
+import type { Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../../src/secrets/totp';
 import {
@@ -23,8 +25,15 @@ const PASSWORD = 'Tr0ub4dor-and-3-more-words';
 const USERNAME = 'ada.lovelace.1815';
 const SEED = 'JBSWY3DPEHPK3PXP';
 
+/** Every console line of the extension's service worker (each one it starts) and its pages. */
+const logs: string[] = [];
+
 beforeAll(async () => {
   s = await startToolSession();
+  const listen = (w: Worker) => w.on('console', (m) => logs.push(m.text()));
+  for (const w of s.ext.context.serviceWorkers()) listen(w);
+  s.ext.context.on('serviceworker', listen);
+  s.ext.context.on('console', (m) => logs.push(m.text()));
   await s.client.sendOk({ type: 'siteRules.set', origin: s.other, rule: 'allow' });
   for (const [name, kind, value] of [
     ['username', 'text', USERNAME],
@@ -83,19 +92,33 @@ describe('site secrets', () => {
     expect(resultText(refused)).toContain('a secret is typed only into its own site');
     expect(await other.page.locator('input[name="pass"]').inputValue()).toBe('');
 
-    // Nowhere else: every request the model server received, every event, the export.
+    // Nowhere else: every request the model server received, every event, the export and the extension's console, in every encoding a value could travel in.
+    // (The panel's Markdown and JSON files are made from this export.)
     const exported = await s.client.sendOk<unknown>({
       type: 'thread.export',
       threadId: t.threadId,
     });
-    for (const text of [
-      JSON.stringify(s.server.requests),
-      JSON.stringify(s.client.events),
-      JSON.stringify(exported),
-    ]) {
-      expect(text.includes(PASSWORD)).toBe(false);
-      expect(text.includes(USERNAME)).toBe(false);
-      expect(text.includes(SEED)).toBe(false);
+    // The console listener hears the worker (a line of ours arrives), so silence means silence.
+    const worker = s.ext.context
+      .serviceWorkers()
+      .find((w) => w.url().startsWith('chrome-extension:'));
+    await worker?.evaluate(() => console.log('keel-e2e-console-probe'));
+    await expect.poll(() => logs.includes('keel-e2e-console-probe')).toBe(true);
+    const sinks: Record<string, string> = {
+      'model requests': JSON.stringify(s.server.requests),
+      events: JSON.stringify(s.client.events),
+      export: JSON.stringify(exported),
+      console: logs.join('\n'),
+    };
+    const codes = [now - 30_000, now, now + 30_000].map((at) => totpCode(SEED, at));
+    const values = [PASSWORD, USERNAME, SEED, got.pass, got.user];
+    for (const [sink, text] of Object.entries(sinks)) {
+      for (const v of values)
+        for (const form of encodings(v))
+          expect(text.includes(form), `${sink} holds a form of a secret: ${form}`).toBe(false);
+      // A six-digit code only counts as itself, not inside a longer number (timestamps).
+      for (const code of await Promise.all(codes))
+        expect(new RegExp(`(?<![0-9])${code}(?![0-9])`).test(text), `${sink}: code`).toBe(false);
     }
   }, 120_000);
   it('are added in Settings; the value is never shown again (en, zh, axe-clean)', async () => {
@@ -126,4 +149,17 @@ describe('site secrets', () => {
 function system(r: { body: { messages?: unknown[] } }): string {
   const first = (r.body.messages ?? [])[0] as { role?: string; content?: unknown } | undefined;
   return first?.role === 'system' ? String(first.content) : '';
+}
+
+/** The forms a value could leak in: as is, URL- and JSON-escaped, base64, upper and lower case. */
+function encodings(value: string): string[] {
+  const forms = [
+    value,
+    encodeURIComponent(value),
+    JSON.stringify(value).slice(1, -1),
+    Buffer.from(value).toString('base64').replace(/=+$/, ''),
+    value.toLowerCase(),
+    value.toUpperCase(),
+  ];
+  return [...new Set(forms)];
 }
