@@ -6,6 +6,7 @@
  */
 import type { AgentContext } from './agent-context';
 import { actionableOf } from './dom/interactive';
+import { derivedNameOf } from './dom/derived-name';
 import { accessibleName } from './dom/names';
 import { roleOf } from './dom/roles';
 import { clip, normalizeSpace, quote } from './dom/text';
@@ -175,7 +176,7 @@ function findElements(
       el.getAttribute('placeholder') ?? ''
     } ${(el as HTMLInputElement).value ?? ''} ${el.getAttribute('alt') ?? ''} ${
       el.getAttribute('href') ?? ''
-    } ${labelText(el)} ${el.getAttribute('aria-labelledby') ? '*' : ''}`;
+    } ${labelText(el)} ${el.getAttribute('aria-labelledby') || !el.textContent?.trim() ? '*' : ''}`;
     if (!rough.includes('*') && !matches(rough, words)) continue;
     const r = roleOf(el);
     const style = styles.get(el);
@@ -184,9 +185,11 @@ function findElements(
     if (role && act.role !== role) continue;
     if (!isShown(el)) continue;
     const name = accessibleName(el, styles);
+    // An icon-only control is found by its icon's name, as its line shows it (derived-name.ts).
+    const icon = name ? '' : (derivedNameOf(el, act.role, name, styles)?.icon ?? '');
     const extra = `${el.getAttribute('placeholder') ?? ''} ${(el as HTMLInputElement).value ?? ''} ${
       el.localName === 'a' ? (el.getAttribute('href') ?? '') : ''
-    }`;
+    } ${icon}`;
     if (!matches(`${name} ${extra}`, words)) continue;
     total++;
     if (out.length >= limit) continue;

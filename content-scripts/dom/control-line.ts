@@ -4,11 +4,12 @@
  * Shared by the snapshot, find and the element reports of acting tools, so the model sees the
  * same line everywhere.
  */
+import { type DerivedName, derivedText } from './derived-name';
 import { inputTypeHint } from './roles';
 import type { ElementState } from './state';
 import { clip, quote } from './text';
 
-/** `rowName`: a derived name for an unnamed control (dom/row-name.ts), marked as such. */
+/** `derived`: what an unnamed control is called (dom/derived-name.ts), marked as such. */
 export function controlLine(
   el: Element,
   role: string,
@@ -16,9 +17,9 @@ export function controlLine(
   ref: string,
   state: ElementState,
   href?: string,
-  rowName?: string,
+  derived?: DerivedName,
 ): string {
-  const shown = name ? ` ${quote(name)}` : rowName ? ` (unlabelled, in row ${quote(rowName)})` : '';
+  const shown = name ? ` ${quote(name)}` : derived ? derivedText(derived, quote) : '';
   let line = `- ${role}${shown} [ref=${ref}]`;
   const type = inputTypeHint(el);
   if (type) line += ` [type=${type}]`;

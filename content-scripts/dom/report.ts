@@ -7,7 +7,7 @@ import type { RefRegistry } from '../refs';
 import { accessibleName } from './names';
 import { controlLine } from './control-line';
 import { roleOf } from './roles';
-import { rowNameOf } from './row-name';
+import { derivedNameOf } from './derived-name';
 import { looksLikeCardNumber, stateOf } from './state';
 import type { StyleCache } from './visibility';
 
@@ -31,7 +31,7 @@ export function reportElement(
     refPrefix + ref,
     state,
     undefined,
-    rowNameOf(el, role, name),
+    derivedNameOf(el, role, name, styles),
   );
   const r = el.getBoundingClientRect();
   const report: ElementReport = {

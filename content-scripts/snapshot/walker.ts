@@ -13,7 +13,8 @@ import { controlLine } from '../dom/control-line';
 import { HoverRevealIndex } from '../dom/hover-reveal';
 import { hoverOnlyControls, shownText } from './hover-only';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
-import { rowNameOf, rowTextOf } from '../dom/row-name';
+import { rowTextOf } from '../dom/row-name';
+import { derivedNameOf } from '../dom/derived-name';
 import { stateOf } from '../dom/state';
 import { clip, normalizeSpace, quote } from '../dom/text';
 import {
@@ -369,7 +370,15 @@ export class SnapshotWalker {
       this.opts.includeUrls && role === 'link' ? (el as HTMLAnchorElement).href : undefined;
     const state = stateOf(el, stateRole);
     return {
-      text: controlLine(el, role, name, ref, state, href, rowNameOf(el, role, name)),
+      text: controlLine(
+        el,
+        role,
+        name,
+        ref,
+        state,
+        href,
+        derivedNameOf(el, role, name, this.styles),
+      ),
       node: controlNode(el, role, name, ref, state),
     };
   }
@@ -385,8 +394,8 @@ export class SnapshotWalker {
       this.refs++;
       const state = stateOf(c, role);
       const flags = [...state.flags, 'on hover'];
-      const row = rowNameOf(c, role, name);
-      const text = controlLine(c, role, name, ref, { ...state, flags }, undefined, row);
+      const derived = derivedNameOf(c, role, name, this.styles);
+      const text = controlLine(c, role, name, ref, { ...state, flags }, undefined, derived);
       const node = controlNode(c, role, name, ref, { ...state, flags });
       const line: SnapshotLine = { depth: ctx.depth, kind: 'control', text, node };
       this.emit(line);

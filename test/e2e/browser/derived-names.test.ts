@@ -1,0 +1,101 @@
+/**
+ * Issue 26, point 3: what the page left unnamed or ambiguous gets a name that is marked as
+ * derived, on real widgets built from their npm packages.
+ *
+ * Icon-only controls are named by their icon: flatpickr's month arrows (before: `clickable
+ * [ref=e3]`, two identical unnamed lines) and Quill's header picker. The ref a model picks by
+ * that name moves the calendar (flatpickr's own state says so).
+ *
+ * Same-named controls carry their row. On a TodoMVC list built from its real
+ * framework package, each row's "Delete" button has the same name; the snapshot line of each
+ * must say which todo it deletes, so that every ref's line identifies one element — and the
+ * ref a model picks by that line deletes that todo (the app's own state says so).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWidgets, WIDGETS_DIR } from '../../fixtures/widgets/build';
+import { call, snapshot, startHarness, type Harness } from './support/page-harness';
+
+let h: Harness;
+
+beforeAll(async () => {
+  await buildWidgets();
+  h = await startHarness({ fixtureDir: WIDGETS_DIR });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+interface TodoState {
+  items: { title: string; done: boolean }[];
+}
+
+describe.each(['preact', 'vue'])('TodoMVC (%s): repeated "Delete" buttons', (fw) => {
+  it('each carries its row, and the ref chosen by that row deletes that todo', async () => {
+    const page = await h.open(`todo.html?fw=${fw}`);
+    await page.waitForFunction(() => Boolean((window as { todoState?: unknown }).todoState));
+    const { text } = await snapshot(page);
+    const deletes = text.split('\n').filter((l) => /- button "Delete"/.test(l));
+    expect(deletes.length, text).toBe(2);
+    expect(deletes[0]).toMatch(/button "Delete" \(in row "Buy milk"\) \[ref=e\d+\]/);
+    expect(deletes[1]).toMatch(/button "Delete" \(in row "Walk the dog"\) \[ref=e\d+\]/);
+    // A name that does not repeat keeps its line as it was.
+    expect(text).toMatch(/- textbox "What needs to be done\?" \[ref=e\d+\]/);
+    const ref = /\[ref=(e\d+)\]/.exec(deletes[1])![1];
+    await call(page, {
+      op: 'click',
+      ref,
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
+    await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+    const state = await page.evaluate(
+      () => (window as unknown as { todoState: TodoState }).todoState,
+    );
+    expect(state.items.map((i) => i.title)).toEqual(['Buy milk']);
+    await page.close();
+  });
+});
+
+describe('icon-only controls', () => {
+  it("flatpickr's month arrows are named by their icon, and the one named prev goes back", async () => {
+    const page = await h.open('widget.html?w=flatpickr');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    await page.click('input');
+    await page.locator('.flatpickr-calendar.open').waitFor();
+    const { text } = await snapshot(page);
+    const prev = text.split('\n').find((l) => /\(icon "[^"]*prev month"\)/.test(l));
+    const next = text.split('\n').find((l) => /\(icon "[^"]*next month"\)/.test(l));
+    expect(prev, text).toMatch(/^- clickable \(icon "flatpickr prev month"\) \[ref=e\d+\]$/);
+    expect(next, text).toMatch(/^- clickable \(icon "flatpickr next month"\) \[ref=e\d+\]$/);
+    const month = () =>
+      page.evaluate(
+        () =>
+          (document.querySelector('.flatpickr-monthDropdown-months') as HTMLSelectElement).value,
+      );
+    expect(await month()).toBe('11');
+    const ref = /\[ref=(e\d+)\]/.exec(prev!)![1];
+    await call(page, {
+      op: 'click',
+      ref,
+      button: 'left',
+      clickCount: 1,
+      modifiers: [],
+      force: false,
+    });
+    await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+    expect(await month()).toBe('10');
+    await page.close();
+  });
+
+  it("Quill's header picker is named after its widget, and the toolbar keeps its own labels", async () => {
+    const page = await h.open('widget.html?w=quill');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    const { text } = await snapshot(page);
+    expect(text).toMatch(/- button \(icon "header"\) \[ref=e\d+\] \[collapsed\]/);
+    expect(text).toMatch(/- button "bold" \[ref=e\d+\]/);
+    await page.close();
+  });
+});
