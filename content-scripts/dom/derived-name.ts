@@ -12,8 +12,20 @@ export interface DerivedName {
   row?: string;
 }
 
-/** Roles whose name is typed or chosen text: an icon beside them is decoration, not a name. */
-const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+/**
+ * Roles an icon does not name: fields (their name is typed or chosen text) and toggles (their
+ * row or label says what they toggle; the row's class is not theirs).
+ */
+const NOT_ICON_ROLES = new Set([
+  'textbox',
+  'searchbox',
+  'combobox',
+  'spinbutton',
+  'slider',
+  'checkbox',
+  'radio',
+  'switch',
+]);
 
 export function derivedNameOf(
   el: Element,
@@ -22,7 +34,7 @@ export function derivedNameOf(
   styles: StyleCache,
 ): DerivedName | undefined {
   if (name) return undefined;
-  const icon = VALUE_ROLES.has(role) ? '' : iconNameOf(el, styles);
+  const icon = NOT_ICON_ROLES.has(role) ? '' : iconNameOf(el, styles);
   const row = rowNameOf(el, role, name);
   if (!icon && !row) return undefined;
   return { ...(icon ? { icon } : {}), ...(row ? { row } : {}) };

@@ -102,10 +102,13 @@ export function iconNameOf(el: Element, styles: StyleCache): string {
   // An icon set's class anywhere first (the `<i class="fa fa-trash">` inside a button), then the
   // control's own descriptive class (flatpickr's `flatpickr-prev-month`). A widget part's class
   // (`ql-picker-label`) says what the part is, not what it does: its parent's may (`ql-header`).
+  const own = fromClasses(parts);
+  if (own) return own;
+  // Only a control whose own class names a widget part looks to its parent's (a row's `view`
+  // class names nothing the control does).
+  const part = classTokens(el).some((t) => GENERIC.test(wordsOf(t.replace(ICON_PREFIX, ''))));
   return (
-    fromClasses(parts) ||
-    (el.parentElement ? fromClasses([el.parentElement]) : '') ||
-    swatchOf(el, inner, styles)
+    (part && el.parentElement ? fromClasses([el.parentElement]) : '') || swatchOf(el, inner, styles)
   );
 }
 
