@@ -75,6 +75,29 @@ interface Ctx {
   vp: Viewport;
 }
 
+/**
+ * Containers the page named (`<div role="listbox" aria-label="Change language">`): their name
+ * says what their items choose or do, so they are listed as a header over their items, not
+ * dropped for them (issue 26, point 3). Unnamed ones stay invisible: a header without a name
+ * would only cost tokens.
+ */
+const NAMED_CONTAINER_ROLES = new Set([
+  'listbox',
+  'radiogroup',
+  'tablist',
+  'menu',
+  'menubar',
+  'tree',
+  'treegrid',
+  'grid',
+  'toolbar',
+  'group',
+]);
+
+function hasOwnLabel(el: Element): boolean {
+  return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby');
+}
+
 const SKIP_TAGS = new Set([
   'script',
   'style',
@@ -269,6 +292,13 @@ export class SnapshotWalker {
     if (role !== null && SECTION_ROLES.has(role)) {
       this.section(el, role, ctx);
       return;
+    }
+    if (role !== null && NAMED_CONTAINER_ROLES.has(role) && hasOwnLabel(el)) {
+      const name = accessibleName(el, this.styles, 60, this.labels);
+      if (name) {
+        this.section(el, role, ctx, name);
+        return;
+      }
     }
     if (role === 'listitem' || display === 'list-item') {
       this.flush();
@@ -490,15 +520,16 @@ export class SnapshotWalker {
     for (const line of inner) if (line.kind !== 'text') this.out.push(line);
   }
 
-  private section(el: Element, role: string, ctx: Ctx): void {
+  private section(el: Element, role: string, ctx: Ctx, knownName?: string): void {
     this.flush();
     const name =
-      role === 'dialog' ||
+      knownName ??
+      (role === 'dialog' ||
       role === 'alertdialog' ||
       el.hasAttribute('aria-label') ||
       el.hasAttribute('aria-labelledby')
         ? accessibleName(el, this.styles, 60, this.labels)
-        : '';
+        : '');
     const header: SnapshotLine = {
       depth: ctx.depth,
       kind: 'section',

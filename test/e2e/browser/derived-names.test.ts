@@ -6,6 +6,9 @@
  * [ref=e3]`, two identical unnamed lines) and Quill's header picker. The ref a model picks by
  * that name moves the calendar (flatpickr's own state says so).
  *
+ * A container the page named keeps its name: MUI Select's open listbox is listed as
+ * `- listbox "Country":` over its options (before: the options alone).
+ *
  * Same-named controls carry their row. On a TodoMVC list built from its real
  * framework package, each row's "Delete" button has the same name; the snapshot line of each
  * must say which todo it deletes, so that every ref's line identifies one element — and the
@@ -96,6 +99,21 @@ describe('icon-only controls', () => {
     const { text } = await snapshot(page);
     expect(text).toMatch(/- button \(icon "header"\) \[ref=e\d+\] \[collapsed\]/);
     expect(text).toMatch(/- button "bold" \[ref=e\d+\]/);
+    await page.close();
+  });
+});
+
+describe('named containers', () => {
+  it("MUI Select's open listbox is listed with its name over its options", async () => {
+    const page = await h.open('widget.html?w=mui-select');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    await page.locator('[role=combobox]').first().click();
+    await page.locator('[role=listbox]').waitFor();
+    const { text } = await snapshot(page);
+    const lines = text.split('\n');
+    const header = lines.findIndex((l) => /^- listbox "Country":$/.test(l));
+    expect(header, text).toBeGreaterThanOrEqual(0);
+    expect(lines[header + 1]).toMatch(/^ {2}- option "Argentina" \[ref=e\d+\]/);
     await page.close();
   });
 });
