@@ -16,8 +16,12 @@ import { runSummary } from '../views/thread-view';
  * Take over while the request stands or the page is held changes nothing and is acknowledged.
  */
 
-/** Tell the clients the run's new shape, and drive it (a drive already running ignores this). */
-function runChanged(engine: EngineHost, r: RunRecord): void {
+/**
+ * Tell the clients the run's new shape; `drive` only after a hand back. A Take over or a withdrawn
+ * one never schedules a drive: the run is being driven (or recovery scheduled it), and a second
+ * drive queued behind one that ends the turn would report its end twice.
+ */
+function runChanged(engine: EngineHost, r: RunRecord, drive: boolean): void {
   engine.ctx.emit({
     type: 'run.updated',
     threadId: r.threadId,
@@ -25,7 +29,7 @@ function runChanged(engine: EngineHost, r: RunRecord): void {
     state: r.state,
     run: runSummary(r),
   });
-  engine.schedule(r.threadId, r.runId);
+  if (drive) engine.schedule(r.threadId, r.runId);
 }
 
 /** `run.takeOver`: record the request durably; the driver pauses at the next safe point. */
@@ -48,7 +52,7 @@ const takeOver: Handler<'run.takeOver'> = async (engine, _client, op, ctx) => {
     return { outcome, run: a.kind === 'request' ? r : undefined };
   });
   const r = res.run;
-  return done(res.outcome, r ? () => runChanged(engine, r) : undefined);
+  return done(res.outcome, r ? () => runChanged(engine, r, false) : undefined);
 };
 
 /**
@@ -115,10 +119,10 @@ const handBack: Handler<'run.handBack'> = async (engine, _client, op, ctx) => {
     );
     const outcome = ack({ runId: r.runId });
     await ctx.writeReceipt(outcome);
-    return { outcome, run: r };
+    return { outcome, run: r, drive: t.kind === 'hand_back' };
   });
   const r = res.run;
-  return done(res.outcome, r ? () => runChanged(engine, r) : undefined);
+  return done(res.outcome, r ? () => runChanged(engine, r, !!res.drive) : undefined);
 };
 
 export const handOverOps = {
