@@ -52,6 +52,8 @@ export interface SimStats {
   /** Runs paused for the user's Take over (entries into user_control), acked run.handBack ops. */
   userTakeOvers: number;
   userHandBacks: number;
+  /** Kills at a boundary of a Take over or hand-back transaction. */
+  handOverKills: number;
 }
 
 export function emptyStats(): SimStats {
@@ -67,6 +69,7 @@ export function emptyStats(): SimStats {
     handedBack: 0,
     userTakeOvers: 0,
     userHandBacks: 0,
+    handOverKills: 0,
   };
 }
 
@@ -172,6 +175,9 @@ export class Session {
             : this.killTarget !== 'write_before' && this.killTarget !== 'write_after';
         if (this.killCountdown !== null && counts && --this.killCountdown <= 0) {
           if (inside) ledger.stats.insideKills += 1;
+          // The transactions of Take over and hand back (ops-hand-over.ts, turn/hand-over.ts).
+          if (/tx:(take_over|take_over_request|hand_back)\b/.test(name))
+            ledger.stats.handOverKills += 1;
           this.kill(name);
           return new Promise<void>(() => undefined);
         }
