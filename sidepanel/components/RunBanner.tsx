@@ -31,7 +31,8 @@ export function RunBanner({ threadId }: { threadId: string }) {
     case 'streaming_model':
     case 'executing_tool':
       return (
-        <section class="run-banner take-over" aria-label={t('runBannerLabel')}>
+        // Not a `.run-banner`: that one means the run waits for the user (and tests wait for it).
+        <section class="take-over-bar" aria-label={t('runBannerLabel')}>
           {run.takeOverRequested ? (
             <p role="status">
               <Icon name="info" />
