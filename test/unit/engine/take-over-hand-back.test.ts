@@ -10,11 +10,23 @@ import { makeRig, testTool, type Rig } from './harness';
 
 type RunUpdated = Extract<AgentEvent, { type: 'run.updated' }>;
 
+/** A gate; `asked` resolves once a reply waiting on it was requested (the model is thinking). */
 function gate() {
   let open!: () => void;
   const p = new Promise<void>((r) => (open = r));
-  return { p, open };
+  let ask!: () => void;
+  const asked = new Promise<void>((r) => (ask = r));
+  return { p, open, asked, ask };
 }
+
+/** A reply that waits for `g` (the model is still thinking). */
+const replyAfter =
+  <T>(g: ReturnType<typeof gate>, reply: T) =>
+  async () => {
+    g.ask();
+    await g.p;
+    return reply;
+  };
 
 const held = (rig: Rig, runId: string) =>
   rig.client.waitFor(
@@ -93,16 +105,46 @@ describe('take over and hand back', () => {
     expect((await rig.store.runs.get(runId))!.pageAtHandOver).toBeUndefined();
   });
 
+  it('lets go of the page while the user holds it (tool families release it: the debugger bar goes)', async () => {
+    const g = gate();
+    let asked!: () => void;
+    const streaming = new Promise<void>((r) => (asked = r));
+    const rig = await makeRig({
+      tools: [testTool('look')],
+      script: [
+        async () => {
+          asked();
+          await g.p;
+          return { toolCalls: [{ name: 'look', args: {} }] };
+        },
+        { toolCalls: [{ name: 'request_takeover', args: { reason: 'Sign in' } }] },
+        { text: 'ok' },
+      ],
+    });
+    const released: string[] = [];
+    rig.registry.addLifecycle({ runHandedOver: (runId) => void released.push(runId) });
+    const { threadId, runId } = await rig.submit('go');
+    await streaming;
+    await rig.client.ack({ type: 'run.takeOver', threadId });
+    g.open();
+    await held(rig, runId);
+    expect(released).toEqual([runId]);
+    await rig.client.ack({ type: 'run.handBack', threadId });
+    // The model then hands over itself (request_takeover): released again while the user acts.
+    await rig.client.waitFor((e) => e.type === 'interaction.request');
+    expect(released).toEqual([runId, runId]);
+  });
+
   it('lets a streaming reply finish, closes its calls unrun, and keeps acked steers for after the hand back', async () => {
     const g = gate();
     const act = testTool('act', { effects: 'write' });
     const reply: ScriptedReply = { toolCalls: [{ name: 'act', args: { value: 'x' } }] };
     const rig = await makeRig({
       tools: [act],
-      script: [async () => (await g.p, reply), { text: 'ok' }],
+      script: [replyAfter(g, reply), { text: 'ok' }],
     });
     const { threadId, runId, turnId } = await rig.submit('do it');
-    await rig.client.waitFor((e) => e.type === 'run.updated' && e.state === 'streaming_model');
+    await g.asked;
     await rig.client.ack({
       type: 'turn.steer',
       threadId,
@@ -165,10 +207,10 @@ describe('take over and hand back', () => {
   it('a restart after Take over but before the safe point still pauses there', async () => {
     const g = gate();
     const rig = await makeRig({
-      script: [async () => (await g.p, { text: 'never used' }), { text: 'after hand back' }],
+      script: [replyAfter(g, { text: 'never used' }), { text: 'after hand back' }],
     });
     const { threadId, runId } = await rig.submit('go');
-    await rig.client.waitFor((e) => e.type === 'run.updated' && e.state === 'streaming_model');
+    await g.asked;
     await rig.client.ack({ type: 'run.takeOver', threadId });
     const b = await rig.reopen();
     await held(b, runId);
@@ -181,7 +223,7 @@ describe('take over and hand back', () => {
     const rig = await makeRig({ script: [{ toolCalls: [{ name: 'look', args: {} }] }] });
     rig.registry.register(testTool('look'));
     const g = gate();
-    rig.provider.push(async () => (await g.p, { text: 'x' }));
+    rig.provider.push(replyAfter(g, { text: 'x' }));
     const { threadId, runId, turnId } = await rig.submit('go');
     await rig.client.ack({ type: 'run.takeOver', threadId });
     await held(rig, runId);
