@@ -136,6 +136,17 @@ describe('hand-over to the user', () => {
     const card = panel.locator('.takeover-card');
     await card.waitFor({ timeout: 15_000 });
     expect(await card.textContent()).toContain('You have the page');
+    await screenshots(panel, 'handback-en');
+    expect(await axeBothSchemes(panel, 'handback')).toEqual([]);
+    await chooseLanguage(panel, 'zh-CN');
+    await backToChat(panel);
+    await card.waitFor();
+    expect(await card.textContent()).toContain('页面由你操作');
+    await screenshot(panel, 'handback-zh');
+    expect(await axeBothSchemes(panel, 'handback-zh')).toEqual([]);
+    await chooseLanguage(panel, 'en');
+    await backToChat(panel);
+    await card.waitFor();
 
     // The user signs in with real key presses while holding the page.
     await page.bringToFront();
