@@ -371,6 +371,16 @@ export class Panel {
     return this.simple({ type: 'run.resolveUncertain', runId, resolution });
   }
 
+  /** The user takes the page over (issue 28); the run pauses at its next safe point. */
+  takeOver(threadId: string): Promise<boolean> {
+    return this.simple({ type: 'run.takeOver', threadId });
+  }
+
+  /** The user gives the page back; the note reaches the model as a steer. */
+  handBack(threadId: string, note?: string): Promise<boolean> {
+    return this.simple({ type: 'run.handBack', threadId, ...(note ? { note } : {}) });
+  }
+
   // ---- settings -------------------------------------------------------------------------------
 
   async updateSettings(patch: SettingsPatch): Promise<OpOutcome> {

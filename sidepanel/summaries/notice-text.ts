@@ -20,6 +20,12 @@ export function noticeText(item: Pick<NoticeItem, 'code' | 'text' | 'forModel'>)
       return item.forModel
         ? { kind: 'hidden' }
         : { kind: 'localized', key: 'noticeInterrupted', subs: [] };
+    // Take over and hand back (issue 28): the hand back's notice carries the fresh look for the
+    // model (page strings in untrusted blocks); the user sees a line in their language.
+    case 'user_control':
+      return { kind: 'localized', key: 'noticeUserControl', subs: [] };
+    case 'hand_back':
+      return { kind: 'localized', key: 'noticeHandBack', subs: [] };
     case 'tool_failures_warning':
     case 'tools_disabled': {
       // The count leads the engine's text ("3 tool calls in a row have failed…").

@@ -28,6 +28,11 @@ const engine = new Engine({
       const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
       return tab?.id;
     },
+    // Handing the page to the user and back (issue 28): the model is told the URL and title only.
+    async tabLook(tabId) {
+      const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+      return tab ? { url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' } : undefined;
+    },
     recorder,
   },
 });

@@ -43,6 +43,8 @@ export const RunState = z.enum([
   'interrupted',
   'completed',
   'failed',
+  /** The user took the page over (run.takeOver) and holds it until run.handBack (issue 28). */
+  'user_control',
 ]);
 export type RunState = z.infer<typeof RunState>;
 

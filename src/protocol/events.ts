@@ -80,6 +80,8 @@ export const RunSummary = z.object({
   pendingInteraction: InteractionRequest.optional(),
   /** For paused_uncertain: the tool call whose outcome is unknown. */
   uncertainToolCallId: z.string().optional(),
+  /** The user pressed Take over; the run pauses at its next safe point (then `user_control`). */
+  takeOverRequested: z.boolean().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;

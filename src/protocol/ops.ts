@@ -110,6 +110,18 @@ export const OpSchemas = {
     runId: Id,
     resolution: z.enum(['retry', 'mark_done', 'fail']),
   }),
+  /**
+   * The user takes the page over (issue 28): the thread's current run pauses at its next safe
+   * point (never inside a tool call) and rests in `user_control` until `run.handBack`.
+   */
+  'run.takeOver': z.object({ ...envelope, type: z.literal('run.takeOver'), threadId: Id }),
+  /** The user gives the page back; the note reaches the model as a steer. */
+  'run.handBack': z.object({
+    ...envelope,
+    type: z.literal('run.handBack'),
+    threadId: Id,
+    note: z.string().max(5_000).optional(),
+  }),
   'settings.update': z.object({
     ...envelope,
     type: z.literal('settings.update'),
@@ -256,6 +268,8 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['interaction.response'],
   OpSchemas['run.resume'],
   OpSchemas['run.resolveUncertain'],
+  OpSchemas['run.takeOver'],
+  OpSchemas['run.handBack'],
   OpSchemas['settings.update'],
   OpSchemas['siteRules.set'],
   OpSchemas['thread.export'],
@@ -298,6 +312,10 @@ export const RejectCode = z.enum([
   'not_uncertain',
   /** workflow.save: the turn did not complete, or acted with no tool. */
   'not_replayable',
+  /** run.takeOver: the run is not working (paused, queued, or already waiting for the user). */
+  'not_running',
+  /** run.handBack: the user does not hold the page. */
+  'not_held',
   'internal',
 ]);
 export type RejectCode = z.infer<typeof RejectCode>;

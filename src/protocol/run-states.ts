@@ -56,6 +56,9 @@ export const RUN_STATE_TRAITS: { readonly [S in RunState]: Readonly<RunStateTrai
   interrupted: { ...NONE, current: true, waiting: true, supersedable: true, resumable: true },
   completed: { ...NONE, terminal: true },
   failed: { ...NONE, terminal: true, resumable: true },
+  // The user holds the page (issue 28): the turn is theirs until they hand back, so a submit is
+  // busy and a steer is kept for the model (it reads it after the hand back); no call is open.
+  user_control: { ...WORKING, steerable: true, waiting: true },
 };
 
 /** The states with a trait, in the table's order. */

@@ -252,6 +252,23 @@ export interface RunRecord {
   error?: { code: string; message: string };
   /** A workflow run: the replay's cursor (src/workflows/replay.ts). Absent for model turns. */
   workflow?: ReplayState;
+  /**
+   * The user pressed Take over (issue 28): set by `run.takeOver` while the run works; the driver
+   * pauses it at its next safe point (`user_control`); cleared by the hand back or the turn's end.
+   */
+  takeOver?: { requestedAt: number };
+  /**
+   * The page as the agent left it when the user got it (a Take over, or request_takeover): the
+   * hand back compares the tab with it. Never what the user typed or clicked.
+   */
+  pageAtHandOver?: PageLook;
+}
+
+/** A tab as the model may be told of it: its URL and title (page-controlled, so untrusted). */
+export interface PageLook {
+  tabId: number;
+  url: string;
+  title: string;
 }
 
 /**

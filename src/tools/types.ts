@@ -158,7 +158,17 @@ export interface InteractionPreparer<P = unknown> {
   prepare(params: P): unknown;
   /** Validate a user's response; return an error message to reject it. */
   validateResponse?(payload: unknown, response: unknown): string | null;
-  complete(payload: unknown, response: unknown): ToolResult;
+  complete(payload: unknown, response: unknown, seen?: InteractionSeen): ToolResult;
+}
+
+/** What the engine saw when the answer came (pure data, so `complete` stays pure). */
+export interface InteractionSeen {
+  /**
+   * `takeover` only: the fresh look at the page as the user handed it back, for the model (its
+   * URL and title now, whether they changed; untrusted parts already wrapped). Never what the
+   * user typed.
+   */
+  freshLook?: string;
 }
 
 export interface AgentTool<P = unknown, D = unknown> {
@@ -220,4 +230,6 @@ export interface ToolDescriptor {
 export interface ToolLifecycle {
   runEnded?(runId: string, threadId: string): Promise<void> | void;
   runInterrupted?(runId: string, threadId: string): Promise<void> | void;
+  /** The user got the page (Take over, request_takeover): let go of it until the run goes on. */
+  runHandedOver?(runId: string, threadId: string): Promise<void> | void;
 }

@@ -19,6 +19,8 @@ const LIVE: readonly RunState[] = [
   'executing_tool',
   'waiting_approval',
   'waiting_interaction',
+  // The user holds the page (issue 28): the turn goes on after the hand back.
+  'user_control',
 ];
 /**
  * Runs that may still hold acked steers: inside their turn, or paused in a way the user resumes
@@ -78,7 +80,12 @@ async function snapshot(w: World): Promise<Snapshot> {
 const acked = (s: SentOp) => s.answers[0]?.type === 'command.ack';
 const ackResult = <T>(s: SentOp) =>
   ((s.answers[0] as Extract<AgentEvent, { type: 'command.ack' }>).result ?? {}) as T;
-const textOf = (op: SentOp) => String((op.op.input as { text?: string } | undefined)?.text ?? '');
+const textOf = (op: SentOp) =>
+  String(
+    op.op.type === 'run.handBack'
+      ? (op.op.note ?? '')
+      : ((op.op.input as { text?: string } | undefined)?.text ?? ''),
+  );
 
 function userTexts(nodes: NodeRecord[], steered: boolean): { text: string; node: NodeRecord }[] {
   return nodes.flatMap((n) =>
@@ -117,6 +124,15 @@ export async function checkStep(
         `run ${r.runId} is ${r.state} with its cursor inside its batch (${r.stepCursor.nextToolIndex} of ${r.stepCursor.toolCalls.length} calls)`,
       );
 
+  // 0b. A run the user holds has no call open: the pause waited for the running call's result
+  // and closed the calls that had not started (take-over.ts), so nothing acts on the page.
+  for (const r of s.runs)
+    if (
+      r.state === 'user_control' &&
+      (r.pendingTool || r.stepCursor.nextToolIndex < r.stepCursor.toolCalls.length)
+    )
+      out.push(`run ${r.runId} is user_control with a call open in its batch`);
+
   // 1. Acked steers: exactly once as a steered user message, or still pending in a live run.
   const steered = userTexts(s.nodes, true);
   const pending = new Map<string, RunRecord>();
@@ -133,7 +149,10 @@ export async function checkStep(
         `steer "${text}" still pending in run ${r.runId}, which is ${r.state} (its turn ended; ${endCause(r, s.nodes)})`,
       );
   }
-  const steerOps = ops.filter((o) => o.op.type === 'turn.steer' && acked(o));
+  // A hand back's note is a steer too (issue 28): admitted after the steers acked before it.
+  const steerOps = ops.filter(
+    (o) => (o.op.type === 'turn.steer' || (o.op.type === 'run.handBack' && o.op.note)) && acked(o),
+  );
   for (const o of steerOps) {
     const text = textOf(o);
     if (!steered.some((x) => x.text === text) && !pending.has(text))

@@ -77,6 +77,9 @@ export type Action =
   | { kind: 'repeat'; pick: number; drift: boolean }
   | { kind: 'mcp_drop' }
   | { kind: 'mcp_restore' }
+  /** The user takes the page over (run.takeOver), and hands it back, with a note or not. */
+  | { kind: 'take_over' }
+  | { kind: 'hand_back'; note: boolean }
   /** Let one waiting tool execution or model reply go on (the oldest, or a random one). */
   | { kind: 'release'; pick: number }
   /**
@@ -263,6 +266,8 @@ function action(rng: Rng): Action {
       },
     ],
     [4, () => ({ kind: 'settle' })],
+    [3, () => ({ kind: 'take_over' })],
+    [3, () => ({ kind: 'hand_back', note: rng.chance(0.6) })],
   ])();
 }
 

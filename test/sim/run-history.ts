@@ -159,6 +159,8 @@ async function play(
           });
       } else if (run?.state === 'paused_uncertain') {
         session.send({ type: 'run.resolveUncertain', runId: run.runId, resolution: 'mark_done' });
+      } else if (run?.state === 'user_control') {
+        session.send({ type: 'run.handBack', threadId });
       } else if (!ledger.gates.length) break;
       await settle(ledger);
       await recoverIfDead();
@@ -186,6 +188,12 @@ async function play(
         : [],
     ),
   ).size;
+  ledger.stats.userTakeOvers = ledger.events.filter(
+    (x) => x.ev.type === 'run.updated' && x.ev.state === 'user_control',
+  ).length;
+  ledger.stats.userHandBacks = ledger.ops.filter(
+    (o) => o.op.type === 'run.handBack' && !o.repeat && o.answers[0]?.type === 'command.ack',
+  ).length;
   ledger.stats.breakerTrips = new Set(
     ledger.requestLog.flatMap((f) => (f.tripped && f.runId ? [f.runId] : [])),
   ).size;
@@ -336,6 +344,14 @@ async function play(
         session.send(op, o.submissionId);
         return;
       }
+      case 'take_over':
+        send({ type: 'run.takeOver', threadId });
+        return;
+      case 'hand_back':
+        // The user acted on the page meanwhile: the tab the host reports has moved on.
+        ledger.pageVersion += 1;
+        send({ type: 'run.handBack', threadId, ...(a.note ? { note: `note-${++counter}` } : {}) });
+        return;
       case 'mcp_drop':
       case 'mcp_restore':
         session.setMcp(a.kind === 'mcp_restore');

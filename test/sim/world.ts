@@ -49,6 +49,11 @@ export interface SimStats {
   /** Hand-overs to the user (request_takeover), and those handed back with Done. */
   takeovers: number;
   handedBack: number;
+  /** Runs paused for the user's Take over (entries into user_control), acked run.handBack ops. */
+  userTakeOvers: number;
+  userHandBacks: number;
+  /** Kills at a boundary of a Take over or hand-back transaction. */
+  handOverKills: number;
 }
 
 export function emptyStats(): SimStats {
@@ -62,6 +67,9 @@ export function emptyStats(): SimStats {
     writeToolKills: 0,
     takeovers: 0,
     handedBack: 0,
+    userTakeOvers: 0,
+    userHandBacks: 0,
+    handOverKills: 0,
   };
 }
 
@@ -119,6 +127,8 @@ export class Ledger {
   /** The errors the simulated tools throw (a result quoting one reports a tool failure). */
   readonly toolErrors = [...SIM_TOOLS.map((t) => `${t} failed`), MCP_DOWN, TRANSIENT_TOOL_ERROR];
   mcpDown = false;
+  /** The tab's version: a hand back moves it on (the user acted), so the fresh look differs. */
+  pageVersion = 0;
   boundaries = 0;
   /** Tools that ran without the permission they needed (see `Session.checkPermission`). */
   readonly permissionProblems: string[] = [];
@@ -165,6 +175,9 @@ export class Session {
             : this.killTarget !== 'write_before' && this.killTarget !== 'write_after';
         if (this.killCountdown !== null && counts && --this.killCountdown <= 0) {
           if (inside) ledger.stats.insideKills += 1;
+          // The transactions of Take over and hand back (ops-hand-over.ts, turn/hand-over.ts).
+          if (/tx:(take_over|take_over_request|hand_back)\b/.test(name))
+            ledger.stats.handOverKills += 1;
           this.kill(name);
           return new Promise<void>(() => undefined);
         }
@@ -191,6 +204,14 @@ export class Session {
       clock: ledger.clock,
       ids: ledger.ids,
       faults,
+      // One tab, whose URL and title move on when the user hands the page back.
+      browser: {
+        activeTabId: async () => 1,
+        tabLook: async (id) =>
+          id === 1
+            ? { url: `${ORIGIN}/p${ledger.pageVersion}`, title: `Shop ${ledger.pageVersion}` }
+            : undefined,
+      },
       log: { warn: () => undefined, error: () => undefined },
       options: { generateTitles: false, sleep: (ms, signal) => this.backoff(ms, signal) },
     });

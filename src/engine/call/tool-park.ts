@@ -1,13 +1,19 @@
 import { approvalDigest } from '../../gatekeeper/approval-digest';
 import { ALL_DECISIONS, decideVerdict, permissionKey } from '../../gatekeeper/verdict';
 import type { Decision } from '../../protocol';
-import { RECORD_VERSION, type HeldReceiver, type PreparedToolCall } from '../../store/records';
+import {
+  RECORD_VERSION,
+  type HeldReceiver,
+  type PreparedToolCall,
+  type RunRecord,
+} from '../../store/records';
 import type { HeldEffect, ToolTarget } from '../../tools/types';
 import type { EngineContext } from '../host/engine-context';
 import type { StepOutcome } from '../run/step-outcome';
 import { approvalEvent, interactionEvent } from '../views/thread-view';
 import { upsertCallNode } from '../run/tool-call-node';
 import { moveRun } from '../run/run-edges';
+import { lookAtTab, releasePage } from '../run/page-hand-over';
 import type { CallInFlight } from './call-in-flight';
 
 /**
@@ -189,6 +195,10 @@ export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Pro
   const prep = reg.tool.interaction!;
   const payload = prep.prepare(params);
   const interactionId = ctx.ids.next('int');
+  // A hand-over (request_takeover) records how the tab looks as the agent leaves it, for the
+  // fresh look when the user is done (looked at before the commit: an effect).
+  const handOver = prep.kind === 'takeover';
+  const look = handOver ? await lookAtTab(ctx, takeoverTab(payload, run)) : undefined;
   await ctx.commit('interaction', async (outbox) => {
     const now = ctx.clock.now();
     await upsertCallNode(ctx, c, 'executing', outbox);
@@ -218,11 +228,21 @@ export async function beginInteraction(ctx: EngineContext, c: CallInFlight): Pro
           interactionId,
           attempts: 0,
         };
+        if (look) r.pageAtHandOver = look;
+        else if (handOver) delete r.pageAtHandOver;
       },
       now,
     );
     outbox.emit(interactionEvent(rec));
     outbox.emit({ type: 'run.updated', threadId: run.threadId, runId: run.runId, state: r.state });
   });
+  // The agent lets go of the page while the user acts (no debugger bar).
+  if (handOver) await releasePage(ctx, run);
   return 'parked';
+}
+
+/** The tab a hand-over gives the user: the one the model named, else the turn's tab. */
+export function takeoverTab(payload: unknown, run: Pick<RunRecord, 'tabId'>): number | undefined {
+  const named = (payload as { tabId?: unknown } | null)?.tabId;
+  return typeof named === 'number' ? named : run.tabId;
 }

@@ -18,7 +18,9 @@ import { Finishes } from './call-finish';
 import type { CallInFlight } from './call-in-flight';
 import { execute } from './tool-execute';
 import { finishCall } from './tool-finish';
-import { beginApproval, beginInteraction } from './tool-park';
+import { beginApproval, beginInteraction, takeoverTab } from './tool-park';
+import { freshLookText } from '../run/fresh-look';
+import { lookAtTab } from '../run/page-hand-over';
 
 const descriptorDigests = new WeakMap<ToolDescriptor, Promise<string>>();
 function descriptorDigest(d: ToolDescriptor): Promise<string> {
@@ -161,7 +163,21 @@ async function completeAnswer(
       c,
       Finishes.lost('The answer to this question was lost.', { ran: false, failure: 'neutral' }),
     );
-  const result = prep.complete(interaction.payload, interaction.response);
+  // A hand-over's answer comes with a fresh look at the tab (issue 28), compared with the look
+  // recorded when the page went to the user (tool-park.ts).
+  const freshLook =
+    interaction.kind === 'takeover'
+      ? freshLookText(
+          c.run.pageAtHandOver,
+          await lookAtTab(ctx, takeoverTab(interaction.payload, c.run)),
+          takeoverTab(interaction.payload, c.run),
+        )
+      : undefined;
+  const result = prep.complete(
+    interaction.payload,
+    interaction.response,
+    freshLook ? { freshLook } : undefined,
+  );
   const o = { failure: 'neutral' as const, details: result.details };
   return finishCall(
     ctx,

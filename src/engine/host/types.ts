@@ -27,6 +27,11 @@ export interface FaultInjector {
 export interface BrowserEnv {
   /** The active tab of the focused window (a turn's default target). */
   activeTabId(): Promise<number | undefined>;
+  /**
+   * A tab's URL and title now, or undefined when the tab is gone (or there is no browser).
+   * Used when the page goes to the user and comes back (issue 28). Contract: never throws.
+   */
+  tabLook?(tabId: number): Promise<{ url: string; title: string } | undefined>;
   /** Recording a workflow by demonstration; absent where there is no browser (tests, sim). */
   recorder?: Recorder;
 }

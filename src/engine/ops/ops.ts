@@ -7,6 +7,7 @@ import { workflowOps } from './ops-workflows';
 import { workflowRunOps } from './ops-workflow-runs';
 import { recordingOps } from './ops-recording';
 import { secretOps } from './ops-secrets';
+import { handOverOps } from './ops-hand-over';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -21,4 +22,5 @@ export const handlers: HandlerMap = {
   ...workflowRunOps,
   ...recordingOps,
   ...secretOps,
+  ...handOverOps,
 };

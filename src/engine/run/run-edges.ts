@@ -47,6 +47,7 @@ export const RUN_EDGES = {
     { from: 'executing_tool', to: 'interrupted', when: 'interrupt' },
     { from: 'waiting_approval', to: 'interrupted', when: 'interrupt' },
     { from: 'waiting_interaction', to: 'interrupted', when: 'interrupt' },
+    { from: 'user_control', to: 'interrupted', when: 'interrupt while the user holds the page' },
   ],
   recoverRuns: [
     { from: 'streaming_model', to: 'failed', when: 'environment drift on recovery' },
@@ -101,6 +102,12 @@ export const RUN_EDGES = {
     { from: 'interrupted', to: 'streaming_model', when: 'resume' },
     { from: 'failed', to: 'streaming_model', when: 'resume (not drift, not user_failed)' },
   ],
+  // Take over (issue 28): the driver pauses a run the user asked for at its next safe point.
+  takeOverPoint: [
+    { from: 'streaming_model', to: 'user_control', when: 'take over, before the next model call' },
+    { from: 'executing_tool', to: 'user_control', when: 'take over, before the next tool call' },
+  ],
+  onHandBack: [{ from: 'user_control', to: 'streaming_model', when: 'hand back' }],
   supersedeCurrent: [
     { from: 'budget_paused', to: 'completed', when: 'superseded by a new turn' },
     { from: 'interrupted', to: 'completed', when: 'superseded by a new turn' },

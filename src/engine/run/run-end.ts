@@ -41,6 +41,9 @@ export async function commitEnd(
       moveRun(r, end.by, end.to);
       r.stopReason = end.stopReason;
       if (end.error) r.error = end.error;
+      // A Take over not yet reached, or a hand-over in progress, ends with the turn.
+      delete r.takeOver;
+      delete r.pageAtHandOver;
       more.run?.(r);
     },
     now,

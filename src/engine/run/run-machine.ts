@@ -10,7 +10,9 @@ import type { PreparedToolCall, RunRecord } from '../../store/records';
  *
  * Invariant (spec/001 §3): every transition that ends or pauses a turn early applies
  * `materializeAdmittedSteers` at the safe leaf in the same commit, BEFORE it writes the state, so
- * an acknowledged steer is never left in a run nobody will drive again.
+ * an acknowledged steer is never left in a run nobody will drive again. The one pause that keeps
+ * them pending is `user_control` (take-over.ts): that run is driven again after the hand back, and
+ * an interrupt while the user holds the page materializes them like any other.
  */
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ import { workflowRunEnded } from '../workflow/workflow-end';
 import { replayStep } from '../workflow/workflow-step';
 import { replayReport } from '../../workflows/replay';
 import { runSummary, threadMeta } from '../views/thread-view';
+import { takeOverPoint } from '../run/take-over';
+import { pauseForUser, takeOverFacts } from './hand-over';
 
 interface LiveRun {
   controller: AbortController;
@@ -61,6 +63,13 @@ export class RunDriver {
         if (controller.signal.aborted) throw new RunAborted();
         const run = await this.ctx.store.runs.get(runId);
         if (!run) return;
+        // The user asked for the page (run.takeOver): every step boundary is checked, so a
+        // running call or stream finishes and is recorded first (take-over.ts).
+        if (
+          takeOverPoint(takeOverFacts(run)).kind === 'pause' &&
+          (await pauseForUser(this.ctx, run))
+        )
+          return;
         const action = driveAction(run.state);
         const out: StepOutcome =
           action === 'model'

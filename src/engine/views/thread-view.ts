@@ -95,6 +95,7 @@ export function runSummary(
     ...(run.state === 'paused_uncertain' && run.pendingTool
       ? { uncertainToolCallId: run.pendingTool.toolCallId }
       : {}),
+    ...(run.takeOver ? { takeOverRequested: true } : {}),
     ...(run.error ? { error: run.error } : {}),
   };
 }

@@ -108,6 +108,11 @@ export function createBrowserTools(
     outside.releaseRun(runId);
     return deps.debuggers.releaseRun(runId);
   };
-  const lifecycle: ToolLifecycle = { runEnded: release, runInterrupted: release };
+  // Handing the page to the user releases it too: no debugger bar while the user acts.
+  const lifecycle: ToolLifecycle = {
+    runEnded: release,
+    runInterrupted: release,
+    runHandedOver: release,
+  };
   return { tools, lifecycle };
 }

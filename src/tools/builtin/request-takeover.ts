@@ -52,7 +52,7 @@ export function createRequestTakeoverTool(): AgentTool<Params> {
           ? null
           : 'response must be {done: true, note?} or {cancelled: true}';
       },
-      complete(_payload, response) {
+      complete(_payload, response, seen) {
         const r = TakeoverResponse.parse(response);
         if ('cancelled' in r)
           return {
@@ -68,7 +68,7 @@ export function createRequestTakeoverTool(): AgentTool<Params> {
           content: [
             {
               type: 'text',
-              text: `The user has finished and handed the page back.${note ? ` Their note: ${note}` : ''} The page may have changed or navigated while they acted: take a browser_snapshot before you continue (refs from before are likely stale).`,
+              text: `The user has finished and handed the page back.${note ? ` Their note: ${note}` : ''} The page may have changed or navigated while they acted: take a browser_snapshot before you continue (refs from before are likely stale).${seen?.freshLook ? `\n${seen.freshLook}` : ''}`,
             },
           ],
         };

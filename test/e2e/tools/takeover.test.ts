@@ -195,4 +195,76 @@ describe('hand-over to the user', () => {
     expect(seenCards[0]).toContain('not in the plan you approved');
     await s.client.sendOk({ type: 'settings.update', patch: { approvalMode: 'ask' } });
   }, 120_000);
+
+  it('the user takes over unasked during a run and hands back with a note', async () => {
+    const { page, tabId } = await s.open('signin.html');
+    let think!: () => void;
+    const thinking = new Promise<void>((r) => (think = r));
+    const from = s.client.mark();
+    const turn = s.turn('check my account', [
+      // The model takes its time: the user presses Take over while it streams.
+      async () => {
+        await thinking;
+        return call('browser_click', { ref: 'e1' });
+      },
+      (c) => {
+        // The planned click never ran on the page the user changed; the model looks afresh
+        // (Keel's notice with the tab as it is now), then reads the user's note.
+        expect(c.last()).toContain('Not executed: the user took over the page');
+        const sent = JSON.stringify(c.messages);
+        expect(sent).toContain('The user handed the page back.');
+        expect(sent).toContain(`The tab (${tabId}) now shows:`);
+        expect(sent.indexOf('I signed in myself.')).toBeGreaterThan(
+          sent.indexOf('The user handed the page back.'),
+        );
+        return { text: 'You are signed in.' };
+      },
+    ]);
+    const start = await s.client.waitForEvent('turn.start', () => true, 30_000, from);
+    const panel = s.panel;
+    await panel.setViewportSize(PANEL_SIZE);
+    await panel.bringToFront();
+    await panel.locator('[data-action="threads"]').click();
+    await panel.locator(`li[data-thread-id="${start.threadId}"] .thread-open`).click();
+    await panel.locator('[data-action="take-over"]').click();
+    await s.client.waitForEvent(
+      'run.updated',
+      (e) => e.run?.takeOverRequested === true,
+      15_000,
+      from,
+    );
+    think();
+    const card = panel.locator('.takeover-card');
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.textContent()).toContain('You have the page');
+    await screenshots(panel, 'handback-en');
+    expect(await axeBothSchemes(panel, 'handback')).toEqual([]);
+    await chooseLanguage(panel, 'zh-CN');
+    await backToChat(panel);
+    await card.waitFor();
+    expect(await card.textContent()).toContain('页面由你操作');
+    await screenshot(panel, 'handback-zh');
+    expect(await axeBothSchemes(panel, 'handback-zh')).toEqual([]);
+    await chooseLanguage(panel, 'en');
+    await backToChat(panel);
+    await card.waitFor();
+
+    // The user signs in with real key presses while holding the page.
+    await page.bringToFront();
+    await page.getByLabel('Username').click();
+    await page.keyboard.type('ada');
+    await page.getByLabel('Password').click();
+    await page.keyboard.type('lovelace-1815');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Signed in as ada.');
+
+    await panel.bringToFront();
+    await card.locator('textarea').fill('I signed in myself.');
+    await card.locator('[data-action="hand-back"]').click();
+    const t = await turn;
+    expect(t.complete.stopReason).toBe('end');
+    expect(resultText(t.result('browser_click'))).toContain('the user took over the page');
+    expect(JSON.stringify(s.server.requests)).not.toContain('lovelace-1815');
+    expect(JSON.stringify(s.client.events)).not.toContain('lovelace-1815');
+  }, 120_000);
 });

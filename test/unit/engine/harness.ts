@@ -171,6 +171,8 @@ export interface RigOptions {
   recorder: Recorder;
   /** Distinguishes the ids of a reopened engine from those of the one before it. */
   idSpace: string;
+  /** Tabs the fake browser knows (URL and title by tab id); the test may change them. */
+  tabs: Map<number, { url: string; title: string }>;
 }
 
 export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
@@ -185,11 +187,17 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
-    ...(opts.activeTabId !== undefined || opts.recorder
+    ...(opts.activeTabId !== undefined || opts.recorder || opts.tabs
       ? {
           browser: {
             activeTabId: async () => opts.activeTabId,
             ...(opts.recorder ? { recorder: opts.recorder } : {}),
+            ...(opts.tabs
+              ? {
+                  tabLook: async (id: number) =>
+                    opts.tabs?.get(id) ? { ...opts.tabs.get(id)! } : undefined,
+                }
+              : {}),
           },
         }
       : {}),

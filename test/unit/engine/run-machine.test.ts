@@ -48,6 +48,7 @@ describe('run machine: state predicates (spec/001 §5)', () => {
     ['interrupted', false, false, true, true, true, false, 'parked'],
     ['completed', false, false, false, false, false, true, 'ended'],
     ['failed', false, false, false, false, false, true, 'ended'],
+    ['user_control', true, true, true, false, true, false, 'parked'],
   ] as const)('%s', (state, busy, steerable, waiting, supersedable, current, terminal, action) => {
     expect({
       busy: isBusy(state),
@@ -69,7 +70,7 @@ describe('run machine: state predicates (spec/001 §5)', () => {
   });
 
   it('covers every state of the protocol', () => {
-    expect(STATES).toHaveLength(10);
+    expect(STATES).toHaveLength(11);
   });
 
   it.each([
@@ -536,6 +537,8 @@ describe('recovery: the crash table', () => {
     ['interrupted', 'wait'],
     ['completed', 'none'],
     ['failed', 'none'],
+    // The user holds the page: nothing is driven until they hand it back.
+    ['user_control', 'wait'],
   ] as const)('%s → %s', (state, action) => expect(recoveryAction(state)).toBe(action));
 });
 

@@ -36,6 +36,8 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   },
   'run.resume': { type: 'run.resume', runId: 'r' },
   'run.resolveUncertain': { type: 'run.resolveUncertain', runId: 'r', resolution: 'retry' },
+  'run.takeOver': { type: 'run.takeOver', threadId: 't' },
+  'run.handBack': { type: 'run.handBack', threadId: 't' },
   'settings.update': { type: 'settings.update', patch: {} },
   'siteRules.set': { type: 'siteRules.set', origin: 'example.com', rule: 'allow' },
   'thread.export': { type: 'thread.export', threadId: 't' },
@@ -93,6 +95,8 @@ describe('op schemas', () => {
     expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
       'mcp.signIn',
       'mcp.signOut',
+      'run.handBack',
+      'run.takeOver',
       'secrets.remove',
       'secrets.set',
       'skills.import',

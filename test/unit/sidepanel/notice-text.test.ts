@@ -22,6 +22,24 @@ describe('engine notices in the panel', () => {
     ).toEqual({ kind: 'localized', key: 'noticeInterrupted', subs: [] });
   });
 
+  it('take over and hand back show a line in the user language, never the page strings for the model', () => {
+    expect(noticeText({ code: 'user_control', text: 'You have the page.' })).toEqual({
+      kind: 'localized',
+      key: 'noticeUserControl',
+      subs: [],
+    });
+    expect(
+      noticeText({
+        code: 'hand_back',
+        text: 'The user handed the page back. The tab (3) now shows: <untrusted_data_…>',
+        forModel: true,
+      }),
+    ).toEqual({ kind: 'localized', key: 'noticeHandBack', subs: [] });
+    for (const name of ['en', 'zh_CN'])
+      for (const key of ['noticeUserControl', 'noticeHandBack', 'runTakeOver', 'runHandBack'])
+        expect(locale(name)[key]?.message, `${name} ${key}`).toBeTruthy();
+  });
+
   it("the breaker's notices keep the engine's count", () => {
     expect(
       noticeText({
