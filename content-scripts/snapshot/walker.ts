@@ -81,6 +81,9 @@ interface Ctx {
  * dropped for them (issue 26, point 3). Unnamed ones stay invisible: a header without a name
  * would only cost tokens.
  */
+/** A chart can draw thousands of shapes: past this many, its controls are left to browser_find. */
+const MAX_SVG_CONTROLS = 200;
+
 const NAMED_CONTAINER_ROLES = new Set([
   'listbox',
   'radiogroup',
@@ -242,7 +245,17 @@ export class SnapshotWalker {
       return;
     }
     if (tag === 'svg') {
-      if (!parent.inControl && selfVisible) this.media(el, ctx);
+      if (!parent.inControl && selfVisible) {
+        // An icon drawn as an SVG that is itself the control (an onclick, a pointer cursor
+        // starting on it) is listed as one, named by its label, title or icon (derived-name.ts).
+        const own = hasArea ? actionableOf(el, roleOf(el), style, parent.pointer) : null;
+        if (own) {
+          this.control(el, own.role, ctx);
+          return;
+        }
+        this.media(el, ctx);
+        this.svgControls(el, style, ctx);
+      }
       return;
     }
     if (tag === 'iframe' || tag === 'frame') {
@@ -542,6 +555,39 @@ export class SnapshotWalker {
     this.flush();
     // An empty landmark is noise: drop its header.
     if (this.out.length === before) this.out.splice(before - 1, 1);
+  }
+
+  /**
+   * Controls drawn inside an SVG (issue 26, point 3): a chart's bars and labels that a d3
+   * handler serves, SVG links, shapes with a role or tabindex. The SVG stays one picture for
+   * reading; only what acts is listed — found the way HTML clickables are (actionableOf: a role,
+   * a tabindex, an inline onclick, a pointer cursor starting on it), named by its accessible name,
+   * its <title> or its text. `browser_find` already found these; the snapshot dropped them.
+   */
+  private svgControls(svg: Element, svgStyle: CSSStyleDeclaration, ctx: Ctx): void {
+    const pointer = new Map<Element, boolean>([[svg, svgStyle.cursor === 'pointer']]);
+    let listed = 0;
+    const walk = (parent: Element): void => {
+      for (const el of Array.from(parent.children)) {
+        if (listed >= MAX_SVG_CONTROLS || this.stopped) return;
+        const style = this.styles.get(el);
+        if (isInvisible(style) || el.localName === 'title' || el.localName === 'defs') continue;
+        const role = roleOf(el);
+        const act =
+          el.localName === 'a' && (el.hasAttribute('href') || el.hasAttribute('xlink:href'))
+            ? { role: 'link', generic: false }
+            : actionableOf(el, role, style, pointer.get(parent) ?? false);
+        const box = act ? this.env.boxOf(el) : null;
+        if (act && box && box.width > 0 && box.height > 0) {
+          listed++;
+          this.control(el, act.role, ctx);
+          continue;
+        }
+        pointer.set(el, style.cursor === 'pointer');
+        walk(el);
+      }
+    };
+    walk(svg);
   }
 
   private media(el: Element, ctx: Ctx): void {
