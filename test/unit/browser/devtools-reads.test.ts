@@ -126,6 +126,8 @@ function setup(
   return { host, run, net, bodies };
 }
 
+const infoOf = (r: ToolResult) => (r.details as { info?: unknown } | undefined)?.info;
+
 const text = (r: ToolResult) =>
   r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 
@@ -356,7 +358,7 @@ describe('browser_console', () => {
     expect(t).toMatch(
       /<untrusted_page_content_[0-9a-f]{12} source="https:\/\/shop\.example\/cart">/,
     );
-    expect(all.details?.info).toMatchObject({ total: 4, shown: 4, debuggerAttached: true });
+    expect(infoOf(all)).toMatchObject({ total: 4, shown: 4, debuggerAttached: true });
     expect(host.debuggerCommands.map((c) => c.method)).toEqual([
       'Page.enable',
       'Runtime.enable',
@@ -372,7 +374,7 @@ describe('browser_console', () => {
       'Showing 1: #2–#2. Truncated: 2 more matching messages; call again with after: 2.',
     );
     expect(e).not.toContain('attached the debugger');
-    expect(errors.details?.info).toMatchObject({ debuggerAttached: false, next: 2 });
+    expect(infoOf(errors)).toMatchObject({ debuggerAttached: false, next: 2 });
     const next = text(await run('browser_console', { levels: ['error'], after: 2 }));
     expect(next).toContain('#4 [error browser]');
     expect(next).toContain('#5 [error] fourth');
