@@ -32,6 +32,9 @@ const READ_CALLS: Record<string, (seen: string) => ScriptedToolCall['args']> = {
   browser_find: () => ({ query: 'Target' }),
   browser_screenshot: () => ({}),
   browser_wait_for: () => ({ condition: 'text_visible', text: 'Target', timeoutMs: 2000 }),
+  // Attach the debugger (Runtime, Log, Network enabled) and read the isolated-world timings.
+  browser_console: () => ({}),
+  browser_network: () => ({ includeHeaders: true }),
 };
 
 const PROBE = `<!doctype html><title>Probe</title><body style="height:3000px">
@@ -51,6 +54,13 @@ const PROBE = `<!doctype html><title>Probe</title><body style="height:3000px">
   }
   new MutationObserver((ms) => { for (const m of ms) __events.push('mutation:' + m.type + ':' + (m.attributeName || '')); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // Bait for the console read: a debugger that previews logged objects by calling their getters
+  // (the classic way a page detects DevTools) would leave a record here.
+  console.log('probe', { get bait() { __events.push('getter:bait'); return 1; } });
+  const err = new Error('probe');
+  Object.defineProperty(err, 'stack', { get() { __events.push('getter:stack'); return 'probe'; } });
+  console.error(err);
+  fetch(location.href);
 </script>`;
 
 describe('reads are what the page cannot observe', () => {

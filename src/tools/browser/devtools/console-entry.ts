@@ -125,8 +125,14 @@ export function consoleEntryOf(method: string, params: unknown): Omit<ConsoleEnt
     };
     const source = where(callFrames?.[0]);
     if (source) entry.source = source;
-    // A plain log's one frame is its source; a trace or an error's frames are worth showing.
-    if (stack && (stack.length > 1 || type === 'trace')) entry.stack = stack;
+    // A log's first frame is its source; the frames of a trace, an error or a warning say how
+    // the page got there (as DevTools shows them), a plain log's would only cost tokens.
+    const level = entry.level;
+    if (
+      stack &&
+      (type === 'trace' || ((level === 'error' || level === 'warning') && stack.length > 1))
+    )
+      entry.stack = stack;
     return entry;
   }
   if (method === 'Runtime.exceptionThrown') {

@@ -7,7 +7,8 @@ const MAX_HEADER_VALUE_CHARS = 300;
 const MAX_HEADERS = 40;
 
 function statusOf(e: NetworkEntry): string {
-  if (e.failed) return `failed (${e.failed})`;
+  // A response can arrive and its load still fail or be canceled (an opaque no-cors read).
+  if (e.failed) return e.status ? `${e.status}, then failed (${e.failed})` : `failed (${e.failed})`;
   if (e.status === undefined) return 'pending';
   if (e.status === 0 && e.source === 'timing') return 'status hidden or failed';
   return `${e.status}${e.statusText ? ` ${e.statusText}` : ''}`;
