@@ -31,7 +31,7 @@ const READ_CALLS: Record<string, (seen: string) => ScriptedToolCall['args']> = {
   browser_get_text: () => ({}),
   browser_find: () => ({ query: 'Target' }),
   browser_screenshot: () => ({}),
-  browser_wait_for: () => ({ condition: 'text_visible', text: 'Target', timeoutMs: 2000 }),
+  browser_wait_for: () => ({ condition: 'text', text: 'Target', timeoutSeconds: 2 }),
   // Attach the debugger (Runtime, Log, Network enabled) and read the isolated-world timings.
   browser_console: () => ({}),
   browser_network: () => ({ includeHeaders: true }),
@@ -122,6 +122,9 @@ describe('reads are what the page cannot observe', () => {
       plan([(seen) => ({ name: tool.name, args: call(seen) })]);
       const turn = await runTurn(s, 'Read the page.');
       expect(turn.approvals).toEqual([]);
+      // A read that failed would prove nothing: it must have done its work.
+      const results = turn.items.filter((i) => i.kind === 'tool_result');
+      expect(results.map((r) => (r.kind === 'tool_result' ? r.ok : null))).toEqual([true]);
       await page.waitForTimeout(300);
       expect(await events()).toEqual([]);
     });
