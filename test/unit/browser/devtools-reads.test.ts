@@ -425,6 +425,23 @@ describe('browser_console', () => {
   });
 });
 
+describe('both reads at once', () => {
+  it('a console and a network read started together share one session and keep both logs', async () => {
+    const { run, host } = setup({ replay: [log('log', 'early')] });
+    const [c, n] = await Promise.all([run('browser_console'), run('browser_network')]);
+    expect(text(c)).toContain('#1 [log] early');
+    expect(text(n)).toContain('3 from before the debugger started recording');
+    expect(host.debuggerCommands.map((x) => x.method).sort()).toEqual([
+      'Log.enable',
+      'Network.enable',
+      'Page.enable',
+      'Runtime.enable',
+    ]);
+    expect(text(await run('browser_console'))).toContain('#1 [log] early');
+    expect(text(await run('browser_network'))).toContain('3 of 3');
+  });
+});
+
 describe('browser_network', () => {
   it('lists requests from before (Resource Timing, no method) and after (CDP) recording began, filtered and paged', async () => {
     const { run, net, host } = setup();

@@ -145,7 +145,8 @@ export class DevtoolsCapture {
     runId: string,
   ): Promise<{ logs: TabLogs; attached: boolean }> {
     const attached = !this.debuggers.isAttached(tabId);
-    // A session that went away without telling us (a failed send) left stale logs behind.
+    // A session that went away without telling us (a failed send) left stale logs behind. A
+    // concurrent call's logs are never dropped here: they are made only once attached.
     if (attached) this.tabs.delete(tabId);
     await this.debuggers.acquire(tabId, runId);
     let logs = this.tabs.get(tabId);
