@@ -425,6 +425,33 @@ describe('browser_console', () => {
   });
 });
 
+describe('a page blocked by a dialog', () => {
+  it('fails the read after 5 s instead of hanging, and the next call keeps what the late enable replayed', async () => {
+    const { run, host } = setup();
+    let release: () => void = () => undefined;
+    host.debuggerReply = (_tabId, method) =>
+      method === 'Runtime.enable'
+        ? new Promise<object>((resolve) => {
+            release = () => {
+              host.emitDebugger({ tabId: 1, ...log('log', 'kept for the page') });
+              resolve({});
+            };
+          })
+        : {};
+    const pending = run('browser_console');
+    const failed = expect(pending).rejects.toThrow(
+      /did not answer the debugger \(Runtime\.enable\) within 5 s: it may be blocked by a JavaScript dialog \(answer it with browser_dialog\)/,
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    await host.advance(5000);
+    await failed;
+    // The dialog was answered: the queued enable runs and replays; a retry finds the message.
+    release();
+    host.debuggerReply = () => ({});
+    expect(text(await run('browser_console'))).toContain('[log] kept for the page');
+  });
+});
+
 describe('both reads at once', () => {
   it('a console and a network read started together share one session and keep both logs', async () => {
     const { run, host } = setup({ replay: [log('log', 'early')] });

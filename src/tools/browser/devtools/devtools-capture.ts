@@ -20,6 +20,7 @@ import { credentialValues, redactHeaders } from './credential-redaction';
 import { entriesFromTiming, networkChangeOf, type NetworkEntry } from './network-entry';
 
 export const MAX_LOG_ENTRIES = 1000;
+const COMMAND_TIMEOUT_MS = 5000;
 
 interface Log<T> {
   entries: T[];
@@ -73,10 +74,11 @@ export class DevtoolsCapture {
   async startConsole(tabId: number, runId: string): Promise<CaptureStart> {
     const { logs, attached } = await this.session(tabId, runId);
     logs.consoleReady ??= (async () => {
-      logs.console = { entries: [], dropped: 0 };
+      // Kept across a retry: a timed-out enable may still run (and replay) once the page is free.
+      logs.console ??= { entries: [], dropped: 0 };
       // Both replay what Chrome kept for the page before now (console-entry.ts).
-      await this.debuggers.send(tabId, 'Runtime.enable');
-      await this.debuggers.send(tabId, 'Log.enable');
+      await this.send(tabId, 'Runtime.enable');
+      await this.send(tabId, 'Log.enable');
     })().catch((e) => {
       logs.consoleReady = undefined;
       throw e;
@@ -97,9 +99,9 @@ export class DevtoolsCapture {
   ): Promise<CaptureStart> {
     const { logs, attached } = await this.session(tabId, runId);
     logs.networkReady ??= (async () => {
-      const since = this.host.now();
-      logs.network = { entries: [], dropped: 0, since };
-      await this.debuggers.send(tabId, 'Network.enable');
+      logs.network ??= { entries: [], dropped: 0, since: this.host.now() };
+      const since = logs.network.since;
+      await this.send(tabId, 'Network.enable');
       try {
         const snapshot = await readTiming();
         const earlier = entriesFromTiming(snapshot, since, this.peekSeq(tabId));
@@ -137,7 +139,34 @@ export class DevtoolsCapture {
     tabId: number,
     requestId: string,
   ): Promise<{ body: string; base64Encoded: boolean }> {
-    return this.debuggers.send(tabId, 'Network.getResponseBody', { requestId });
+    return this.send(tabId, 'Network.getResponseBody', { requestId });
+  }
+
+  /**
+   * A command that answers within COMMAND_TIMEOUT_MS or fails saying why it may not have. While
+   * a JavaScript dialog is open, Runtime.enable, Log.enable and Network.enable do not answer at
+   * all (measured in Chromium 156: no answer in 3 s); a read must not hang the run on it.
+   */
+  private send<T>(tabId: number, method: string, params?: Record<string, unknown>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const cancel = this.host.setTimer(COMMAND_TIMEOUT_MS, () =>
+        reject(
+          new Error(
+            `The page did not answer the debugger (${method}) within ${COMMAND_TIMEOUT_MS / 1000} s: it may be blocked by a JavaScript dialog (answer it with browser_dialog) or a busy script. Try again after.`,
+          ),
+        ),
+      );
+      this.debuggers.send<T>(tabId, method, params).then(
+        (v) => {
+          cancel();
+          resolve(v);
+        },
+        (e) => {
+          cancel();
+          reject(e);
+        },
+      );
+    });
   }
 
   private async session(
