@@ -425,6 +425,62 @@ describe('browser_console', () => {
   });
 });
 
+describe('filters see only the redacted text', () => {
+  it('a pattern cannot probe a redacted value: credentials, URL userinfo and site secrets match as shown', async () => {
+    const secrets: SecretSource = {
+      list: async () => [{ origin: 'https://shop.example', name: 'password', kind: 'password' }],
+      value: async () => 'hunter2-shop',
+      now: () => T0,
+    };
+    const { run, net } = setup({
+      replay: [log('log', 'typed hunter2-shop'), log('log', `sent ${TOKEN}`)],
+      secrets,
+    });
+    await run('browser_network');
+    net('Network.requestWillBeSent', {
+      requestId: '9',
+      request: {
+        url: 'https://bob:pa55word@shop.example/api',
+        method: 'GET',
+        headers: { Authorization: TOKEN },
+      },
+      type: 'Fetch',
+      wallTime: T0 / 1000,
+      timestamp: 1,
+    });
+    for (const pattern of ['hunter2', 's3cr3t', 'Bearer s'])
+      expect(text(await run('browser_console', { pattern }))).toContain('0 matching of 2');
+    expect(text(await run('browser_console', { pattern: '[redacted]' }))).toContain('1 matching');
+    expect(text(await run('browser_console', { pattern: '{{secret:' }))).toContain('1 matching');
+    expect(text(await run('browser_network', { pattern: 'pa55word' }))).toContain('0 matching');
+    expect(text(await run('browser_network', { pattern: 'bob' }))).toContain('0 matching');
+    expect(text(await run('browser_network', { pattern: '[redacted]@' }))).toContain(
+      '#4 GET pending fetch https://[redacted]@shop.example/api [id 9]',
+    );
+  });
+
+  it('a binary body is described, not shown', async () => {
+    const { run, net, bodies } = setup();
+    await run('browser_network');
+    net('Network.requestWillBeSent', {
+      requestId: 'img',
+      request: { url: 'https://shop.example/a.png', method: 'GET', headers: {} },
+      type: 'Image',
+      wallTime: T0 / 1000,
+      timestamp: 1,
+    });
+    net('Network.responseReceived', {
+      requestId: 'img',
+      type: 'Image',
+      response: { status: 200, statusText: 'OK', mimeType: 'image/png', headers: {} },
+    });
+    bodies.set('current', { body: btoa('\x89PNG....'), base64Encoded: true });
+    const t = text(await run('browser_network', { bodyOf: 'img' }));
+    expect(t).toContain('is binary (about 9 bytes): not shown.');
+    expect(t).not.toContain('untrusted_page_content');
+  });
+});
+
 describe('a page blocked by a dialog', () => {
   it('fails the read after 5 s instead of hanging, and the next call keeps what the late enable replayed', async () => {
     const { run, host } = setup();

@@ -3,11 +3,13 @@ import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { CONSOLE_LEVELS, matchesConsoleFilter } from '../devtools/console-entry';
-import { scrubCredentials } from '../devtools/credential-redaction';
 import { debuggerBarNote } from '../devtools/debugger-bar-note';
+import { MAX_LOG_ENTRIES } from '../devtools/devtools-capture';
 import { logPage } from '../devtools/log-page';
+import { type Redactions, redactedConsoleEntry, redactText } from '../devtools/redacted-view';
 import { renderConsoleEntry } from '../devtools/render-console';
 import { TabIdParam } from '../params';
+import { knownValues } from '../secret-redaction';
 import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
@@ -58,8 +60,14 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       const tab = await readablePage(deps.host, tabId);
       const { attached } = await deps.devtools.startConsole(tabId, ctx.runId);
       const log = deps.devtools.consoleOf(tabId);
+      const redactions: Redactions = {
+        credentials: deps.devtools.credentialsOf(tabId),
+        secrets: await knownValues(deps.secrets),
+      };
       const filter = { levels: params.levels, pattern: params.pattern };
-      const matching = log.entries.filter((e) => matchesConsoleFilter(e, filter));
+      const matching = log.entries
+        .map((e) => redactedConsoleEntry(e, redactions))
+        .filter((e) => matchesConsoleFilter(e, filter));
       const page = logPage(
         matching,
         { after: params.after, limit: params.limit, maxChars: MAX_RESULT_CHARS },
@@ -71,7 +79,7 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       ];
       if (log.dropped)
         lines.push(
-          `The ${log.dropped} oldest messages were dropped: the log keeps the newest 1000.`,
+          `The ${log.dropped} oldest messages were dropped: the log keeps the newest ${MAX_LOG_ENTRIES}.`,
         );
       if (page.first !== undefined)
         lines.push(
@@ -81,12 +89,11 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         lines.push(params.after !== undefined ? `Nothing after #${params.after}.` : 'No messages.');
       const bar = debuggerBarNote(attached, 'console');
       if (bar) lines.push(bar);
-      const known = deps.devtools.credentialsOf(tabId);
       const body = page.lines.length
-        ? `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(tab.url, scrubCredentials(page.lines.join('\n'), known))}`
+        ? `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(redactText(tab.url, redactions), page.lines.join('\n'))}`
         : '';
       return {
-        content: [{ type: 'text', text: scrubCredentials(lines.join('\n'), known) + body }],
+        content: [{ type: 'text', text: lines.join('\n') + body }],
         details: {
           tabId,
           urlAfter: tab.url,

@@ -3,13 +3,15 @@ import type { TimingSnapshot } from '../../../protocol/page-messages';
 import type { AgentTool } from '../../types';
 import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
-import { scrubCredentials } from '../devtools/credential-redaction';
 import { debuggerBarNote } from '../devtools/debugger-bar-note';
+import { MAX_LOG_ENTRIES } from '../devtools/devtools-capture';
 import { clipText, logPage } from '../devtools/log-page';
-import { matchesNetworkFilter, type NetworkEntry } from '../devtools/network-entry';
+import { matchesNetworkFilter } from '../devtools/network-entry';
+import { type Redactions, redactedNetworkEntry, redactText } from '../devtools/redacted-view';
+import { responseBodyText } from '../devtools/response-body';
 import { renderNetworkEntry } from '../devtools/render-network';
 import { TabIdParam } from '../params';
-import { originOf } from '../restricted';
+import { knownValues } from '../secret-redaction';
 import { pageTarget, readablePage, tabIdFor } from '../target';
 import { UNTRUSTED_NOTE, untrustedPageContent } from '../untrusted';
 
@@ -62,8 +64,6 @@ const Params = z.object({
 type Params = z.infer<typeof Params>;
 
 const MAX_RESULT_CHARS = 24_000;
-const TEXTUAL =
-  /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded|[\w.+-]+\+(json|xml)))|^image\/svg/;
 
 /**
  * browser_network: the tab's requests. Those since the debugger attached come from CDP Network
@@ -94,7 +94,11 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         );
       const { attached } = await deps.devtools.startNetwork(tabId, ctx.runId, readTiming);
       const log = deps.devtools.networkOf(tabId);
-      const known = deps.devtools.credentialsOf(tabId);
+      const redactions: Redactions = {
+        credentials: deps.devtools.credentialsOf(tabId),
+        secrets: await knownValues(deps.secrets),
+      };
+      const entries = log.entries.map((e) => redactedNetworkEntry(e, redactions));
       const bar = debuggerBarNote(attached, 'network');
       const details = (info: Record<string, unknown>): BrowserToolDetails => ({
         tabId,
@@ -104,7 +108,15 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       });
 
       if (params.bodyOf !== undefined) {
-        const text = await bodyText(deps, tabId, tab.url, log.entries, params, known);
+        const text = await responseBodyText({
+          devtools: deps.devtools,
+          tabId,
+          tabUrl: tab.url,
+          entries,
+          id: params.bodyOf,
+          maxChars: params.maxBodyChars,
+          redactions,
+        });
         return {
           content: [
             {
@@ -117,7 +129,7 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       }
 
       const filter = { pattern: params.pattern, status: params.status, types: params.types };
-      const matching = log.entries.filter((e) => matchesNetworkFilter(e, filter));
+      const matching = entries.filter((e) => matchesNetworkFilter(e, filter));
       const page = logPage(
         matching,
         { after: params.after, limit: params.limit, maxChars: MAX_RESULT_CHARS },
@@ -133,7 +145,7 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         lines.push(`Requests from before could not be read: ${clipText(log.timingError, 200)}`);
       if (log.dropped)
         lines.push(
-          `The ${log.dropped} oldest requests were dropped: the log keeps the newest 1000.`,
+          `The ${log.dropped} oldest requests were dropped: the log keeps the newest ${MAX_LOG_ENTRIES}.`,
         );
       if (page.first !== undefined)
         lines.push(
@@ -143,10 +155,10 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         lines.push(params.after !== undefined ? `Nothing after #${params.after}.` : 'No requests.');
       if (bar) lines.push(bar);
       const body = page.lines.length
-        ? `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(tab.url, scrubCredentials(page.lines.join('\n'), known))}`
+        ? `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(redactText(tab.url, redactions), page.lines.join('\n'))}`
         : '';
       return {
-        content: [{ type: 'text', text: scrubCredentials(lines.join('\n'), known) + body }],
+        content: [{ type: 'text', text: lines.join('\n') + body }],
         details: details({
           total: matching.length,
           shown: page.lines.length,
@@ -155,67 +167,4 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       };
     },
   };
-}
-
-/** One response body, clipped, scrubbed, and labelled when it is from another origin. */
-async function bodyText(
-  deps: BrowserToolDeps,
-  tabId: number,
-  tabUrl: string,
-  entries: NetworkEntry[],
-  params: Params,
-  known: ReadonlySet<string>,
-): Promise<{ head: string; body: string }> {
-  const id = params.bodyOf ?? '';
-  const entry = entries.find((e) => e.id === id || `#${e.seq}` === id || String(e.seq) === id);
-  if (!entry)
-    throw new Error(
-      `No request with id ${id} in this tab's log. Use an id shown as "[id …]" by browser_network.`,
-    );
-  if (entry.source === 'timing')
-    throw new Error(
-      `Request #${entry.seq} was made before the debugger started recording: its body cannot be had. Reload the page (browser_navigate) to record it.`,
-    );
-  let got: { body: string; base64Encoded: boolean };
-  try {
-    got = await deps.devtools.responseBody(tabId, entry.id);
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    throw new Error(
-      `The body of request #${entry.seq} is not available (${clipText(why, 200)}): it may have failed, been a redirect, or been evicted.`,
-    );
-  }
-  const textual = !got.base64Encoded || TEXTUAL.test(entry.mimeType ?? '');
-  const raw = got.base64Encoded && textual ? decodeBase64Text(got.body) : got.body;
-  const origin = originOf(entry.url);
-  const tabOrigin = originOf(tabUrl);
-  const foreign =
-    origin && origin !== tabOrigin
-      ? ` This body is from another origin (${origin}), not the tab's (${tabOrigin ?? tabUrl}).`
-      : '';
-  if (!textual) {
-    const bytes = Math.floor((got.body.length * 3) / 4);
-    return {
-      head: `Response body of request #${entry.seq} (${entry.mimeType ?? 'unknown type'}, about ${bytes} bytes) is binary: not shown.${foreign}`,
-      body: '',
-    };
-  }
-  const shown = clipText(raw, params.maxBodyChars);
-  const cut =
-    raw.length > params.maxBodyChars
-      ? ` Truncated to ${params.maxBodyChars} of ${raw.length} characters.`
-      : '';
-  return {
-    head: scrubCredentials(
-      `Response body of request #${entry.seq} ${entry.method ?? ''} ${entry.url} (${entry.status ?? '?'}, ${entry.mimeType ?? 'unknown type'}).${foreign}${cut}`,
-      known,
-    ),
-    body: `\n${UNTRUSTED_NOTE}\n${untrustedPageContent(scrubCredentials(entry.url, known), scrubCredentials(shown, known))}`,
-  };
-}
-
-function decodeBase64Text(b64: string): string {
-  const bin = atob(b64);
-  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  return new TextDecoder().decode(bytes);
 }
