@@ -79,8 +79,9 @@ export function entriesFromTiming(
       durationMs: Math.round(t.duration),
     };
     if (t.contentType) entry.mimeType = t.contentType;
+    // transferSize is 0 both for a cache hit and for a cross-origin response without
+    // Timing-Allow-Origin (measured: a CORS fetch with status 200 had 0): no cache claim here.
     if (t.transferSize > 0) entry.bytes = t.transferSize;
-    else if (t.responseStatus !== 0 && t.duration > 0) entry.fromCache = t.transferSize === 0;
     out.push(entry);
   }
   return out;
