@@ -75,7 +75,7 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       );
       const filtered = params.levels?.length || params.pattern ? ' matching' : '';
       const lines = [
-        `Console of tab ${tabId}: ${matching.length}${filtered} of ${log.entries.length} messages since the page loaded (Chrome replays what it kept for the page; messages of pages before the last navigation are gone).`,
+        `Console of tab ${tabId}: ${matching.length}${filtered} of ${log.entries.length} messages since the page loaded (Chrome replayed what it kept for the page when the debugger attached; later messages are kept, across navigations, until it detaches).`,
       ];
       if (log.dropped)
         lines.push(
