@@ -8,6 +8,7 @@
  * runs on the next task; the `settle` request that follows waits for it, then for a quiet DOM.
  */
 import { AgentContext } from './agent-context';
+import { resourceTiming } from './resource-timing';
 import { ChangeTracker } from './actions/change-tracker';
 import {
   click,
@@ -114,6 +115,8 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
           url: env.win.location.href,
           ...readableText(env.win.document, req.maxChars, req.offset),
         };
+      case 'resource_timing':
+        return resourceTiming(env.win, req.limit);
       case 'find':
         ctx.refPrefix = req.refPrefix;
         return find(ctx, req.query, req.kind, req.role, req.limit);

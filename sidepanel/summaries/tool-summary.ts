@@ -67,6 +67,11 @@ export const SUMMARY_KINDS = [
   'find',
   'find_none',
   'screenshot',
+  'console',
+  'console_attached',
+  'network',
+  'network_attached',
+  'network_body',
   'scroll_down',
   'scroll_up',
   'scroll_left',
@@ -187,6 +192,15 @@ export function describeCall(mood: Mood, facts: CallFacts): SummaryLine | null {
     }
     case 'browser_screenshot':
       return line(mood, 'screenshot');
+    case 'browser_console':
+    case 'browser_network': {
+      const what = facts.name === 'browser_console' ? 'console' : 'network';
+      const body = str(p.bodyOf);
+      if (what === 'network' && body) return line(mood, 'network_body', clip(body, 40));
+      // Attaching the debugger shows Chrome's bar: the card says it was Keel, and why.
+      const attached = facts.info?.debuggerAttached === true;
+      return line(mood, attached ? `${what}_attached` : what, String(num(facts.info?.total) ?? ''));
+    }
     case 'browser_scroll': {
       const text = str(p.text);
       if (text) return line(mood, 'scroll_text', clip(text, 40));

@@ -33,6 +33,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     afterRef: z.optional(z.string().check(z.regex(/^(f\d{1,9})?e\d{1,9}$/))),
   }),
   z.object({ op: z.literal('get_text'), maxChars: int(100, 500_000), offset: int(0, 50_000_000) }),
+  /** The document's Resource Timing entries (browser_network's requests from before it attached). */
+  z.object({ op: z.literal('resource_timing'), limit: int(1, 1000) }),
   z.object({
     op: z.literal('find'),
     query: z.string().check(z.minLength(1), z.maxLength(500)),
@@ -274,4 +276,22 @@ export interface FrameLocation {
   /** Content-box origin of the iframe in this frame's viewport. */
   x: number;
   y: number;
+}
+
+/** One Resource Timing entry as the content script reports it (content-scripts/resource-timing.ts, op `resource_timing`). */
+export interface TimingRecord {
+  name: string;
+  initiatorType: string;
+  /** ms since timeOrigin. */
+  startTime: number;
+  duration: number;
+  responseStatus: number;
+  transferSize: number;
+  contentType: string;
+}
+
+export interface TimingSnapshot {
+  /** Epoch ms of the document's time origin. */
+  timeOrigin: number;
+  entries: TimingRecord[];
 }

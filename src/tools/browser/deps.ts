@@ -1,5 +1,6 @@
 import type { SecretSource } from '../../secrets/site-secrets';
 import type { DebuggerSessions } from './debugger-sessions';
+import type { DevtoolsCapture } from './devtools/devtools-capture';
 import type { BrowserHost } from './host';
 import type { PageClient } from './page-client';
 
@@ -8,6 +9,8 @@ export interface BrowserToolDeps {
   host: BrowserHost;
   client: PageClient;
   debuggers: DebuggerSessions;
+  /** The console and network logs recorded through `debuggers` (browser_console, browser_network). */
+  devtools: DevtoolsCapture;
   /** Take small thumbnails after actions (details only). */
   thumbnails: boolean;
   /** Site secrets, for browser_type's placeholders (src/secrets). */

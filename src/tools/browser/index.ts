@@ -7,12 +7,14 @@ import type { SecretSource } from '../../secrets/site-secrets';
 import { redactingSecrets } from './secret-redaction';
 import type { AgentTool, ToolLifecycle } from '../types';
 import { DebuggerSessions } from './debugger-sessions';
+import { DevtoolsCapture } from './devtools/devtools-capture';
 import type { BrowserToolDeps } from './deps';
 import type { BrowserHost } from './host';
 import { OutsideDialogs } from './dialogs/outside-dialogs';
 import { PageClient } from './page-client';
 import { guardRequests } from './guard/request-guard';
 import { clickTool } from './tools/click';
+import { consoleTool } from './tools/console';
 import { dialogTool } from './tools/dialog';
 import { findTool } from './tools/find';
 import { getTextTool } from './tools/get-text';
@@ -21,6 +23,7 @@ import { hoverTool } from './tools/hover';
 import { keyboardTool } from './tools/keyboard';
 import { mouseTool } from './tools/mouse';
 import { navigateTool } from './tools/navigate';
+import { networkTool } from './tools/network';
 import { pressKeyTool } from './tools/press-key';
 import { screenshotTool } from './tools/screenshot';
 import { scrollTool } from './tools/scroll';
@@ -65,10 +68,12 @@ export function createBrowserTools(
   host: BrowserHost,
   options: BrowserToolsOptions = {},
 ): BrowserTools {
+  const debuggers = new DebuggerSessions(host, options.debuggerIdleMs);
   const deps: BrowserToolDeps = {
     host,
     client: new PageClient(host),
-    debuggers: new DebuggerSessions(host, options.debuggerIdleMs),
+    debuggers,
+    devtools: new DevtoolsCapture(host, debuggers),
     thumbnails: options.thumbnails ?? true,
     ...(options.secrets ? { secrets: options.secrets } : {}),
   };
@@ -97,6 +102,9 @@ export function createBrowserTools(
     keyboardTool(deps),
     uploadFileTool(deps),
     dialogTool(deps),
+    // L2 reads: what DevTools shows (the debugger, but nothing the page can observe)
+    consoleTool(deps),
+    networkTool(deps),
   ];
   const outside = new OutsideDialogs(host, deps.debuggers);
   // The registry stores tools of every parameter type; each tool validates its own params.

@@ -15,7 +15,9 @@ import {
 
 type Known = { placeholder: string; value: string }[];
 
-async function knownValues(source: SecretSource): Promise<Known> {
+/** Every stored site secret's value with its placeholder (none without a source). */
+export async function knownValues(source: SecretSource | undefined): Promise<Known> {
+  if (!source) return [];
   const out: Known = [];
   for (const s of await source.list()) {
     const value = await source.value(s.origin, s.name).catch(() => null);

@@ -131,6 +131,8 @@ describe('catalog', () => {
         'browser_keyboard',
         'browser_upload_file',
         'browser_dialog',
+        'browser_console',
+        'browser_network',
       ].sort(),
     );
   });

@@ -31,7 +31,10 @@ const READ_CALLS: Record<string, (seen: string) => ScriptedToolCall['args']> = {
   browser_get_text: () => ({}),
   browser_find: () => ({ query: 'Target' }),
   browser_screenshot: () => ({}),
-  browser_wait_for: () => ({ condition: 'text_visible', text: 'Target', timeoutMs: 2000 }),
+  browser_wait_for: () => ({ condition: 'text', text: 'Target', timeoutSeconds: 2 }),
+  // Attach the debugger (Runtime, Log, Network enabled) and read the isolated-world timings.
+  browser_console: () => ({}),
+  browser_network: () => ({ includeHeaders: true }),
 };
 
 const PROBE = `<!doctype html><title>Probe</title><body style="height:3000px">
@@ -51,6 +54,13 @@ const PROBE = `<!doctype html><title>Probe</title><body style="height:3000px">
   }
   new MutationObserver((ms) => { for (const m of ms) __events.push('mutation:' + m.type + ':' + (m.attributeName || '')); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // Bait for the console read: a debugger that previews logged objects by calling their getters
+  // (the classic way a page detects DevTools) would leave a record here.
+  console.log('probe', { get bait() { __events.push('getter:bait'); return 1; } });
+  const err = new Error('probe');
+  Object.defineProperty(err, 'stack', { get() { __events.push('getter:stack'); return 'probe'; } });
+  console.error(err);
+  fetch(location.href);
 </script>`;
 
 describe('reads are what the page cannot observe', () => {
@@ -112,6 +122,9 @@ describe('reads are what the page cannot observe', () => {
       plan([(seen) => ({ name: tool.name, args: call(seen) })]);
       const turn = await runTurn(s, 'Read the page.');
       expect(turn.approvals).toEqual([]);
+      // A read that failed would prove nothing: it must have done its work.
+      const results = turn.items.filter((i) => i.kind === 'tool_result');
+      expect(results.map((r) => (r.kind === 'tool_result' ? r.ok : null))).toEqual([true]);
       await page.waitForTimeout(300);
       expect(await events()).toEqual([]);
     });

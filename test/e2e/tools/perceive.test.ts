@@ -220,3 +220,120 @@ describe('perceive (L0) through the engine', () => {
     await web.page.close();
   });
 });
+
+/** The `[id …]` browser_network gave the request whose line matches `pattern`, in any result. */
+function requestId(texts: string[], pattern: RegExp): string {
+  for (const text of texts)
+    for (const line of text.split('\n')) {
+      const m = /\[id ([^\]]+)\]$/.exec(line);
+      if (m && pattern.test(line)) return m[1];
+    }
+  throw new Error(`no request id for ${pattern} in:\n${texts.join('\n---\n')}`);
+}
+
+describe('console and network reads (issue 30) through the engine', () => {
+  const TOKEN = 'fixture-token-7f3a9c';
+
+  it('browser_console and browser_network return what the page logged and fetched, before and after the debugger attached, with credentials redacted', async () => {
+    const { page, tabId } = await s.open('devtools.html');
+    await page.evaluate(() => (window as unknown as { bootDone: Promise<boolean> }).bootDone);
+    const eventsFrom = s.client.events.length;
+    const requestsFrom = s.server.requests.length;
+    const t = await s.turn('why does this page fail?', [
+      // Both attach-time reads in one step: the first call attaches, the second joins the session.
+      call('browser_console', {}, ['browser_network', {}]),
+      async () => {
+        await page.evaluate(() => (window as unknown as { later(): Promise<boolean> }).later());
+        // The uncaught error of `later` and Chrome's own entries arrive on their own time.
+        await page.waitForTimeout(300);
+        return call('browser_console', { levels: ['error'] }, ['browser_network', {}]);
+      },
+      call('browser_network', { status: 'errors', includeHeaders: true }, [
+        'browser_network',
+        { pattern: 'nav-a.html?after=1', includeHeaders: true },
+      ]),
+      (c) => call('browser_network', { bodyOf: requestId(c.toolTexts(), /nav-a\.html\?after=1/) }),
+      (c) =>
+        call('browser_network', {
+          bodyOf: requestId(c.toolTexts(), /devtools-third-party\.js\?after/),
+        }),
+      call('browser_console', { pattern: 'after', limit: 2 }),
+    ]);
+    expect(t.complete.stopReason).toBe('end');
+    // Reads on the tab's origin: nothing asked.
+    expect(t.approvals).toEqual([]);
+    const [boot, afterErrors, paged] = t.resultsOf('browser_console').map(resultText);
+    const [netBoot, netAfter, netErrors, withHeaders, bodySame, bodyOther] = t
+      .resultsOf('browser_network')
+      .map(resultText);
+    const truth = await page.evaluate(
+      () => (window as unknown as { __truth: { logs: { level: string; text: string }[] } }).__truth,
+    );
+
+    // Everything the page logged before the debugger attached came back, at its level, with
+    // where it was logged; so did the uncaught error and what Chrome logged for the page.
+    for (const m of truth.logs.filter((l) => l.text.startsWith('boot')))
+      expect(boot).toMatch(
+        new RegExp(`\\[${m.level}\\] ${m.text} — at ${s.main}/devtools\\.html:\\d+:\\d+`),
+      );
+    expect(boot).toContain('[error uncaught] Uncaught Error: boot uncaught');
+    expect(boot).toContain(
+      `[error browser] Failed to load resource: the server responded with a status of 404 (Not Found) — at ${s.main}/missing-boot.json`,
+    );
+    expect(boot).toMatch(
+      /\[error browser\] Access to fetch at .*nav-b\.html\?boot=cors.* CORS policy/,
+    );
+    expect(boot).toContain('Keel attached the debugger to this tab to read its console messages');
+    expect(boot).toMatch(/<untrusted_page_content_[0-9a-f]{12} source="[^"]*devtools\.html">/);
+    expect(t.resultsOf('browser_console')[0].details).toMatchObject({
+      tabId,
+      info: { debuggerAttached: true },
+    });
+
+    // After: only errors, the new ones included, no other level.
+    expect(afterErrors).toContain('[error] after error message');
+    expect(afterErrors).toContain('[error uncaught] Uncaught Error: after uncaught');
+    expect(afterErrors).toContain(`at ${s.main}/missing-after.json`);
+    expect(afterErrors).not.toMatch(/\[(log|info|warning|debug)\]/);
+    expect(afterErrors).not.toContain('attached the debugger');
+    // Paged: the cursor and the note that says the list was cut.
+    expect(paged).toMatch(
+      /Showing 2: #\d+–#\d+\. Truncated: \d+ more matching messages; call again with after: \d+\./,
+    );
+
+    // Requests before attaching: Resource Timing, with status but no method; the other origin's
+    // refused response has its status hidden.
+    expect(netBoot).toMatch(/\(method unknown\) 200 document \S+\/devtools\.html/);
+    expect(netBoot).toContain(`(method unknown) 200 fetch ${s.main}/nav-a.html?boot=1`);
+    expect(netBoot).toContain(`(method unknown) 404 fetch ${s.main}/missing-boot.json`);
+    expect(netBoot).toContain(
+      `(method unknown) status hidden or failed fetch ${s.other}/nav-b.html?boot=cors`,
+    );
+    expect(netBoot).not.toContain('attached the debugger'); // browser_console attached it
+    // After: the debugger's record, with method and status.
+    expect(netAfter).toMatch(
+      new RegExp(`GET 200 OK fetch ${s.main}/nav-a\\.html\\?after=1 — .*\\[id [^\\]]+\\]`),
+    );
+    expect(netAfter).toContain(`GET 404 Not Found fetch ${s.main}/missing-after.json`);
+    expect(netAfter).toMatch(
+      /GET failed \(blocked by CORS \(MissingAllowOriginHeader\)\) fetch \S+nav-b\.html\?after=cors/,
+    );
+    // Errors with headers: credentials redacted, the 200 left out.
+    expect(netErrors).toContain('missing-after.json');
+    expect(netErrors).not.toContain('nav-a.html?after=1');
+    expect(withHeaders).toContain('Authorization: [redacted]');
+    // Bodies: the same-origin one plainly, the other origin's labelled.
+    expect(bodySame).toContain('<title>Page A</title>');
+    expect(bodySame).not.toContain('another origin');
+    expect(bodyOther).toContain(
+      `This body is from another origin (${s.other}), not the tab's (${s.main}).`,
+    );
+    expect(bodyOther).toContain("console.info('third-party script ran');");
+
+    // The Authorization value reached no result, no event and no provider request.
+    for (const r of t.results) expect(JSON.stringify(r)).not.toContain(TOKEN);
+    expect(JSON.stringify(s.client.events.slice(eventsFrom))).not.toContain(TOKEN);
+    for (const r of s.server.requests.slice(requestsFrom)) expect(r.raw).not.toContain(TOKEN);
+    await page.close();
+  });
+});

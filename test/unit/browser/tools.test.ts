@@ -97,6 +97,8 @@ describe('catalog', () => {
       browser_keyboard: 'L2 write never-retry',
       browser_upload_file: 'L2 write never-retry',
       browser_dialog: 'L2 write never-retry',
+      browser_console: 'L2 read retry-safe',
+      browser_network: 'L2 read retry-safe',
     });
     expect(lifecycle.runEnded).toBeTypeOf('function');
     expect(lifecycle.runInterrupted).toBeTypeOf('function');
