@@ -72,7 +72,18 @@ describe('icon-only controls', () => {
     await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
     await page.click('input');
     await page.locator('.flatpickr-calendar.open').waitFor();
-    const { text } = await snapshot(page);
+    // flatpickr fades its calendar in (opacity 0 first; an invisible element is not listed): read
+    // the page again until it has opened.
+    let text = '';
+    await expect
+      .poll(
+        async () => {
+          text = (await snapshot(page)).text;
+          return text.includes('prev month');
+        },
+        { timeout: 5000 },
+      )
+      .toBe(true);
     const prev = text.split('\n').find((l) => /\(icon "[^"]*prev month"\)/.test(l));
     const next = text.split('\n').find((l) => /\(icon "[^"]*next month"\)/.test(l));
     expect(prev, text).toMatch(/^- clickable \(icon "flatpickr prev month"\) \[ref=e\d+\]$/);
