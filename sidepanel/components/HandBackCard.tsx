@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { Icon } from './icons';
+import { NoteField } from './NoteField';
 import { usePanel } from './panel-context';
 
 /**
@@ -27,15 +28,7 @@ export function HandBackCard({ threadId, runId }: { threadId: string; runId: str
         <span>{t('userControlTitle')}</span>
       </h2>
       <p class="hint">{t('userControlHelp')}</p>
-      <div class="field">
-        <label for={`${idPrefix}-note`}>{t('takeoverNote')}</label>
-        <textarea
-          id={`${idPrefix}-note`}
-          rows={2}
-          value={note}
-          onInput={(e) => setNote((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </div>
+      <NoteField id={`${idPrefix}-note`} value={note} onInput={setNote} />
       <div class="approval-actions">
         <button
           type="button"

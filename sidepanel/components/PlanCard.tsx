@@ -7,6 +7,7 @@ import {
 } from '../../src/protocol';
 import { t } from '../i18n';
 import { Icon } from './icons';
+import { NoteField } from './NoteField';
 import { usePanel } from './panel-context';
 
 const KIND_LABEL: Record<PlanWriteKind, () => string> = {
@@ -96,15 +97,7 @@ export function PlanCard({ request }: { request: InteractionRequest }) {
           </li>
         ))}
       </ul>
-      <div class="field">
-        <label for={`${idPrefix}-note`}>{t('planNote')}</label>
-        <textarea
-          id={`${idPrefix}-note`}
-          rows={2}
-          value={note}
-          onInput={(e) => setNote((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </div>
+      <NoteField id={`${idPrefix}-note`} value={note} onInput={setNote} label={t('planNote')} />
       <div class="approval-actions">
         <button
           type="button"

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { InteractionRequest } from '../../src/protocol';
 import { t } from '../i18n';
 import { Icon } from './icons';
+import { NoteField } from './NoteField';
 import { usePanel } from './panel-context';
 
 /**
@@ -35,15 +36,7 @@ export function TakeoverCard({ request }: { request: InteractionRequest }) {
         <span>{t('takeoverTitle', reason)}</span>
       </h2>
       <p class="hint">{t('takeoverHelp')}</p>
-      <div class="field">
-        <label for={`${idPrefix}-note`}>{t('takeoverNote')}</label>
-        <textarea
-          id={`${idPrefix}-note`}
-          rows={2}
-          value={note}
-          onInput={(e) => setNote((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </div>
+      <NoteField id={`${idPrefix}-note`} value={note} onInput={setNote} />
       <div class="approval-actions">
         <button
           type="button"
