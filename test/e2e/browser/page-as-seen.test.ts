@@ -18,6 +18,7 @@
  * must say which todo it deletes, so that every ref's line identifies one element — and the
  * ref a model picks by that line deletes that todo (the app's own state says so).
  */
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWidgets, WIDGETS_DIR } from '../../fixtures/widgets/build';
 import { call, snapshot, startHarness, type Harness } from './support/page-harness';
@@ -49,15 +50,7 @@ describe.each(['preact', 'vue'])('TodoMVC (%s): repeated "Delete" buttons', (fw)
     // A name that does not repeat keeps its line as it was.
     expect(text).toMatch(/- textbox "What needs to be done\?" \[ref=e\d+\]/);
     const ref = /\[ref=(e\d+)\]/.exec(deletes[1])![1];
-    await call(page, {
-      op: 'click',
-      ref,
-      button: 'left',
-      clickCount: 1,
-      modifiers: [],
-      force: false,
-    });
-    await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+    await clickRef(page, ref);
     const state = await page.evaluate(
       () => (window as unknown as { todoState: TodoState }).todoState,
     );
@@ -95,15 +88,7 @@ describe('icon-only controls', () => {
       );
     expect(await month()).toBe('11');
     const ref = /\[ref=(e\d+)\]/.exec(prev!)![1];
-    await call(page, {
-      op: 'click',
-      ref,
-      button: 'left',
-      clickCount: 1,
-      modifiers: [],
-      force: false,
-    });
-    await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+    await clickRef(page, ref);
     expect(await month()).toBe('10');
     await page.close();
   });
@@ -155,15 +140,7 @@ describe('controls inside an SVG', () => {
     const canada = bars.find((l) => l.includes('"Canada: 5 orders"'));
     const ref = /\[ref=(e\d+)\]/.exec(canada ?? '')?.[1];
     expect(ref, text).toBeDefined();
-    await call(page, {
-      op: 'click',
-      ref,
-      button: 'left',
-      clickCount: 1,
-      modifiers: [],
-      force: false,
-    });
-    await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+    await clickRef(page, ref!);
     const state = await page.evaluate(
       () => (window as unknown as { widgetState: { value: unknown } }).widgetState,
     );
@@ -171,14 +148,7 @@ describe('controls inside an SVG', () => {
     // An SVG icon that is itself the control is one line, named by its icon.
     const star = /- clickable \(icon "star"\) \[ref=(e\d+)\]/.exec(text);
     expect(star, text).not.toBeNull();
-    await call(page, {
-      op: 'click',
-      ref: star![1],
-      button: 'left',
-      clickCount: 1,
-      modifiers: [],
-      force: false,
-    });
+    await clickRef(page, star![1], { settle: false });
     expect(
       await page.evaluate(
         () => (window as unknown as { widgetState: { starred?: boolean } }).widgetState.starred,
@@ -187,3 +157,16 @@ describe('controls inside an SVG', () => {
     await page.close();
   });
 });
+
+/** A left click on `ref` as the click tool sends it, then (unless told not to) the page settles. */
+async function clickRef(page: Page, ref: string, o: { settle?: boolean } = {}): Promise<void> {
+  await call(page, {
+    op: 'click',
+    ref,
+    button: 'left',
+    clickCount: 1,
+    modifiers: [],
+    force: false,
+  });
+  if (o.settle !== false) await call(page, { op: 'settle', quietMs: 150, timeoutMs: 2000, ref });
+}

@@ -5,6 +5,9 @@
  * mistakes a truncated log for the whole one.
  */
 
+/** Characters of entry lines in one console or network result (a page's bound besides `limit`). */
+export const MAX_LOG_RESULT_CHARS = 24_000;
+
 export interface LogPageRequest {
   /** Only entries with a larger seq (the previous page's `next`). */
   after?: number;

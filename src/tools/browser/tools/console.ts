@@ -5,7 +5,7 @@ import type { BrowserToolDetails } from '../details';
 import { CONSOLE_LEVELS, matchesConsoleFilter } from '../devtools/console-entry';
 import { debuggerBarNote } from '../devtools/debugger-bar-note';
 import { MAX_LOG_ENTRIES } from '../devtools/devtools-capture';
-import { logPage } from '../devtools/log-page';
+import { logPage, MAX_LOG_RESULT_CHARS } from '../devtools/log-page';
 import { type Redactions, redactedConsoleEntry, redactText } from '../devtools/redacted-view';
 import { renderConsoleEntry } from '../devtools/render-console';
 import { TabIdParam } from '../params';
@@ -34,9 +34,6 @@ const Params = z.object({
   limit: z.number().int().min(1).max(200).default(50).describe('Messages to return.'),
 });
 type Params = z.infer<typeof Params>;
-
-/** Characters of message lines in one result (the limit of a page besides `limit`). */
-const MAX_RESULT_CHARS = 24_000;
 
 /**
  * browser_console: the tab's console messages (console.*, uncaught errors, and what Chrome logs
@@ -70,7 +67,7 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
         .filter((e) => matchesConsoleFilter(e, filter));
       const page = logPage(
         matching,
-        { after: params.after, limit: params.limit, maxChars: MAX_RESULT_CHARS },
+        { after: params.after, limit: params.limit, maxChars: MAX_LOG_RESULT_CHARS },
         renderConsoleEntry,
       );
       const filtered = params.levels?.length || params.pattern ? ' matching' : '';

@@ -5,7 +5,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { debuggerBarNote } from '../devtools/debugger-bar-note';
 import { MAX_LOG_ENTRIES } from '../devtools/devtools-capture';
-import { clipText, logPage } from '../devtools/log-page';
+import { clipText, logPage, MAX_LOG_RESULT_CHARS } from '../devtools/log-page';
 import { matchesNetworkFilter } from '../devtools/network-entry';
 import { type Redactions, redactedNetworkEntry, redactText } from '../devtools/redacted-view';
 import { responseBodyText } from '../devtools/response-body';
@@ -62,8 +62,6 @@ const Params = z.object({
     .describe('Body characters to return.'),
 });
 type Params = z.infer<typeof Params>;
-
-const MAX_RESULT_CHARS = 24_000;
 
 /**
  * browser_network: the tab's requests. Those since the debugger attached come from CDP Network
@@ -132,7 +130,7 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
       const matching = entries.filter((e) => matchesNetworkFilter(e, filter));
       const page = logPage(
         matching,
-        { after: params.after, limit: params.limit, maxChars: MAX_RESULT_CHARS },
+        { after: params.after, limit: params.limit, maxChars: MAX_LOG_RESULT_CHARS },
         (e) => renderNetworkEntry(e, { headers: params.includeHeaders }),
       );
       const earlier = log.entries.filter((e) => e.source === 'timing').length;
