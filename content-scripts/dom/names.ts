@@ -11,6 +11,31 @@ export const MAX_NAME_CHARS = 100;
 const LABELABLE = new Set(['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea']);
 
 /**
+ * Containers of items of their own. A control named from its content (a tree folder, a menu
+ * item with a submenu) is named by its own label, not by the items it holds: MUI's expanded
+ * folder was `treeitem "Inbox Receipts Travel"`, each child listed again below it.
+ */
+const NESTED_ITEMS = new Set(['group', 'tree', 'treegrid', 'menu', 'menubar', 'listbox', 'grid']);
+
+/** What accname is told about a nested item container: not part of the name (display: none). */
+const LEFT_OUT = { getPropertyValue: (p: string) => (p === 'display' ? 'none' : '') };
+
+/** The style lookup accname uses, with the nested item containers under `root` left out. */
+function withoutNestedItems(
+  root: Element,
+  styles: StyleCache,
+): (el: Element, pseudo?: string | null) => CSSStyleDeclaration {
+  return (el, pseudo) => {
+    if (el !== root) {
+      const role = el.getAttribute('role');
+      if (role !== null && NESTED_ITEMS.has(role))
+        return LEFT_OUT as unknown as CSSStyleDeclaration;
+    }
+    return styles.computed(el, pseudo);
+  };
+}
+
+/**
  * Label associations of one snapshot, built in one pass over the document's <label>s.
  *
  * Why: accname reads `element.labels` for every labelable element, and Chrome computes that
@@ -56,7 +81,7 @@ export function accessibleName(
     // reading two extra computed styles per node doubled the cost of names on large pages.
     name = normalizeSpace(
       computeAccessibleName(el, {
-        getComputedStyle: styles.computed,
+        getComputedStyle: withoutNestedItems(el, styles),
         computedStyleSupportsPseudoElements: false,
       }),
     );

@@ -7,9 +7,10 @@
  * lines are clipped visible text, `media` lines name images, `frame` lines name iframes.
  */
 import type { PageEnv } from '../env';
-import { actionableOf } from '../dom/interactive';
+import { actionableOf, innerControls } from '../dom/interactive';
 import { accessibleName, LabelIndex } from '../dom/names';
 import { controlLine } from '../dom/control-line';
+import { ownText } from '../dom/own-text';
 import { HoverRevealIndex } from '../dom/hover-reveal';
 import { hoverOnlyControls, shownText } from './hover-only';
 import { headingLevel, roleOf, SECTION_ROLES } from '../dom/roles';
@@ -72,6 +73,8 @@ interface Ctx {
   text: TextEnv;
   /** Inside a control whose name already carries its text: only nested controls are emitted. */
   inControl: boolean;
+  /** Inside a wrapper control named by its own text: that text is not repeated as lines. */
+  textTaken?: boolean;
   vp: Viewport;
 }
 
@@ -185,7 +188,8 @@ export class SnapshotWalker {
 
   private walkNode(n: Node, ctx: Ctx): void {
     if (n.nodeType === 3) {
-      if (!ctx.inControl && !ctx.text.hidden) this.pushText((n as Text).data, ctx);
+      if (!ctx.inControl && !ctx.textTaken && !ctx.text.hidden)
+        this.pushText((n as Text).data, ctx);
     } else if (n.nodeType === 1) {
       this.walkElement(n as Element, ctx);
     }
@@ -281,6 +285,14 @@ export class SnapshotWalker {
       if (box.width === 0 || box.height === 0) actionable = null;
     }
     if (actionable && this.labelStandsIn(el)) return;
+    if (actionable?.wrapper) {
+      // A control holding controls (a folder row with a handler over its items): listed by its
+      // own text, when it has some, and its controls listed after it.
+      const own = ownText(el, innerControls(el));
+      if (own) this.control(el, actionable.role, ctx, own);
+      this.walkChildren(el, { ...ctx, textTaken: Boolean(own) });
+      return;
+    }
     if (actionable) {
       this.control(el, actionable.role, ctx);
       if (TEXT_CONTROL_TAGS.has(tag) || actionable.role === 'textbox') return;
@@ -384,12 +396,12 @@ export class SnapshotWalker {
     if (this.chars > this.opts.maxChars) this.stopped = true;
   }
 
-  private control(el: Element, role: string, ctx: Ctx): void {
+  private control(el: Element, role: string, ctx: Ctx, knownName?: string): void {
     this.flush();
     const line: SnapshotLine = {
       depth: ctx.depth,
       kind: 'control',
-      ...this.controlText(el, role, role),
+      ...this.controlText(el, role, role, el, knownName),
     };
     this.emit(line);
     this.noteNamed(line, el);

@@ -129,6 +129,71 @@ describe('named containers', () => {
   });
 });
 
+describe('containers do not swallow their controls', () => {
+  it("MUI X's expanded folders are named by their own label, and a child's ref selects it", async () => {
+    const page = await h.open('widget.html?w=mui-tree');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    await page.locator('[role=treeitem]').first().waitFor();
+    const { text } = await snapshot(page);
+    // Before: `treeitem "Inbox Receipts Travel"`, the folder named after the items it holds.
+    expect(text).toMatch(/- treeitem "Inbox" \[ref=e\d+\] \[expanded\]$/m);
+    expect(text).toMatch(/- treeitem "Archive" \[ref=e\d+\] \[expanded\]$/m);
+    const ref = /- treeitem "2025" \[ref=(e\d+)\]/.exec(text)?.[1];
+    expect(ref, text).toBeDefined();
+    await clickRef(page, ref!);
+    const state = await page.evaluate(
+      () => (window as unknown as { widgetState: { selected: unknown } }).widgetState,
+    );
+    expect(state.selected).toBe('y2025');
+    await page.close();
+  });
+
+  it("jQuery UI's Prev and Next (anchors without href, a delegated handler) are listed, and Prev goes back", async () => {
+    const page = await h.open('widget.html?w=jquery-ui-date');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    const { text } = await snapshot(page);
+    // Before: neither arrow was in the snapshot (no href, no role, no cursor: only the
+    // `data-handler="prev" data-event="click"` the widget delegates from its container).
+    const prev = /- clickable "Prev" \[ref=(e\d+)\]/.exec(text)?.[1];
+    expect(prev, text).toBeDefined();
+    expect(text).toMatch(/- clickable "Next" \[ref=e\d+\]/);
+    // Each day cell is a handler around its link: the link is listed, the cell adds no line.
+    expect(text).toMatch(/- link "15" \[ref=e\d+\]/);
+    expect(text).not.toMatch(/- clickable "15"/);
+    const month = () =>
+      page.evaluate(
+        () => (window as unknown as { widgetState: { month: string } }).widgetState.month,
+      );
+    expect(await month()).toBe('2026-12');
+    await clickRef(page, prev!);
+    expect(await month()).toBe('2026-11');
+    await page.close();
+  });
+
+  it('a toolbar with its own handler keeps its label and lists the actions it holds', async () => {
+    const page = await h.open('widget.html?w=mui-tree');
+    // A mail view's action bar: one listener on the bar serves its items by their data-action,
+    // and the bar itself toggles the message's details (seen as `clickable "Reply Forward"`).
+    await page.evaluate(() => {
+      const bar = document.createElement('div');
+      bar.setAttribute('onclick', "window.done = event.target.dataset.action || 'details'");
+      bar.style.cursor = 'pointer';
+      bar.innerHTML =
+        'Message actions <span data-action="reply">Reply</span> <span data-action="forward">Forward</span>';
+      document.body.append(bar);
+    });
+    const { text } = await snapshot(page);
+    expect(text).toMatch(/- clickable "Message actions" \[ref=e\d+\]/);
+    const forward = /- clickable "Forward" \[ref=(e\d+)\]/.exec(text)?.[1];
+    expect(forward, text).toBeDefined();
+    expect(text).toMatch(/- clickable "Reply" \[ref=e\d+\]/);
+    expect(text).not.toContain('Reply Forward');
+    await clickRef(page, forward!, { settle: false });
+    expect(await page.evaluate(() => (window as { done?: string }).done)).toBe('forward');
+    await page.close();
+  });
+});
+
 describe('controls inside an SVG', () => {
   it("a d3 chart's bars and its text control are listed, and a bar's ref selects its country", async () => {
     const page = await h.open('widget.html?w=d3-chart');
