@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,stream,recovery,thread,cost,snapshot,matrix,workflow,peers]
+ *   npm run bench [-- --only engine,gap,stream,recovery,thread,cost,snapshot,matrix,workflow,peers]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run or ran fewer cases than it expected (it reports the
@@ -22,6 +22,7 @@ import { benchPeers } from './bench/peers';
 import { benchRecovery } from './bench/recovery';
 import { benchSnapshot } from './bench/snapshot';
 import type { BenchResult, SummaryRow } from './bench/stats';
+import { benchStepGap } from './bench/step-gap';
 import { benchStreamLatency } from './bench/stream-latency';
 import { benchThread2000 } from './bench/thread-2000';
 import { benchWidgetMatrix } from './bench/widget-matrix';
@@ -36,6 +37,7 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
     title: 'engine step overhead',
     run: () => benchEngineSteps({ steps: 50, runs: 5 }),
   },
+  { key: 'gap', title: 'step gap (issue 26, point 4)', run: () => benchStepGap() },
   {
     key: 'stream',
     title: 'stream latency',

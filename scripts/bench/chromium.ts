@@ -63,8 +63,10 @@ const TURN_CLIENT_SOURCE = readFileSync(
 export async function pageTimedTurn(
   page: Page,
   text: string,
+  threadId?: string,
 ): Promise<{ ms: number; threadId: string }> {
-  return (await page.evaluate(`(${TURN_CLIENT_SOURCE})(${JSON.stringify(text)})`)) as {
+  const args = [text, threadId ?? null].map((a) => JSON.stringify(a)).join(', ');
+  return (await page.evaluate(`(${TURN_CLIENT_SOURCE})(${args})`)) as {
     ms: number;
     threadId: string;
   };

@@ -89,7 +89,7 @@ class ThreadProvider implements Provider {
   }
 }
 
-async function makeThread(): Promise<{
+export async function makeThread(): Promise<{
   thread: ThreadRecord;
   nodes: NodeRecord[];
   path: NodeRecord[];
@@ -154,7 +154,7 @@ async function makeThread(): Promise<{
 }
 
 /** Writes the thread and its nodes into the extension's database from an extension page. */
-async function seed(page: Page, thread: ThreadRecord, nodes: NodeRecord[]): Promise<void> {
+export async function seed(page: Page, thread: ThreadRecord, nodes: NodeRecord[]): Promise<void> {
   await page.evaluate(
     async ({ thread, nodes }) => {
       const req = indexedDB.open('keel');

@@ -23,6 +23,8 @@ export interface ChatRequest {
   receivedAt: number;
   /** A title request from the engine (its own small task), not a step of the conversation. */
   isTitle: boolean;
+  /** Wall-clock time the response's last byte was written (unset while it streams). */
+  sentAt?: number;
 }
 
 export interface ReplyToolCall {
@@ -107,8 +109,9 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
     for (const w of [...waiters]) if (requests.length >= w.n) w.resolve(requests[w.n - 1]);
     const reply = await options.respond(request);
     if (body.stream === false)
-      return json(res, 200, completion(reply, body.model ?? 'model', request.index));
-    await stream(req, res, reply, body, request.index);
+      json(res, 200, completion(reply, body.model ?? 'model', request.index));
+    else await stream(req, res, reply, body, request.index);
+    request.sentAt = wallClock();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

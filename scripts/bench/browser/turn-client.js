@@ -1,10 +1,11 @@
 /*
  * One timed turn from inside an extension page, without sending each event to the benchmark
  * process (the e2e EngineClient forwards every event to Node, which costs CPU the worker competes
- * for on a small machine). Plain JavaScript, evaluated as a string: `(source)(text)` resolves with
- * { ms, threadId } — ms from posting turn.submit to receiving its turn.complete.
+ * for on a small machine). Plain JavaScript, evaluated as a string: `(source)(text, threadId?)`
+ * resolves with { ms, threadId } — ms from posting turn.submit to receiving its turn.complete, on
+ * a new thread unless `threadId` names one.
  */
-(async function timedTurnInPage(text) {
+(async function timedTurnInPage(text, existingThreadId) {
   const port = chrome.runtime.connect({ name: 'engine' });
   const clientId = `bench-page-${Math.random().toString(36).slice(2)}`;
   let n = 0;
@@ -33,7 +34,7 @@
   };
   try {
     await send({ type: 'initialize', subscribe: [] });
-    const { threadId } = await send({ type: 'thread.create' });
+    const threadId = existingThreadId || (await send({ type: 'thread.create' })).threadId;
     await send({ type: 'thread.subscribe', threadId });
     const complete = waitFor((ev) => ev.type === 'turn.complete' && ev.threadId === threadId);
     const t0 = performance.now();
