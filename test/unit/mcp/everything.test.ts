@@ -318,15 +318,29 @@ describe('server-everything: restarts', () => {
   }, 40_000);
 
   it('retries a read-only call once when the restarted server no longer knows the session', async () => {
-    await call(h.registry, 'mcp__everything__echo', { message: 'warm' });
     // A quick restart: the old session id now gets "400 No valid session ID" from the new process.
-    await server.kill('SIGKILL');
-    await server.launch();
-    expect(textOf(await call(h.registry, 'mcp__everything__get-sum', { a: 1, b: 1 }))).toBe(
-      'The sum of 1 and 1 is 2.',
-    );
-    expect(h.logs.some((l) => l.message === 'sending a call again on a new session')).toBe(true);
-  }, 30_000);
+    // Under load the restart can be slower than the client noticing its stream broke ('MCP session
+    // lost'): the call then goes out on a new session and there is nothing to retry. That run
+    // does not test the retry, so the restart is done again (at most three times).
+    let retried = false;
+    for (let attempt = 0; attempt < 3 && !retried; attempt++) {
+      await until(() => h.manager.status()[0].state === 'connected', 10_000, 'connected');
+      await call(h.registry, 'mcp__everything__echo', { message: 'warm' });
+      const from = h.logs.length;
+      await server.kill('SIGKILL');
+      await server.launch();
+      const lostFirst = h.logs.slice(from).some((l) => l.message === 'MCP session lost');
+      expect(textOf(await call(h.registry, 'mcp__everything__get-sum', { a: 1, b: 1 }))).toBe(
+        'The sum of 1 and 1 is 2.',
+      );
+      retried = h.logs
+        .slice(from)
+        .some((l) => l.message === 'sending a call again on a new session');
+      if (!retried)
+        expect(lostFirst, 'no retry, and the session was not lost before the call').toBe(true);
+    }
+    expect(retried).toBe(true);
+  }, 60_000);
 
   it('re-runs a read-only call whose connection died mid-call, on a new session', async () => {
     await until(() => h.manager.status()[0].state === 'connected', 10_000, 'connected');
