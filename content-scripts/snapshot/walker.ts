@@ -30,6 +30,7 @@ import {
 } from '../dom/visibility';
 import type { RefRegistry } from '../refs';
 import { TextEnv } from './text-env';
+import { drawnOutOfOrder, readingOrder } from './visual-order';
 import { controlNode, type OutlineNode } from './outline-lines';
 
 export type LineKind = 'text' | 'heading' | 'control' | 'section' | 'media' | 'frame';
@@ -130,6 +131,9 @@ const NOISE = /^[\s|·•:,;/\\>»«›‹\-–—()[\]{}*+#~=_.]*$/;
 const TEXT_CONTROL_TAGS = new Set(['input', 'textarea', 'select']);
 /** Controls a page may hide and draw through their label (CSS-only toggles). */
 const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch']);
+
+/** Beyond this many children a container is not reordered (a long list is not a toolbar). */
+const MAX_REORDERED = 40;
 
 /** The `- role "name"` head of a control line that has a name of its own. */
 const NAMED_LINE = /^- [\w-]+ "(?:[^"\\]|\\.)*"/;
@@ -334,8 +338,44 @@ export class SnapshotWalker {
     }
     if (cell && this.buf.trim()) this.buf += ' | ';
     if (!inline) this.flush();
-    this.walkChildren(el, ctx);
+    if (!this.walkInDrawnOrder(el, style, ctx)) this.walkChildren(el, ctx);
     if (!inline) this.flush();
+  }
+
+  /**
+   * Children drawn in another order than the DOM's (floated right, a reversed or reordered flex
+   * row) are walked one by one and their lines listed in reading order (visual-order.ts).
+   * False when the children are in order, or mix in text of the container's own.
+   */
+  private walkInDrawnOrder(el: Element, style: CSSStyleDeclaration, ctx: Ctx): boolean {
+    if (this.env.shadowRootOf(el) || el.localName === 'slot') return false;
+    const kids = Array.from(el.children);
+    if (kids.length < 2 || kids.length > MAX_REORDERED) return false;
+    for (let n = el.firstChild; n; n = n.nextSibling)
+      if (n.nodeType === 3 && (n as Text).data.trim()) return false;
+    const styles = kids.map((k) => this.styles.get(k));
+    if (styles.some((s) => s.display === 'contents')) return false;
+    const order = (s: CSSStyleDeclaration) => ({
+      display: s.display,
+      flexDirection: s.flexDirection,
+      float: s.getPropertyValue('float'),
+      order: s.order,
+    });
+    if (!drawnOutOfOrder(order(style), styles.map(order))) return false;
+    this.flush();
+    const saved = this.out;
+    const chunks: SnapshotLine[][] = [];
+    for (const k of kids) {
+      const chunk: SnapshotLine[] = [];
+      this.out = chunk;
+      if (!this.stopped) this.walkElement(k, ctx);
+      this.flush();
+      chunks.push(chunk);
+    }
+    this.out = saved;
+    const boxes = kids.map((k) => this.env.boxOf(k));
+    for (const i of readingOrder(boxes, style.direction === 'rtl')) this.out.push(...chunks[i]);
+    return true;
   }
 
   private pushText(data: string, ctx: Ctx): void {
@@ -563,7 +603,8 @@ export class SnapshotWalker {
     };
     this.emit(header);
     const before = this.out.length;
-    this.walkChildren(el, { ...ctx, depth: ctx.depth + 1 });
+    const inner = { ...ctx, depth: ctx.depth + 1 };
+    if (!this.walkInDrawnOrder(el, this.styles.get(el), inner)) this.walkChildren(el, inner);
     this.flush();
     // An empty landmark is noise: drop its header.
     if (this.out.length === before) this.out.splice(before - 1, 1);

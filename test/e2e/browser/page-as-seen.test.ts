@@ -194,6 +194,44 @@ describe('containers do not swallow their controls', () => {
   });
 });
 
+describe('controls drawn out of DOM order', () => {
+  it("Bootstrap's float-end, flex-row-reverse and order-* controls are listed in the order they are drawn", async () => {
+    const page = await h.open('widget.html?w=bootstrap-mail');
+    await page.waitForFunction(() => Boolean((window as { widgetState?: unknown }).widgetState));
+    const { text } = await snapshot(page);
+    const lines = text.split('\n');
+    const listed = lines
+      .map((l) => /- (?:button|link) "(\w+)"/.exec(l)?.[1])
+      .filter((n): n is string => n !== undefined && n !== 'Unrelated');
+    // Ground truth: where the page drew them (rows top to bottom, then left to right).
+    const drawn = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('#app button, #app a'))
+        .map((e) => ({ name: e.textContent!.trim(), r: e.getBoundingClientRect() }))
+        .sort((a, b) =>
+          Math.abs(a.r.top - b.r.top) > a.r.height / 2 ? a.r.top - b.r.top : a.r.left - b.r.left,
+        )
+        .map((i) => i.name),
+    );
+    expect(drawn).toEqual([
+      'Delete',
+      'Forward',
+      'Reply',
+      'Drafts',
+      'Sent',
+      'Inbox',
+      'Previous',
+      'Next',
+    ]);
+    // Before: DOM order (Reply, Forward, Delete; Inbox, Sent, Drafts; Next, Previous).
+    expect(listed, text).toEqual(drawn);
+    // Text the container draws between its controls keeps its place.
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    expect(at(/Page 2 of 5/)).toBeGreaterThan(at(/"Previous"/));
+    expect(at(/Page 2 of 5/)).toBeLessThan(at(/"Next"/));
+    await page.close();
+  });
+});
+
 describe('controls inside an SVG', () => {
   it("a d3 chart's bars and its text control are listed, and a bar's ref selects its country", async () => {
     const page = await h.open('widget.html?w=d3-chart');
