@@ -1,0 +1,223 @@
+/**
+ * Keel as an MCP server end to end in one process: the official MCP client → the bridge (bridge/)
+ * → a real loopback WebSocket → the worker's link (src/bridge-link) → the real engine, with the
+ * panel played by a protocol client. Pairing through the panel, tools/list, a read, a write that
+ * asks (progress while it waits, then allowed), a deny, an interrupt, revocation, a second
+ * unpaired client, and a worker restart in the middle of a call.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ExtensionLink } from '../../../bridge/extension-link';
+import { createBridgeServer } from '../../../bridge/mcp-server';
+import { BridgeLink, type SocketLike } from '../../../src/bridge-link/bridge-link';
+import { type AgentEvent, DirectTransport } from '../../../src/protocol';
+import { bridgeTools, mcpToolOf } from '../../../src/tools/bridge-tools';
+import { makeRig, type Rig, testTool } from '../engine/harness';
+
+const ORIGIN = `chrome-extension://${'abcdefghijklmnop'.repeat(2)}`;
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type Pairings = NonNullable<
+  Extract<AgentEvent, { type: 'settings.updated' }>['settings']['mcpBridge']
+>['pairings'];
+
+/** A bridge process's insides, with the official client connected to it. */
+async function bridge(dir: string, name: string) {
+  const link = new ExtensionLink({ ports: [0], sessionId: `mcp_${name}` });
+  await link.listen();
+  const server = createBridgeServer({
+    link,
+    pairingPath: join(dir, 'pairing.json'),
+    version: '0.0.0',
+    progressEveryMs: 50,
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name, version: '1.0' });
+  let changed = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+  await client.connect(b);
+  cleanups.push(
+    () => client.close(),
+    () => link.close(),
+  );
+  return { link, client, port: link.port!, listChanged: () => changed };
+}
+
+/** The worker's link over its own engine connection (a new one after a "restart"). */
+function workerLink(rig: Rig): BridgeLink {
+  const link = new BridgeLink({
+    transport: new DirectTransport(rig.engine),
+    openSocket: (url) =>
+      new WebSocket(url, { headers: { origin: ORIGIN } }) as unknown as SocketLike,
+    secretOf: (id) => rig.store.credentials.getSecret(`bridge:${id}`),
+    listTools: () => bridgeTools(rig.registry).map(mcpToolOf),
+    backoff: { baseMs: 20, maxMs: 100 },
+  });
+  link.start();
+  cleanups.push(() => link.stop());
+  return link;
+}
+
+async function until(cond: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function pairings(rig: Rig): Promise<Pairings> {
+  return (await rig.store.settings.get()).mcpBridge?.pairings ?? [];
+}
+
+/** The panel answers the pairing request of `name`. */
+async function answerPairing(rig: Rig, name: string, decision: 'allow' | 'deny'): Promise<string> {
+  await until(async () =>
+    (await pairings(rig)).some((p) => p.clientName === name && p.status === 'pending'),
+  );
+  const p = (await pairings(rig)).find((x) => x.clientName === name)!;
+  await rig.client.ack({ type: 'bridge.pairingRespond', pairingId: p.pairingId, decision });
+  return p.pairingId;
+}
+
+const text = (r: object) =>
+  ((r as { content?: unknown }).content as { type: string; text?: string }[])
+    .map((c) => c.text ?? '')
+    .join('\n');
+
+async function setup() {
+  const dir = await mkdtemp(join(tmpdir(), 'keel-bridge-e-'));
+  const snapshot = testTool('browser_snapshot', { effects: 'read' });
+  const click = testTool('browser_click', { effects: 'write' });
+  const b = await bridge(dir, 'Test Agent');
+  const rig = await makeRig({
+    tools: [snapshot, click, testTool('todo_like', { level: 'builtin' })],
+    settings: { mcpBridge: { enabled: true, port: b.port, pairings: [] } },
+  });
+  cleanups.push(() => rig.engine.kill());
+  workerLink(rig);
+  return { dir, rig, b, snapshot, click };
+}
+
+describe('Keel as an MCP server (bridge + worker link + engine)', () => {
+  it('pairs through the panel, lists the browser tools, reads, asks for a write, denies', async () => {
+    const { rig, b, snapshot, click } = await setup();
+    const pairingId = await answerPairing(rig, 'Test Agent', 'allow');
+    await until(() => b.link.state.kind === 'ready');
+    await until(() => b.listChanged() > 0);
+    const tools = (await b.client.listTools()).tools;
+    expect(tools.map((t) => t.name).sort()).toEqual(['browser_click', 'browser_snapshot']);
+    expect(tools.find((t) => t.name === 'browser_click')?.inputSchema).toMatchObject({
+      type: 'object',
+    });
+
+    const read = await b.client.callTool({ name: 'browser_snapshot', arguments: {} });
+    expect(read.isError).toBe(false);
+    expect(text(read)).toMatch(/browser_snapshot ok/);
+    expect(snapshot.runs).toBe(1);
+
+    // A write asks in the panel; the MCP call waits with progress until the user allows it.
+    const progress: string[] = [];
+    const calling = b.client.callTool(
+      { name: 'browser_click', arguments: { value: 'Buy' } },
+      undefined,
+      {
+        onprogress: (p) => void progress.push(p.message ?? ''),
+        resetTimeoutOnProgress: true,
+      },
+    );
+    const ask = (await rig.client.waitFor((e) => e.type === 'approval.request')) as Extract<
+      AgentEvent,
+      { type: 'approval.request' }
+    >;
+    await until(() => progress.some((p) => /approval in Keel's side panel/.test(p)));
+    expect(click.runs).toBe(0);
+    await rig.client.ack({
+      type: 'approval.response',
+      approvalId: ask.approvalId,
+      decision: 'allow_once',
+    });
+    const clicked = await calling;
+    expect(clicked.isError).toBe(false);
+    expect(click.runs).toBe(1);
+
+    // A deny is an MCP tool error that says so; the tool did not run.
+    const denying = b.client.callTool({ name: 'browser_click', arguments: { value: 'Again' } });
+    const ask2 = (await rig.client.waitFor(
+      (e) => e.type === 'approval.request' && e.approvalId !== ask.approvalId,
+    )) as Extract<AgentEvent, { type: 'approval.request' }>;
+    await rig.client.ack({
+      type: 'approval.response',
+      approvalId: ask2.approvalId,
+      decision: 'deny',
+    });
+    const denied = await denying;
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toMatch(/denied/i);
+    expect(click.runs).toBe(1);
+
+    // All of it is one thread named for the client, with every call recorded.
+    const threads = await rig.store.threads.list();
+    const mine = threads.filter((t) => t.title === 'Test Agent');
+    expect(mine).toHaveLength(1);
+    const path = await rig.store.threads.path(mine[0].threadId, mine[0].leafId);
+    expect(
+      path.filter((n) => n.item.kind === 'tool_call').map((n) => (n.item as { name: string }).name),
+    ).toEqual(['browser_snapshot', 'browser_click', 'browser_click']);
+
+    // Revoked: refused with a clear error, nothing served.
+    await rig.client.ack({ type: 'bridge.pairingRevoke', pairingId });
+    await until(() => b.link.state.kind === 'refused');
+    const after = await b.client.callTool({ name: 'browser_snapshot', arguments: {} });
+    expect(after.isError).toBe(true);
+    expect(text(after)).toMatch(/revoked/);
+    expect(snapshot.runs).toBe(1);
+  });
+
+  it('an interrupt from the panel ends the waiting call with "interrupted by the user"', async () => {
+    const { rig, b, click } = await setup();
+    await answerPairing(rig, 'Test Agent', 'allow');
+    await until(() => b.link.state.kind === 'ready');
+    const calling = b.client.callTool({ name: 'browser_click', arguments: {} });
+    const ask = (await rig.client.waitFor((e) => e.type === 'approval.request')) as Extract<
+      AgentEvent,
+      { type: 'approval.request' }
+    >;
+    await rig.client.ack({ type: 'turn.interrupt', threadId: ask.threadId });
+    const r = await calling;
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/Interrupted by the user/);
+    expect(click.runs).toBe(0);
+  });
+
+  it('a second, unpaired client is refused until allowed; a denied one stays refused', async () => {
+    const { dir, rig, b } = await setup();
+    await answerPairing(rig, 'Test Agent', 'allow');
+    await until(() => b.link.state.kind === 'ready');
+    const other = await bridge(dir, 'Other Agent');
+    // Its own socket (the worker tries a few ports; here it is told the other bridge's port).
+    await rig.client.ack({
+      type: 'settings.update',
+      patch: { mcpBridge: { port: other.port } },
+    });
+    await until(() => other.link.state.kind === 'pairing');
+    const r = await other.client.callTool({ name: 'browser_snapshot', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/Waiting for the user to allow "Other Agent"/);
+    await answerPairing(rig, 'Other Agent', 'deny');
+    await until(() => other.link.state.kind === 'refused');
+    expect(text(await other.client.callTool({ name: 'browser_snapshot', arguments: {} }))).toMatch(
+      /denied/,
+    );
+  });
+});
