@@ -24,7 +24,7 @@ import {
   randomHex,
   sameProof,
 } from '../protocol/bridge-wire';
-import { type CallOutcome, outcomeOfEnd, outcomeOfResult } from './call-outcome';
+import { type CallOutcome, outcomeOfEnd, outcomeOfResult, outcomeOfSnapshot } from './call-outcome';
 
 /** The part of a WebSocket the link uses (the browser's, or `ws` in tests). */
 export interface SocketLike {
@@ -377,8 +377,8 @@ export class BridgeLink {
         );
     };
     this.waiters.add(w);
-    // Already recorded (a call re-sent after a restart)?
-    void this.recorded(c.threadId, isResult).then((item) => item && settle(outcomeOfResult(item)));
+    // Already recorded, or already stopped (a call re-sent after a worker restart)?
+    void this.lookUp(c.threadId, c.runId, isResult).then((o) => o && settle(o));
     try {
       return await done;
     } finally {
@@ -386,17 +386,35 @@ export class BridgeLink {
     }
   }
 
-  /** The call's result in the thread's committed path, if there is one. */
-  private async recorded(
+  /** What the committed thread already says about the call, or undefined while it goes on. */
+  private async lookUp(
     threadId: string,
+    runId: string,
     isResult: (i: Item) => i is ToolResult,
-  ): Promise<ToolResult | undefined> {
+  ): Promise<CallOutcome | undefined> {
+    const snap = await this.snapshot(threadId);
+    if (!snap) return undefined;
+    return outcomeOfSnapshot(
+      snap.path.find(isResult),
+      snap.run?.runId === runId ? snap.run.state : undefined,
+    );
+  }
+
+  private async snapshot(threadId: string) {
     const snap = this.next(
       (e): e is Extract<AgentEvent, { type: 'thread.snapshot' }> =>
         e.type === 'thread.snapshot' && e.snapshot.thread.threadId === threadId,
     );
     const r = await this.request({ type: 'thread.subscribe', threadId });
     if (r.type === 'command.reject') return undefined;
-    return (await snap).snapshot.path.find(isResult);
+    return (await snap).snapshot;
+  }
+
+  /** The call's result in the thread's committed path, if there is one. */
+  private async recorded(
+    threadId: string,
+    isResult: (i: Item) => i is ToolResult,
+  ): Promise<ToolResult | undefined> {
+    return (await this.snapshot(threadId))?.path.find(isResult);
   }
 }

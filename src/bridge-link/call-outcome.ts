@@ -2,7 +2,7 @@
  * What an outside agent hears about its call (docs/mcp-server.md §Results), from what Keel
  * recorded: the call's tool_result, or — when the run ended without one — its stop reason. Pure.
  */
-import type { Item, StopReason } from '../protocol';
+import type { Item, RunState, StopReason } from '../protocol';
 import type { McpContent } from '../protocol/bridge-wire';
 
 type ToolResult = Extract<Item, { kind: 'tool_result' }>;
@@ -56,4 +56,22 @@ export function outcomeOfEnd(stop: StopReason, error?: { message: string }): Cal
         isError: true,
       };
   }
+}
+
+/**
+ * A call looked up in the committed thread (a call re-sent after a worker restart): its result;
+ * else the run's state says whether it is still going (undefined) or stopped without one — an
+ * uncertain write waits for the user, and the agent is told the action may have happened.
+ * `runState` is absent when the run is no longer the thread's current one (it ended).
+ */
+export function outcomeOfSnapshot(
+  result: Pick<ToolResult, 'ok' | 'content' | 'outcome'> | undefined,
+  runState: RunState | undefined,
+): CallOutcome | undefined {
+  if (result) return outcomeOfResult(result);
+  if (runState === undefined) return outcomeOfEnd('error', { message: 'the run ended first' });
+  if (runState === 'paused_uncertain') return outcomeOfEnd('paused_uncertain');
+  if (runState === 'interrupted') return outcomeOfEnd('interrupted');
+  if (runState === 'failed' || runState === 'completed') return outcomeOfEnd('error');
+  return undefined;
 }

@@ -220,4 +220,51 @@ describe('Keel as an MCP server (bridge + worker link + engine)', () => {
       /denied/,
     );
   });
+
+  it('a worker restart during a call: a read is run again and answers; a write says it may have run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keel-bridge-r-'));
+    const never = new Promise<void>(() => undefined);
+    const b = await bridge(dir, 'Test Agent');
+    const rig = await makeRig({
+      tools: [
+        testTool('browser_snapshot', { gate: never }),
+        testTool('browser_click', { effects: 'write' }),
+      ],
+      settings: { mcpBridge: { enabled: true, port: b.port, pairings: [] } },
+    });
+    cleanups.push(() => rig.engine.kill());
+    await rig.client.ack({ type: 'siteRules.set', origin: 'https://shop.example', rule: 'allow' });
+    const first = workerLink(rig);
+    await answerPairing(rig, 'Test Agent', 'allow');
+    await until(() => b.link.state.kind === 'ready');
+
+    // A read is running when the worker dies: the new worker runs it again (retry-safe).
+    const reading = b.client.callTool({ name: 'browser_snapshot', arguments: { value: 'x' } });
+    await until(
+      () => (rig.registry.get('browser_snapshot')!.tool as unknown as { runs: number }).runs === 1,
+    );
+    first.stop();
+    const click2 = testTool('browser_click', { effects: 'write', gate: never });
+    const rig2 = await rig.reopen({ tools: [testTool('browser_snapshot'), click2] });
+    cleanups.push(() => rig2.engine.kill());
+    const second = workerLink(rig2);
+    const r = await reading;
+    expect(r.isError).toBe(false);
+    expect(text(r)).toMatch(/browser_snapshot ok: x/);
+
+    // A write is running when the worker dies: the agent hears it may or may not have happened.
+    const writing = b.client.callTool({ name: 'browser_click', arguments: { value: 'Pay' } });
+    await until(() => click2.runs === 1);
+    second.stop();
+    const rig3 = await rig2.reopen({
+      tools: [testTool('browser_snapshot'), testTool('browser_click', { effects: 'write' })],
+    });
+    cleanups.push(() => rig3.engine.kill());
+    workerLink(rig3);
+    const w = await writing;
+    expect(w.isError).toBe(true);
+    expect(text(w)).toMatch(/may or may not have happened/);
+    const threads = await rig3.store.threads.list();
+    expect(threads.filter((t) => t.title === 'Test Agent')).toHaveLength(1);
+  });
 });

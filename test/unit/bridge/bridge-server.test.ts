@@ -108,7 +108,11 @@ async function start(o: { clientName?: string; progressEveryMs?: number } = {}) 
   );
   const readyOnce = () =>
     new Promise<void>((r) => {
-      const off = link.onStatus((s) => s.kind === 'ready' && (off(), r()));
+      const off = link.onStatus((s) => {
+        if (s.kind !== 'ready') return;
+        off();
+        r();
+      });
     });
   return { link, port: link.port ?? port, client, readyOnce };
 }
