@@ -267,4 +267,47 @@ describe('Keel as an MCP server (bridge + worker link + engine)', () => {
     const threads = await rig3.store.threads.list();
     expect(threads.filter((t) => t.title === 'Test Agent')).toHaveLength(1);
   });
+
+  it('measures the latency the bridge adds to a call (p50 / p95, printed)', async () => {
+    const { rig, b } = await setup();
+    await answerPairing(rig, 'Test Agent', 'allow');
+    await until(() => b.link.state.kind === 'ready');
+    const N = 40;
+    const pct = (xs: number[], p: number) =>
+      [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+    // Keel's own call path: the same op straight to the engine, to the committed tool_result.
+    const direct: number[] = [];
+    let threadId: string | undefined;
+    for (let i = 0; i < N; i++) {
+      const t0 = performance.now();
+      const r = await rig.client.ack<{ threadId: string; toolCallId: string; runId: string }>({
+        type: 'tool.callExternal',
+        pairingId: (await pairings(rig))[0].pairingId,
+        ...(threadId ? { threadId } : {}),
+        name: 'browser_snapshot',
+        args: {},
+      });
+      threadId = r.threadId;
+      await rig.client.waitFor(
+        (e) =>
+          e.type === 'item.complete' &&
+          e.item.kind === 'tool_result' &&
+          e.item.toolCallId === r.toolCallId,
+      );
+      await rig.client.turnComplete(r.runId);
+      direct.push(performance.now() - t0);
+    }
+    const bridged: number[] = [];
+    for (let i = 0; i < N; i++) {
+      const t0 = performance.now();
+      await b.client.callTool({ name: 'browser_snapshot', arguments: {} });
+      bridged.push(performance.now() - t0);
+    }
+    const f = (xs: number[]) =>
+      `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
+    console.log(
+      `[bridge latency] engine op: ${f(direct)}; through MCP + bridge + WebSocket: ${f(bridged)}`,
+    );
+    expect(bridged.length).toBe(N);
+  });
 });

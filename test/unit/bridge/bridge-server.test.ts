@@ -248,4 +248,36 @@ describe('keel-mcp bridge', () => {
     });
     expect((await calling).content).toEqual([{ type: 'text', text: 'Done.' }]);
   });
+
+  it('measures the relay: MCP request → WebSocket → answer → MCP result (p50 / p95, printed)', async () => {
+    const { port, client, readyOnce } = await start();
+    let ext = await connect(port);
+    const secret = await pair(ext);
+    ext.ws.close();
+    ext = await connect(port);
+    const ready = readyOnce();
+    await handshake(ext, secret);
+    await ready;
+    ext.ws.on('message', (d) => {
+      const f = JSON.parse(String(d)) as BridgeFrame;
+      if (f.t === 'call')
+        ext.send({
+          t: 'result',
+          id: f.id,
+          content: [{ type: 'text', text: 'ok' }],
+          isError: false,
+        });
+    });
+    const xs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      await client.callTool({ name: 'browser_snapshot', arguments: {} });
+      xs.push(performance.now() - t0);
+    }
+    xs.sort((a, b) => a - b);
+    console.log(
+      `[bridge relay] p50 ${xs[100].toFixed(2)} ms, p95 ${xs[190].toFixed(2)} ms over ${xs.length} calls`,
+    );
+    expect(xs[100]).toBeLessThan(50);
+  });
 });
