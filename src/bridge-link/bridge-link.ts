@@ -146,7 +146,7 @@ export class BridgeLink {
 
   /** Keep one socket to `port` open, reconnecting with backoff while the bridge is absent. */
   private loop(port: number): { stop: () => void } {
-    const { baseMs, maxMs } = this.deps.backoff ?? { baseMs: 1_000, maxMs: 30_000 };
+    const { baseMs, maxMs } = this.deps.backoff ?? { baseMs: 1_000, maxMs: 10_000 };
     let delay = baseMs;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
