@@ -33,7 +33,7 @@ export interface BridgeServerOptions {
 export function notReadyText(s: LinkStatus, client: string): string {
   switch (s.kind) {
     case 'waiting':
-      return `Keel is not connected. Open Chrome with the Keel extension (Settings → MCP bridge enabled); this client is "${client}".`;
+      return `Keel is not connected. Open Chrome with Keel and turn on Settings → Keel as an MCP server → Connect to local MCP bridges; this client is "${client}".`;
     case 'pairing':
       return `Waiting for the user to allow "${client}" in Keel's side panel. Nothing is served until then.`;
     case 'refused':
