@@ -2,6 +2,7 @@ import { t } from '../i18n';
 import type { Panel } from '../state/panel';
 import { ChatView } from './ChatView';
 import { ConnectionBanner } from './ConnectionBanner';
+import { PairingRequests } from './PairingRequests';
 import { Header } from './Header';
 import { PanelContext, useEngine, useLocale, useUi } from './panel-context';
 import { SettingsView } from './settings/SettingsView';
@@ -40,6 +41,7 @@ function Localized() {
     <div class="app" key={locale}>
       <Header />
       <ConnectionBanner />
+      <PairingRequests />
       <Screen />
     </div>
   );

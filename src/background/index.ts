@@ -5,6 +5,7 @@ import { ToolRegistry } from '../tools/registry';
 import { installBrowserTools } from './browser-wiring';
 import { createChromeBrowserHost } from './chrome-browser-host';
 import { installMcp } from './mcp-wiring';
+import { installBridgeLink } from './bridge-wiring';
 import { installRecorder } from './recording-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
@@ -116,4 +117,7 @@ chrome.action?.onClicked?.addListener((tab) => {
 startKeepalive(() => engine.hasLiveRuns() || recorder.recording);
 // Recovery waits for MCP tools to register (a recovering run's catalog may include them), but
 // never longer than a few seconds.
-void installMcp(engine, store).finally(() => engine.start());
+// Keel as an MCP server: the link to local bridges starts once the engine serves ops.
+void installMcp(engine, store)
+  .finally(() => engine.start())
+  .then(() => installBridgeLink(engine, store));

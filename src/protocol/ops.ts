@@ -177,6 +177,46 @@ export const OpSchemas = {
   'mcp.signIn': z.object({ ...envelope, type: z.literal('mcp.signIn'), serverId: Id }),
   /** Sign out of an OAuth MCP server: revoke where offered, forget the tokens. */
   'mcp.signOut': z.object({ ...envelope, type: z.literal('mcp.signOut'), serverId: Id }),
+  /**
+   * Keel as an MCP server (docs/mcp-server.md). Sent by the worker's bridge link when a bridge
+   * presents a pairing Keel does not know: the pairing is stored `pending` (its secret's hash in
+   * the credentials store) and the panel asks the user. A known pairing keeps its status.
+   */
+  'bridge.pairingRequest': z.object({
+    ...envelope,
+    type: z.literal('bridge.pairingRequest'),
+    pairingId: Id,
+    clientName: z.string().min(1).max(100),
+    secretHash: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  /** The user's answer to a pairing request (the panel's Allow / Deny). */
+  'bridge.pairingRespond': z.object({
+    ...envelope,
+    type: z.literal('bridge.pairingRespond'),
+    pairingId: Id,
+    decision: z.enum(['allow', 'deny']),
+  }),
+  /** Revoke a pairing (settings): its secret is deleted and its client refused from now on. */
+  'bridge.pairingRevoke': z.object({
+    ...envelope,
+    type: z.literal('bridge.pairingRevoke'),
+    pairingId: Id,
+  }),
+  /**
+   * One tool call of an outside agent, relayed by the bridge link: a run of its own in the
+   * session's thread (created when `threadId` is absent or gone) that makes exactly this call,
+   * through the Gatekeeper, approvals, the tool card and the durable record like any call of
+   * Keel's model. `submissionId` is the bridge's call id, so a call re-sent after a worker restart
+   * replays the first ack instead of running twice.
+   */
+  'tool.callExternal': z.object({
+    ...envelope,
+    type: z.literal('tool.callExternal'),
+    pairingId: Id,
+    threadId: Id.optional(),
+    name: z.string().min(1).max(200),
+    args: z.record(z.string(), z.unknown()),
+  }),
   /** Save a finished turn as a workflow (PROTOCOL.md §Workflows). */
   'workflow.save': z.object({
     ...envelope,
@@ -280,6 +320,10 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['secrets.remove'],
   OpSchemas['mcp.signIn'],
   OpSchemas['mcp.signOut'],
+  OpSchemas['bridge.pairingRequest'],
+  OpSchemas['bridge.pairingRespond'],
+  OpSchemas['bridge.pairingRevoke'],
+  OpSchemas['tool.callExternal'],
   OpSchemas['workflow.save'],
   OpSchemas['workflow.run'],
   OpSchemas['workflow.update'],
@@ -316,6 +360,8 @@ export const RejectCode = z.enum([
   'not_running',
   /** run.handBack: the user does not hold the page. */
   'not_held',
+  /** tool.callExternal: the bridge's pairing is not allowed (pending, denied or revoked). */
+  'not_paired',
   'internal',
 ]);
 export type RejectCode = z.infer<typeof RejectCode>;

@@ -56,6 +56,13 @@ export const SettingsPatch = z.object({
   approvalMode: ApprovalMode.optional(),
   locale: Locale.nullable().optional(),
   mcpServers: z.array(McpServerPatch).max(50).optional(),
+  /** Keel as an MCP server (docs/mcp-server.md): the worker connects to local bridges when on. */
+  mcpBridge: z
+    .object({
+      enabled: z.boolean().optional(),
+      port: z.number().int().min(1024).max(65_000).optional(),
+    })
+    .optional(),
 });
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 
@@ -112,6 +119,16 @@ export const PublicMcpServer = z.object({
     .optional(),
 });
 
+/** One outside MCP client paired (or asking to pair) with Keel through the bridge. */
+export const BridgePairing = z.object({
+  pairingId: z.string(),
+  clientName: z.string(),
+  status: z.enum(['pending', 'allowed', 'denied', 'revoked']),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type BridgePairing = z.infer<typeof BridgePairing>;
+
 /** Settings as every UI sees them: no secret, only `hasApiKey` / `hasToken`. */
 export const PublicSettings = z.object({
   providers: z.array(PublicProvider),
@@ -142,6 +159,17 @@ export const PublicSettings = z.object({
         updatedAt: z.number(),
       }),
     )
+    .optional(),
+  /**
+   * Keel as an MCP server (docs/mcp-server.md): whether the worker connects to local bridges,
+   * the first port it tries, and the pairings (never their secrets).
+   */
+  mcpBridge: z
+    .object({
+      enabled: z.boolean(),
+      port: z.number(),
+      pairings: z.array(BridgePairing),
+    })
     .optional(),
   /** Imported skills (descriptions only; bodies stay in the store). */
   skills: z

@@ -1,5 +1,6 @@
 import type {
   ApprovedPlan,
+  BridgePairing,
   Decision,
   ImageInput,
   Item,
@@ -205,6 +206,13 @@ export type PreparedToolCall =
 
 export type PreparedPhase = PreparedToolCall['phase'];
 
+export interface ExternalCall {
+  pairingId: string;
+  clientName: string;
+  call: PlannedToolCall;
+  phase: 'planned' | 'sent';
+}
+
 export interface RunRecord {
   v: typeof RECORD_VERSION;
   runId: string;
@@ -252,6 +260,11 @@ export interface RunRecord {
   error?: { code: string; message: string };
   /** A workflow run: the replay's cursor (src/workflows/replay.ts). Absent for model turns. */
   workflow?: ReplayState;
+  /**
+   * An outside agent's call through the MCP bridge (src/engine/workflow/external-step.ts): the
+   * one call this run makes, and whether its assistant message is committed yet.
+   */
+  external?: ExternalCall;
   /**
    * The user pressed Take over (issue 28): set by `run.takeOver` while the run works; the driver
    * pauses it at its next safe point (`user_control`); cleared by the hand back or the turn's end.
@@ -383,7 +396,16 @@ export interface SettingsRecord {
   mcpServers: StoredMcpServer[];
   /** Site secrets (src/secrets): what they are; each value is the credential `credentialId`. */
   siteSecrets?: StoredSiteSecret[];
+  /** Keel as an MCP server (docs/mcp-server.md); absent = off, default port, no pairings. */
+  mcpBridge?: StoredBridgeSettings;
   revision: number;
+}
+
+export interface StoredBridgeSettings {
+  enabled: boolean;
+  port: number;
+  /** Each pairing's secret hash is the credential `bridge:<pairingId>` (deleted on revoke). */
+  pairings: BridgePairing[];
 }
 
 export interface StoredSiteSecret {

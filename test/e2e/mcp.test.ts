@@ -1,3 +1,10 @@
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'playwright-core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -617,5 +624,211 @@ describe('MCP servers through the built extension (server-everything)', () => {
     expect(client.invalidEvents).toEqual([]);
     expect(model.failures).toEqual([]);
     expect(model.remaining).toBe(0);
+  });
+});
+
+/**
+ * Issue 29 (Keel as an MCP server) in real Chromium: the official MCP client starts the bridge
+ * (bridge/keel-mcp.ts) as an agent would, the built extension's worker connects to it, the test
+ * pairs it through the panel's protocol, and the agent snapshots a loopback page and clicks a
+ * button that asks; the test allows it in the panel protocol and the page's own state shows the
+ * click landed.
+ */
+describe('Keel as an MCP server (bridge + built extension)', () => {
+  let ext: LaunchedExtension | undefined;
+  let client: EngineClient;
+  let agent: Client | undefined;
+  let site: Server;
+  let page: string;
+  let port = 0;
+  let bridgeEnv: Record<string, string> = {};
+  let tab: import('playwright-core').Page;
+  let tabId = 0;
+  let ref = '';
+  const root = resolve(__dirname, '../..');
+  const textOf = (r: object) =>
+    ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
+  const startAgent = async (name: string) => {
+    const c = new Client({ name, version: '1.0' });
+    await c.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          join(root, 'node_modules/tsx/dist/cli.mjs'),
+          join(root, 'bridge/keel-mcp.ts'),
+          '--port',
+          String(port),
+          '--extension-id',
+          ext!.extensionId,
+        ],
+        env: bridgeEnv,
+        stderr: 'ignore',
+      }),
+    );
+    return c;
+  };
+  const clicks = () => tab.evaluate(() => document.body.dataset.clicks ?? '0');
+
+  beforeAll(async () => {
+    site = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!doctype html><title>Bridge fixture</title><h1>Order</h1><button id="b" onclick="document.body.dataset.clicks=String(Number(document.body.dataset.clicks||0)+1)">Place order</button>',
+      );
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    page = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    ext = await launchExtension();
+    client = await EngineClient.connect(await ext.openPanel());
+    await client.sendOk({ type: 'initialize', subscribe: ['*'] });
+  });
+
+  afterAll(async () => {
+    await agent?.close().catch(() => undefined);
+    await ext?.close();
+    await new Promise((r) => site.close(r));
+  });
+
+  it('pairs in the panel, lists tools, snapshots a page, and a click that asks lands once allowed', async () => {
+    port = 20_000 + Math.floor(Math.random() * 20_000);
+    bridgeEnv = {
+      PATH: process.env.PATH ?? '',
+      KEEL_BRIDGE_CONFIG: join(await mkdtemp(join(tmpdir(), 'keel-e2e-bridge-')), 'p.json'),
+    };
+    agent = await startAgent('E2E Agent');
+    await client.sendOk({
+      type: 'settings.update',
+      patch: { mcpBridge: { enabled: true, port } },
+    });
+    const asked = await client.waitForEvent(
+      'settings.updated',
+      (e) => !!e.settings.mcpBridge?.pairings.some((p) => p.status === 'pending'),
+      20_000,
+    );
+    const pairing = asked.settings.mcpBridge!.pairings.find((p) => p.status === 'pending')!;
+    expect(pairing.clientName).toBe('E2E Agent');
+    await client.sendOk({
+      type: 'bridge.pairingRespond',
+      pairingId: pairing.pairingId,
+      decision: 'allow',
+    });
+    let tools: Tool[] = [];
+    for (let i = 0; i < 100 && !tools.length; i++) {
+      tools = (await agent.listTools()).tools;
+      if (!tools.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['browser_snapshot', 'browser_click']),
+    );
+
+    tab = await ext!.context.newPage();
+    await tab.goto(page);
+    const tabs = await agent.callTool({ name: 'browser_tabs', arguments: {} });
+    const tabsText = (tabs.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
+    tabId = Number(/tab (\d+)[^\n]*"Bridge fixture"/.exec(tabsText)?.[1]);
+    expect(Number.isInteger(tabId)).toBe(true);
+    const snap = await agent.callTool({ name: 'browser_snapshot', arguments: { tabId } });
+    expect([snap.isError, JSON.stringify(snap.content).slice(0, 600)]).toEqual([
+      false,
+      expect.stringContaining('Place order'),
+    ]);
+    ref =
+      /button "Place order" \[ref=(\w+)\]/.exec(
+        (snap.content as { text?: string }[]).map((c) => c.text ?? '').join('\n'),
+      )?.[1] ?? '';
+    expect(ref).toBeTruthy();
+
+    const progress: string[] = [];
+    const clicking = agent.callTool(
+      { name: 'browser_click', arguments: { tabId, ref } },
+      undefined,
+      {
+        onprogress: (p) => void progress.push(p.message ?? ''),
+        resetTimeoutOnProgress: true,
+      },
+    );
+    const ask = await client.waitForEvent(
+      'approval.request',
+      (e) => e.tool.name === 'browser_click',
+      20_000,
+    );
+    expect(await clicks()).toBe('0');
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: ask.approvalId,
+      decision: 'allow_once',
+    });
+    const clicked = await clicking;
+    expect(clicked.isError).toBe(false);
+    expect(progress.some((p) => /approval/.test(p))).toBe(true);
+    expect(await clicks()).toBe('1');
+  });
+
+  it('a worker restart while a click waits: shown again, allowed, lands; a deny errors; a second client waits; revoked is refused', async () => {
+    // The worker stops while the call waits for approval; the bridge keeps the call and sends it
+    // again when the new worker has proven itself; the approval is shown again.
+    const clicking = agent!.callTool(
+      { name: 'browser_click', arguments: { tabId, ref } },
+      undefined,
+      {
+        resetTimeoutOnProgress: true,
+        timeout: 60_000,
+      },
+    );
+    const ask = await client.waitForEvent('approval.request', () => true, 20_000, client.mark());
+    await restartWorker(ext!, client);
+    const snap = await runSettles(client, ask.threadId, ['waiting_approval']);
+    const again = snap.run!.pendingApproval!;
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: again.approvalId,
+      decision: 'allow_once',
+    });
+    const landed = await clicking;
+    expect([landed.isError, textOf(landed)]).toEqual([false, expect.any(String)]);
+    expect(await clicks()).toBe('2');
+
+    // A deny is an MCP tool error that says why; the page is untouched.
+    const from = client.mark();
+    const denying = agent!.callTool({ name: 'browser_click', arguments: { tabId, ref } });
+    const ask2 = await client.waitForEvent('approval.request', () => true, 20_000, from);
+    await client.sendOk({
+      type: 'approval.response',
+      approvalId: ask2.approvalId,
+      decision: 'deny',
+    });
+    const denied = await denying;
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toMatch(/denied/i);
+    expect(await clicks()).toBe('2');
+
+    // A second client (its own bridge, the next port) is not served until the user allows it.
+    const second = await startAgent('Second Agent');
+    try {
+      await client.waitForEvent(
+        'settings.updated',
+        (e) => !!e.settings.mcpBridge?.pairings.some((p) => p.clientName === 'Second Agent'),
+        20_000,
+      );
+      const r = await second.callTool({ name: 'browser_click', arguments: { tabId, ref } });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/Waiting for the user to allow "Second Agent"/);
+      expect((await second.listTools()).tools).toEqual([]);
+    } finally {
+      await second.close();
+    }
+
+    // Revoked: refused with a clear error, nothing runs.
+    const pairing = (
+      client.eventsOf('settings.updated').at(-1) as EventOf<'settings.updated'>
+    ).settings.mcpBridge!.pairings.find((p) => p.clientName === 'E2E Agent')!;
+    await client.sendOk({ type: 'bridge.pairingRevoke', pairingId: pairing.pairingId });
+    let refused = '';
+    for (let i = 0; i < 50 && !/revoked/.test(refused); i++) {
+      refused = textOf(await agent!.callTool({ name: 'browser_snapshot', arguments: { tabId } }));
+      if (!/revoked/.test(refused)) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toMatch(/revoked/);
+    expect(await clicks()).toBe('2');
   });
 });

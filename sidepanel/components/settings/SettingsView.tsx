@@ -1,6 +1,7 @@
 import { t } from '../../i18n';
 import { useEngine } from '../panel-context';
 import { ApprovalSection } from './ApprovalSection';
+import { BridgeSection } from './BridgeSection';
 import { LanguageSection } from './LanguageSection';
 import { McpSection } from './McpSection';
 import { ModelSection } from './ModelSection';
@@ -28,6 +29,7 @@ export function SettingsView() {
       <SiteRulesSection rules={settings.siteRules} />
       <SecretsSection secrets={settings.siteSecrets ?? []} />
       <McpSection servers={settings.mcpServers} />
+      <BridgeSection bridge={settings.mcpBridge} />
       <SkillsSection skills={settings.skills ?? []} />
       <LanguageSection locale={settings.locale} />
     </main>

@@ -4,9 +4,11 @@ import type {
   SettingsRecord,
   SiteRuleRecord,
   SkillRecord,
+  StoredBridgeSettings,
   StoredMcpServer,
   StoredProvider,
 } from '../../store/records';
+import { DEFAULT_BRIDGE_PORT } from '../../protocol/bridge-wire';
 import type { Store } from '../../store/store';
 import { mcpOrigin } from '../../gatekeeper/origins';
 
@@ -14,6 +16,8 @@ import { mcpOrigin } from '../../gatekeeper/origins';
 export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
 export const mcpCredentialId = (serverId: string) => `mcp:${serverId}`;
 export const mcpOAuthClientCredentialId = (serverId: string) => `mcp-oauth-client:${serverId}`;
+/** A bridge pairing's secret hash (docs/mcp-server.md). */
+export const bridgeCredentialId = (pairingId: string) => `bridge:${pairingId}`;
 
 export interface SecretWrite {
   credentialId: string;
@@ -145,6 +149,7 @@ export function applySettingsPatch(
   if (patch.tokenBudget !== undefined) next.tokenBudget = patch.tokenBudget;
   if (patch.approvalMode !== undefined) next.approvalMode = patch.approvalMode;
   if (patch.locale !== undefined) next.locale = patch.locale;
+  if (patch.mcpBridge) next.mcpBridge = { ...bridgeSettings(next), ...patch.mcpBridge };
   return { next, secrets, removedRules };
 }
 
@@ -192,6 +197,7 @@ export function publicSettings(
       .filter((r) => r.rule !== 'ask')
       .map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt }))
       .sort((a, b) => a.origin.localeCompare(b.origin)),
+    mcpBridge: bridgeSettings(s),
     skills: skills.map((k) => ({
       name: k.name,
       description: k.description,
@@ -207,6 +213,11 @@ export function publicSettings(
       }))
       .sort((a, b) => a.placeholder.localeCompare(b.placeholder)),
   };
+}
+
+/** The bridge's settings with their defaults (docs/mcp-server.md): off until the user turns it on. */
+export function bridgeSettings(s: Pick<SettingsRecord, 'mcpBridge'>): StoredBridgeSettings {
+  return s.mcpBridge ?? { enabled: false, port: DEFAULT_BRIDGE_PORT, pairings: [] };
 }
 
 export async function readPublicSettings(ctx: {

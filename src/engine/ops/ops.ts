@@ -8,6 +8,7 @@ import { workflowRunOps } from './ops-workflow-runs';
 import { recordingOps } from './ops-recording';
 import { secretOps } from './ops-secrets';
 import { handOverOps } from './ops-hand-over';
+import { bridgeOps } from './ops-bridge';
 
 export type { Handler, HandlerMap, HandlerResult, OpContext } from './op-handler';
 export { done } from './op-handler';
@@ -23,4 +24,5 @@ export const handlers: HandlerMap = {
   ...recordingOps,
   ...secretOps,
   ...handOverOps,
+  ...bridgeOps,
 };

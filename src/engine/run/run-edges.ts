@@ -20,6 +20,9 @@ export const RUN_EDGES = {
   submit: [{ from: 'new', to: 'streaming_model', when: 'submit' }],
   enqueue: [{ from: 'new', to: 'queued', when: 'enqueue' }],
   runWorkflow: [{ from: 'new', to: 'streaming_model', when: 'workflow run' }],
+  callExternal: [
+    { from: 'new', to: 'streaming_model', when: "an outside agent's call (MCP bridge)" },
+  ],
   queueFire: [{ from: 'new', to: 'queued', when: 'scheduled workflow fire, thread busy' }],
   startNextQueued: [
     { from: 'queued', to: 'streaming_model', when: 'queued start' },
@@ -69,6 +72,11 @@ export const RUN_EDGES = {
       to: 'streaming_model',
       when: 'replay diverged or steered: the model takes over',
     },
+  ],
+  // An outside agent's call (src/engine/workflow/external-step.ts): one call, then done.
+  decideExternal: [
+    { from: 'streaming_model', to: 'executing_tool', when: 'external: the call is planned' },
+    { from: 'streaming_model', to: 'completed', when: 'external: the call is recorded' },
   ],
   afterToolResult: [
     { from: 'executing_tool', to: 'executing_tool', when: 'call recorded, more in batch' },

@@ -11,6 +11,7 @@ import type { StepOutcome } from '../run/step-outcome';
 import { toolStep } from '../call/tool-step';
 import { workflowRunEnded } from '../workflow/workflow-end';
 import { replayStep } from '../workflow/workflow-step';
+import { externalStep } from '../workflow/external-step';
 import { replayReport } from '../../workflows/replay';
 import { runSummary, threadMeta } from '../views/thread-view';
 import { takeOverPoint } from '../run/take-over';
@@ -73,9 +74,11 @@ export class RunDriver {
         const action = driveAction(run.state);
         const out: StepOutcome =
           action === 'model'
-            ? run.workflow?.mode === 'replay'
-              ? await replayStep(this.ctx, runId)
-              : await modelStep(this.ctx, runId, controller.signal)
+            ? run.external
+              ? await externalStep(this.ctx, runId)
+              : run.workflow?.mode === 'replay'
+                ? await replayStep(this.ctx, runId)
+                : await modelStep(this.ctx, runId, controller.signal)
             : action === 'tool'
               ? await toolStep(this.ctx, runId, controller.signal)
               : action;

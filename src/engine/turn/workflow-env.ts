@@ -3,7 +3,7 @@ import {
   type RunEnvironmentSnapshot,
   type ThreadRecord,
 } from '../../store/records';
-import { catalogOf } from '../../tools/registry';
+import { catalogOf, type RegisteredTool } from '../../tools/registry';
 import type { EngineHost } from './engine-host';
 import { checkToolBounds, EnvironmentError, REPLAY_ONLY_TRANSPORT } from '../env/environment';
 import { buildSystemPrompt } from '../env/system-prompt';
@@ -25,9 +25,19 @@ export async function prepareWorkflowStart(
   } catch (e) {
     if (!(e instanceof EnvironmentError) || e.code !== 'no_provider') throw e;
   }
+  return toolsOnlyStart(engine, engine.ctx.registry.list());
+}
+
+/**
+ * A run that needs no model (a replay-only workflow, an outside agent's call through the MCP
+ * bridge): the given tools in the catalog, no transport, the settings' approval mode.
+ */
+export async function toolsOnlyStart(
+  engine: EngineHost,
+  tools: RegisteredTool[],
+): Promise<{ env: RunEnvironmentSnapshot; tabId?: number }> {
   const { ctx } = engine;
   const settings = await ctx.store.settings.get();
-  const tools = ctx.registry.list();
   checkToolBounds(tools.map((t) => t.descriptor));
   const toolCatalog = await catalogOf(tools);
   const env: RunEnvironmentSnapshot = {

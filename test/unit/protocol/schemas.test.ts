@@ -45,6 +45,20 @@ const MINIMAL: Record<OpType, Record<string, unknown>> = {
   'skills.import': { type: 'skills.import', content: '---\nname: a\ndescription: b\n---\nbody' },
   'skills.remove': { type: 'skills.remove', name: 'a' },
   'mcp.signIn': { type: 'mcp.signIn', serverId: 'srv' },
+  'bridge.pairingRequest': {
+    type: 'bridge.pairingRequest',
+    pairingId: 'p',
+    clientName: 'Claude Code',
+    secretHash: 'a'.repeat(64),
+  },
+  'bridge.pairingRespond': { type: 'bridge.pairingRespond', pairingId: 'p', decision: 'allow' },
+  'bridge.pairingRevoke': { type: 'bridge.pairingRevoke', pairingId: 'p' },
+  'tool.callExternal': {
+    type: 'tool.callExternal',
+    pairingId: 'p',
+    name: 'browser_snapshot',
+    args: {},
+  },
   'mcp.signOut': { type: 'mcp.signOut', serverId: 'srv' },
   'workflow.save': { type: 'workflow.save', threadId: 't', turnId: 'u', name: 'Reorder' },
   'workflow.run': { type: 'workflow.run', workflowId: 'w' },
@@ -93,6 +107,9 @@ describe('op schemas', () => {
     ];
     for (const t of fromProtocolMd) expect(OP_TYPES).toContain(t);
     expect(OP_TYPES.filter((t) => !fromProtocolMd.includes(t)).sort()).toEqual([
+      'bridge.pairingRequest',
+      'bridge.pairingRespond',
+      'bridge.pairingRevoke',
       'mcp.signIn',
       'mcp.signOut',
       'run.handBack',
@@ -105,6 +122,7 @@ describe('op schemas', () => {
       'thread.search',
       'thread.setOptions',
       'thread.unsubscribe',
+      'tool.callExternal',
       'workflow.clearRuns',
       'workflow.recordDiscard',
       'workflow.recordSave',
