@@ -341,6 +341,8 @@ export interface SiteRuleRecord {
   /** Bumped on every change; an approval made under one version is re-checked under another. */
   version: number;
   updatedAt: number;
+  /** The user counts this site's page tools (WebMCP) as reads: the Gatekeeper allows them. */
+  pageToolsRead?: boolean;
 }
 
 export interface StoredProvider {

@@ -56,8 +56,16 @@ export async function toolStep(
   }
   const call = toolCalls[nextToolIndex];
   const pending = run.pendingTool?.toolCallId === call.id ? run.pendingTool : undefined;
-  const reg = ctx.registry.get(call.name);
   const entry = catalogEntry(run.env, call.name);
+  const reg = ctx.registry.get(call.name) ?? (await rediscoverPageTool(ctx, run, entry));
+  if (entry?.descriptor.binding.kind === 'page' && !reg)
+    return finishCall(
+      ctx,
+      { run, call, reg: undefined },
+      Finishes.failed(
+        `The page no longer offers ${call.name} (it navigated, reloaded or unregistered the tool). Look at the page again.`,
+      ),
+    );
   const dDigest = reg && entry ? await descriptorDigest(reg.descriptor) : '';
   const args = reg && !pending ? validateArgs(call, reg) : { params: pending?.params };
   const d = decideCall({
@@ -103,6 +111,20 @@ export async function toolStep(
     case 'judge':
       return judgeThenExecute(ctx, c);
   }
+}
+
+/**
+ * A page tool in the run's catalog that the registry does not hold (the worker restarted since
+ * the model saw it): ask its tab again. The page keeps its tools across worker restarts.
+ */
+async function rediscoverPageTool(
+  ctx: EngineContext,
+  run: { tabId?: number },
+  entry: { name: string; descriptor: ToolDescriptor } | undefined,
+): Promise<RegisteredTool | undefined> {
+  if (entry?.descriptor.binding.kind !== 'page' || run.tabId === undefined) return undefined;
+  await ctx.browser?.pageTools?.(run.tabId);
+  return ctx.registry.get(entry.name);
 }
 
 /** The arguments as the tool will get them, or why they cannot be used (the model fixes them). */
@@ -236,6 +258,7 @@ async function judge(ctx: EngineContext, c: CallInFlight, target: ToolTarget) {
     rule: ruleRec?.rule,
     approvalMode: c.run.env!.approvalMode,
     ...(c.run.env!.approvedPlan ? { plan: c.run.env!.approvedPlan } : {}),
+    pageToolsRead: ruleRec?.pageToolsRead === true,
   });
   return { verdict, ruleVersion: ruleRec?.version ?? 0 };
 }
