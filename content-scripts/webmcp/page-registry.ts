@@ -17,7 +17,12 @@
  * Gatekeeper judges a page tool on the tab's origin as Chrome reports it.
  */
 import { BRIDGE_KEY } from '../../src/tools/page/bridge-key';
-import type { CallOutcome, FormField, ListedTool, PageBridge } from '../../src/tools/page/page-wire';
+import type {
+  CallOutcome,
+  FormField,
+  ListedTool,
+  PageBridge,
+} from '../../src/tools/page/page-wire';
 import { isExposedControl } from '../../src/tools/page/form-schema';
 
 interface PageTool {
@@ -154,8 +159,14 @@ function install(): void {
     for (const el of [...form.elements] as HTMLInputElement[]) {
       const name = el.name;
       if (!name || el.disabled) continue;
-      const control = el.tagName === 'SELECT' ? 'select' : el.tagName === 'TEXTAREA' ? 'textarea' : (el.type || 'text').toLowerCase();
-      if (el.tagName === 'BUTTON' || el.tagName === 'FIELDSET' || !isExposedControl(control)) continue;
+      const control =
+        el.tagName === 'SELECT'
+          ? 'select'
+          : el.tagName === 'TEXTAREA'
+            ? 'textarea'
+            : (el.type || 'text').toLowerCase();
+      if (el.tagName === 'BUTTON' || el.tagName === 'FIELDSET' || !isExposedControl(control))
+        continue;
       const prev = seen.get(name);
       if (prev) {
         if (control === 'radio' && prev.control === 'radio') prev.options?.push(el.value);
@@ -211,7 +222,9 @@ function install(): void {
         let schema: string | undefined;
         try {
           schema =
-            t.inputSchema === undefined ? undefined : stringify(t.inputSchema)?.slice(0, MAX_SCHEMA_CHARS + 1);
+            t.inputSchema === undefined
+              ? undefined
+              : stringify(t.inputSchema)?.slice(0, MAX_SCHEMA_CHARS + 1);
         } catch {
           continue;
         }

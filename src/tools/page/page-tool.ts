@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { UNTRUSTED_TAG } from '../browser/untrusted';
 import { contentMarker, neutralizeUntrusted, untrustedAttr } from '../../util/untrusted-text';
 import { argumentChecker } from '../argument-checker';
-import type { AgentTool, ToolCallContext, ToolResult } from '../types';
+import type { AgentTool, ToolCallContext, ToolCallInfo, ToolResult, ToolTarget } from '../types';
 import { formToolSchema } from './form-schema';
 import { boundPageSchema, MAX_DESCRIPTION_CHARS } from './page-tool-schema';
 import { pageToolName, siteSlug } from './page-tool-names';
@@ -40,8 +40,13 @@ export interface PageInvocation {
   ctx: ToolCallContext;
 }
 
-/** Runs the call in the tab's document; resolves with the page's result text, or throws. */
-export type PageInvoker = (call: PageInvocation) => Promise<string>;
+/** How a page tool reaches its page (page-tools.ts); tests pass their own. */
+export interface PageToolHost {
+  /** Runs the call in the tab's document; resolves with the page's result text, or throws. */
+  invoke(call: PageInvocation): Promise<string>;
+  /** The thread's tab as the Gatekeeper judges it (its origin as Chrome reports it). */
+  target(ctx: ToolCallInfo): Promise<ToolTarget>;
+}
 
 const Params = z.record(z.string(), z.unknown());
 
@@ -52,7 +57,7 @@ export type BuiltPageTool =
 export function createPageTool(
   origin: string,
   listed: ListedTool,
-  invoke: PageInvoker,
+  host: PageToolHost,
 ): BuiltPageTool {
   const bounded =
     listed.kind === 'form'
@@ -63,13 +68,13 @@ export function createPageTool(
   const declarative = listed.kind === 'form';
   const check = argumentChecker(bounded.schema);
   const title = (listed.kind === 'imperative' ? listed.title : undefined) ?? listed.name;
-  const host = siteSlugHost(origin);
+  const site = siteSlugHost(origin);
   const details: PageToolDetails = { origin, pageTool: listed.name, readOnlyHint, declarative };
   return {
     ok: true,
     tool: {
       name: pageToolName(origin, listed.name),
-      label: `${oneLine(title).slice(0, 120) || listed.name} · ${host}`,
+      label: `${oneLine(title).slice(0, 120) || listed.name} · ${site}`,
       description: pageToolDescription(origin, listed, readOnlyHint),
       parameters: Params,
       inputSchema: bounded.schema,
@@ -79,10 +84,17 @@ export function createPageTool(
       trusted: false,
       provenance: 'page',
       binding: { kind: 'page', origin, pageTool: listed.name, readOnlyHint },
+      resolveTarget: (_params, ctx) => host.target(ctx),
       async execute(_id, params, signal, _onUpdate, ctx): Promise<ToolResult<PageToolDetails>> {
         const problem = check(params);
         if (problem) throw new Error(`Invalid arguments for ${listed.name}: ${problem}`);
-        const text = await invoke({ origin, pageTool: listed.name, args: params, signal, ctx });
+        const text = await host.invoke({
+          origin,
+          pageTool: listed.name,
+          args: params,
+          signal,
+          ctx,
+        });
         return {
           content: [{ type: 'text', text: pageResultText(origin, listed.name, text) }],
           details,

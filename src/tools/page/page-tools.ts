@@ -16,11 +16,11 @@
  */
 import type { BrowserHost } from '../browser/host';
 import { originOf } from '../browser/restricted';
-import { getTabOrThrow } from '../browser/target';
+import { getTabOrThrow, pageTarget, tabIdFor } from '../browser/target';
 import type { RegisteredTool, ToolRegistry } from '../registry';
 import { describeTool } from '../registry';
 import { canonicalJson } from '../../util/canonical-json';
-import { createPageTool, type PageInvocation } from './page-tool';
+import { createPageTool, type PageInvocation, type PageToolHost } from './page-tool';
 import { BRIDGE_KEY, CallOutcome, ListedTool, ToolListing, type PageBridge } from './page-wire';
 
 export interface PageToolsOptions {
@@ -43,6 +43,11 @@ export class PageTools {
 
   constructor(private readonly opts: PageToolsOptions) {}
 
+  private readonly toolHost: PageToolHost = {
+    invoke: (call) => this.call(call),
+    target: (ctx) => pageTarget(this.opts.host, tabIdFor({}, ctx)),
+  };
+
   async discover(tabId: number): Promise<RegisteredTool[]> {
     const { host, registry } = this.opts;
     try {
@@ -59,7 +64,7 @@ export class PageTools {
       for (const item of listing.data.tools) {
         const listed = ListedTool.safeParse(item);
         if (!listed.success) continue;
-        const built = createPageTool(origin, listed.data, (call) => this.call(call));
+        const built = createPageTool(origin, listed.data, this.toolHost);
         if (!built.ok) {
           this.opts.onSkipped?.(origin, built.name, built.reason);
           continue;
