@@ -8,7 +8,7 @@
 import { Validator, type Schema } from '@cfworker/json-schema';
 import type { JsonSchema } from '../../providers/types';
 
-export const MAX_SCHEMA_DEPTH = 8;
+export const MAX_SCHEMA_DEPTH = 12;
 export const MAX_SCHEMA_BYTES = 8 * 1024;
 export const MAX_DESCRIPTION_CHARS = 2000;
 
