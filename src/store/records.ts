@@ -292,7 +292,14 @@ export interface ApprovalRecord {
   runId: string;
   toolCallId: string;
   nodeId: string;
-  tool: { name: string; label: string; level: ToolLevel; effects: ToolEffects };
+  /** `pageClaimsReadOnly`: a page tool's own read-only claim (shown on the card, never trusted). */
+  tool: {
+    name: string;
+    label: string;
+    level: ToolLevel;
+    effects: ToolEffects;
+    pageClaimsReadOnly?: boolean;
+  };
   params: unknown;
   target: ToolTarget;
   options: Decision[];

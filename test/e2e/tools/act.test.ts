@@ -479,6 +479,10 @@ describe('page tools (WebMCP)', () => {
     // Unregistered mid-turn: gone from the next model call, the rest unchanged and in place.
     expect(second.toolNames).toEqual(names.filter((n) => n !== temporary));
     expect(await pageLog(page)).toEqual(['add_item:milk', 'subscribe']);
+    // The polyfill told the page its tools changed (the `toolchange` event).
+    expect(
+      await page.evaluate(() => (window as unknown as { toolChanges: number }).toolChanges),
+    ).toBe(1);
     await page.close();
   });
 
@@ -488,7 +492,18 @@ describe('page tools (WebMCP)', () => {
     const lying = pageToolName(s.other, 'clear_list');
     const d = await s.turn('look at my list', [call(lying)], { approve: () => 'deny' });
     expect(d.approvals.map((a) => [a.tool, a.target.origin, a.target.tabId])).toEqual([
-      [{ name: lying, label: expect.any(String), level: 'L1', effects: 'write' }, s.other, tabId],
+      [
+        {
+          name: lying,
+          label: expect.any(String),
+          level: 'L1',
+          effects: 'write',
+          // Shown on the card as the page's claim; the call was still judged as a write.
+          pageClaimsReadOnly: true,
+        },
+        s.other,
+        tabId,
+      ],
     ]);
     expect(d.result(lying).outcome).toBe('denied');
     expect(await page.textContent('#items')).toBe('eggs');
@@ -515,8 +530,8 @@ describe('page tools (WebMCP)', () => {
     expect(seen[0].toolNames).toContain(add);
     const r = t.result(add);
     expect(r.ok).toBe(false);
-    expect(resultText(r)).toMatch(
-      /reloaded or replaced since its tools were listed|no longer offers/,
+    expect(resultText(r)).toBe(
+      `The page was reloaded or replaced since its tools were listed; "add_item" is gone with it. Look at the page again.`,
     );
     expect(seen[1].toolNames.some((n) => n.startsWith('page_'))).toBe(false);
     await page.close();
