@@ -6,6 +6,7 @@ import { argumentDepthError, jsonDepthError } from '../../tools/argument-depth';
 import type { RegisteredTool } from '../../tools/registry';
 import type { ToolDescriptor, ToolTarget } from '../../tools/types';
 import { isSignInPayload, signInAnsweredAfterRestart } from '../../tools/mcp/sign-in';
+import { goneFromPage } from '../../tools/page/page-tool';
 import { digestOf } from '../../util/canonical-json';
 import type { EngineContext } from '../host/engine-context';
 import { catalogEntry } from '../env/environment';
@@ -58,14 +59,6 @@ export async function toolStep(
   const pending = run.pendingTool?.toolCallId === call.id ? run.pendingTool : undefined;
   const entry = catalogEntry(run.env, call.name);
   const reg = ctx.registry.get(call.name) ?? (await rediscoverPageTool(ctx, run, entry));
-  if (entry?.descriptor.binding.kind === 'page' && !reg)
-    return finishCall(
-      ctx,
-      { run, call, reg: undefined },
-      Finishes.failed(
-        `The page no longer offers ${call.name} (it navigated, reloaded or unregistered the tool). Look at the page again.`,
-      ),
-    );
   const dDigest = reg && entry ? await descriptorDigest(reg.descriptor) : '';
   const args = reg && !pending ? validateArgs(call, reg) : { params: pending?.params };
   const d = decideCall({
@@ -115,16 +108,19 @@ export async function toolStep(
 
 /**
  * A page tool in the run's catalog that the registry does not hold (the worker restarted since
- * the model saw it): ask its tab again. The page keeps its tools across worker restarts.
+ * the model saw it): ask its tab again (the page keeps its tools across worker restarts). If the
+ * page no longer offers it, the call goes on with a stand-in that cannot run: a call that was
+ * executing still pauses for the user (its outcome is unknown: `inspect-first`), any other fails
+ * at the Gatekeeper's origin check or at execution, saying the tool is gone.
  */
 async function rediscoverPageTool(
   ctx: EngineContext,
   run: { tabId?: number },
   entry: { name: string; descriptor: ToolDescriptor } | undefined,
 ): Promise<RegisteredTool | undefined> {
-  if (entry?.descriptor.binding.kind !== 'page' || run.tabId === undefined) return undefined;
-  await ctx.browser?.pageTools?.(run.tabId);
-  return ctx.registry.get(entry.name);
+  if (entry?.descriptor.binding.kind !== 'page') return undefined;
+  if (run.tabId !== undefined) await ctx.browser?.pageTools?.(run.tabId);
+  return ctx.registry.get(entry.name) ?? goneFromPage(entry.descriptor);
 }
 
 /** The arguments as the tool will get them, or why they cannot be used (the model fixes them). */

@@ -16,7 +16,15 @@ import { z } from 'zod';
 import { UNTRUSTED_TAG } from '../browser/untrusted';
 import { contentMarker, neutralizeUntrusted, untrustedAttr } from '../../util/untrusted-text';
 import { argumentChecker } from '../argument-checker';
-import type { AgentTool, ToolCallContext, ToolCallInfo, ToolResult, ToolTarget } from '../types';
+import type { RegisteredTool } from '../registry';
+import type {
+  AgentTool,
+  ToolCallContext,
+  ToolCallInfo,
+  ToolDescriptor,
+  ToolResult,
+  ToolTarget,
+} from '../types';
 import { formToolSchema } from './form-schema';
 import { boundPageSchema, MAX_DESCRIPTION_CHARS } from './page-tool-schema';
 import { pageToolName, siteSlug } from './page-tool-names';
@@ -102,6 +110,35 @@ export function createPageTool(
       },
     },
   };
+}
+
+/**
+ * A page tool the page no longer offers, from the descriptor the run pinned: the same digest (so
+ * recovery can pause a call that was running), but it cannot run: resolving its target fails
+ * saying it is gone, so a new call, a re-checked one or a retry the user chose ends with that.
+ */
+export function goneFromPage(descriptor: ToolDescriptor): RegisteredTool {
+  const gone = `The page no longer offers ${descriptor.name} (it navigated, reloaded or unregistered the tool). Look at the page again.`;
+  const tool: AgentTool<PageArgs, PageToolDetails> = {
+    name: descriptor.name,
+    label: descriptor.label,
+    description: descriptor.description,
+    parameters: Params,
+    inputSchema: descriptor.inputSchema,
+    level: 'L1',
+    effects: 'write',
+    recovery: 'inspect-first',
+    trusted: false,
+    provenance: 'page',
+    binding: descriptor.binding,
+    async resolveTarget() {
+      throw new Error(gone);
+    },
+    async execute() {
+      throw new Error(gone);
+    },
+  };
+  return { tool: tool as AgentTool, descriptor };
 }
 
 /**

@@ -95,3 +95,48 @@ describe('page tools in a run', () => {
     expect(ran).toEqual([]);
   });
 });
+
+describe('page tools across a restart', () => {
+  it('a call that was running when the worker died pauses for the user (inspect-first), even if the page is gone', async () => {
+    const ran: string[] = [];
+    let offered = ['submit_order'];
+    const discover =
+      (rig: { registry: import('../../../src/tools/registry').ToolRegistry }) => async () => {
+        const tools = pageTools(offered, ran);
+        for (const t of tools) rig.registry.register(t.tool, { replace: true });
+        return tools.map((t) => rig.registry.get(t.tool.name)!);
+      };
+    let die = false;
+    const holder: { rig?: Awaited<ReturnType<typeof makeRig>> } = {};
+    const rig = await makeRig({
+      activeTabId: 7,
+      pageTools: () => discover(holder.rig!)(),
+      faults: {
+        at: (b) => (die && b === 'tool:running' ? new Promise(() => {}) : undefined),
+      },
+      script: [{ toolCalls: [{ name: 'page_shop_example_submit_order', args: {} }] }],
+    });
+    holder.rig = rig;
+    await rig.store.siteRules.set(ORIGIN, 'allow', Date.now());
+    die = true;
+    const { runId } = await rig.submit('order');
+    for (
+      let i = 0;
+      i < 100 && (await rig.store.runs.get(runId))?.pendingTool?.phase !== 'executing';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    expect((await rig.store.runs.get(runId))!.pendingTool?.phase).toBe('executing');
+    // The page navigated while Keel was down: it offers nothing now.
+    offered = [];
+    const after = await rig.reopen({ pageTools: async () => [] });
+    for (
+      let i = 0;
+      i < 200 && (await after.store.runs.get(runId))?.state !== 'paused_uncertain';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    expect((await after.store.runs.get(runId))!.state).toBe('paused_uncertain');
+    expect(ran).toEqual([]);
+  });
+});
