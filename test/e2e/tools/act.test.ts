@@ -478,6 +478,10 @@ describe('page tools (WebMCP)', () => {
     expect(await page.textContent('#subscribed')).toBe('Subscribed ada@example.com (monthly).');
     // Unregistered mid-turn: gone from the next model call, the rest unchanged and in place.
     expect(second.toolNames).toEqual(names.filter((n) => n !== temporary));
+    // Measured in bytes: the fixed tools, and the page tools that stayed, are sent unchanged.
+    expect(JSON.stringify(offered(second))).toBe(
+      JSON.stringify(offered(first).filter((x) => x.function.name !== temporary)),
+    );
     expect(await pageLog(page)).toEqual(['add_item:milk', 'subscribe']);
     // The polyfill told the page its tools changed (the `toolchange` event).
     expect(
