@@ -110,8 +110,8 @@ export async function toolStep(
  * A page tool in the run's catalog that the registry does not hold (the worker restarted since
  * the model saw it): ask its tab again (the page keeps its tools across worker restarts). If the
  * page no longer offers it, the call goes on with a stand-in that cannot run: a call that was
- * executing still pauses for the user (its outcome is unknown: `inspect-first`), any other fails
- * at the Gatekeeper's origin check or at execution, saying the tool is gone.
+ * executing still pauses for the user (its outcome is unknown: `inspect-first`); any other fails
+ * when its target is resolved, saying the tool is gone (page-tool.ts `goneFromPage`).
  */
 async function rediscoverPageTool(
   ctx: EngineContext,
