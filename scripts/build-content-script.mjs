@@ -18,6 +18,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
+/** WebMCP's registry in the page's own world (content-scripts/webmcp/page-registry.ts). */
+export const PAGE_WORLD_FILE = 'webmcp-page-world.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -30,24 +32,31 @@ const minify = !args.includes('--dev');
 
 mkdirSync(outDir, { recursive: true });
 const outFile = join(outDir, CONTENT_SCRIPT_FILE);
-await build({
-  entryPoints: [join(root, 'content-scripts/index.ts')],
-  outfile: outFile,
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target: 'chrome116',
-  minify,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-
-const code = readFileSync(outFile, 'utf8');
-// A classic script must not contain module syntax; fail the build rather than ship a loader.
-if (/^\s*(import|export)\s/m.test(code) || /\bimport\(/.test(code)) {
-  console.error(`${outFile}: the content-script bundle contains module syntax`);
-  process.exit(1);
+const pageWorldFile = join(outDir, PAGE_WORLD_FILE);
+const bundles = [
+  [join(root, 'content-scripts/index.ts'), outFile],
+  [join(root, 'content-scripts/webmcp/page-registry.ts'), pageWorldFile],
+];
+for (const [entry, out] of bundles) {
+  await build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome116',
+    minify,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const code = readFileSync(out, 'utf8');
+  // A classic script must not contain module syntax; fail the build rather than ship a loader.
+  if (/^\s*(import|export)\s/m.test(code) || /\bimport\(/.test(code)) {
+    console.error(`${out}: the content-script bundle contains module syntax`);
+    process.exit(1);
+  }
 }
+const code = readFileSync(outFile, 'utf8');
 
 if (writeManifest) {
   const manifestPath = join(outDir, 'manifest.json');
@@ -63,6 +72,13 @@ if (writeManifest) {
       js: [CONTENT_SCRIPT_FILE],
       run_at: 'document_idle',
       all_frames: true,
+    },
+    {
+      // Before any page script, so a page's WebMCP registrations are seen from the start.
+      matches: ['http://*/*', 'https://*/*'],
+      js: [PAGE_WORLD_FILE],
+      run_at: 'document_start',
+      world: 'MAIN',
     },
   ];
   // If manifest.json still declares the TypeScript entry, crxjs added a loader and listed the

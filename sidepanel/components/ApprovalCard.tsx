@@ -116,6 +116,11 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           {tool.effects === 'write' ? t('effectsWrite') : t('effectsRead')}
         </span>
         <span class="badge">{tool.level}</span>
+        {tool.pageClaimsReadOnly && (
+          <span class="badge page-claim" title={t('pageClaimsReadOnlyHelp')}>
+            {t('pageClaimsReadOnly')}
+          </span>
+        )}
         <code class="approval-tool-name">{tool.name}</code>
       </div>
       {request.reason && <p class="approval-reason">{reasonText(request.reason)}</p>}

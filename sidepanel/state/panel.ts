@@ -409,14 +409,25 @@ export class Panel {
     return this.client.send({ type: 'secrets.remove', origin, name });
   }
 
-  async setSiteRule(origin: string, rule: SiteRule): Promise<OpOutcome> {
-    const out = await this.client.send({ type: 'siteRules.set', origin, rule });
+  /** `pageToolsRead` unset keeps the site's choice for its page tools (WebMCP). */
+  async setSiteRule(origin: string, rule: SiteRule, pageToolsRead?: boolean): Promise<OpOutcome> {
+    const out = await this.client.send({
+      type: 'siteRules.set',
+      origin,
+      rule,
+      ...(pageToolsRead !== undefined ? { pageToolsRead } : {}),
+    });
     // The ack has no settings in it; show the change now (a settings.updated event may follow).
     if (out.ok) {
       this.engine.update((s) => {
         if (!s.settings) return s;
+        const prev = s.settings.siteRules.find((r) => r.origin === origin);
         const rest = s.settings.siteRules.filter((r) => r.origin !== origin);
-        const siteRules = [...rest, { origin, rule, updatedAt: Date.now() }];
+        const reads = pageToolsRead ?? prev?.pageToolsRead ?? false;
+        const siteRules = [
+          ...rest,
+          { origin, rule, updatedAt: Date.now(), ...(reads ? { pageToolsRead: true } : {}) },
+        ];
         return { ...s, settings: { ...s.settings, siteRules } };
       });
     }

@@ -2,6 +2,7 @@ import { Engine, registerBuiltins, SettingsProviderResolver } from '../engine';
 import { ENGINE_PORT_NAME, portConnection } from '../protocol';
 import { Store } from '../store/store';
 import { ToolRegistry } from '../tools/registry';
+import { PageTools } from '../tools/page/page-tools';
 import { installBrowserTools } from './browser-wiring';
 import { createChromeBrowserHost } from './chrome-browser-host';
 import { installMcp } from './mcp-wiring';
@@ -20,6 +21,13 @@ const store = Store.open('keel');
 const registry = new ToolRegistry();
 const browserHost = createChromeBrowserHost();
 const recorder = installRecorder(browserHost);
+// Tools pages offer (WebMCP), listed from the run's tab before each model call.
+const pageTools = new PageTools({
+  host: browserHost,
+  registry,
+  onSkipped: (origin, name, reason) =>
+    console.warn(`[keel] page tool "${name}" of ${origin} left out: ${reason}`),
+});
 const engine = new Engine({
   store,
   registry,
@@ -35,6 +43,7 @@ const engine = new Engine({
       return tab ? { url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' } : undefined;
     },
     recorder,
+    pageTools: (tabId) => pageTools.discover(tabId),
   },
 });
 registerBuiltins(engine);

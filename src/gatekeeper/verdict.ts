@@ -22,6 +22,8 @@ export interface VerdictInput {
   plan?: ApprovedPlan;
   /** How the call reaches the target: its own input (default), or a destination it leads to. */
   effect?: ReceiverEffect;
+  /** The user marked the target site's page tools (WebMCP) as reads (its site rule record). */
+  pageToolsRead?: boolean;
 }
 
 /** The permission key a call is judged on. */
@@ -63,6 +65,10 @@ export function isSiteKey(key: string | undefined): boolean {
  * - 'plan' mode: a write the approved plan names (its site and kind of write, plan.ts) is
  *   allowed, trusted input included (the user approved the plan knowing what it does); any other
  *   write asks with the reason 'not_in_plan'. Everything above still holds first.
+ * - page tools (WebMCP) run only in a document of the origin that offered them: any other target
+ *   is denied. They are writes — whatever the page claims (`readOnlyHint`, its description) —
+ *   unless the user marked that site's page tools as reads; as writes they follow the rules
+ *   above (an allow rule covers them, like any DOM-level write).
  */
 export function decideVerdict({
   descriptor,
@@ -71,6 +77,7 @@ export function decideVerdict({
   approvalMode,
   plan,
   effect = 'input',
+  pageToolsRead = false,
 }: VerdictInput): Verdict {
   const rule =
     stored === 'allow' && !isSiteKey(permissionKey(descriptor, target)) ? undefined : stored;
@@ -87,6 +94,8 @@ export function decideVerdict({
   }
   if (target.alwaysAsk)
     return { kind: 'ask', reason: `always_ask:${target.alwaysAsk}`, options: ONCE_ONLY };
+  const page = pageToolVerdict(descriptor, target, pageToolsRead);
+  if (page) return page;
   // A builtin skips approval only by its own declaration (ask_user, todo), never by its level.
   if (descriptor.skipApproval) return { kind: 'allow', reason: 'skip_approval' };
   const planned = approvalMode === 'plan' ? plan : undefined;
@@ -110,4 +119,21 @@ export function decideVerdict({
     reason: planned ? 'not_in_plan' : rule === 'allow' ? 'trusted_input' : 'write',
     options: isSiteKey(target.origin) ? ALL_DECISIONS : ONCE_ONLY,
   };
+}
+
+/** A page tool's own rules (see decideVerdict); undefined for every other tool, or to judge on. */
+function pageToolVerdict(
+  descriptor: ToolDescriptor,
+  target: ToolTarget,
+  pageToolsRead: boolean,
+): Verdict | undefined {
+  const { binding } = descriptor;
+  if (binding.kind !== 'page') return undefined;
+  if (target.origin !== binding.origin)
+    return {
+      kind: 'deny',
+      reason: `${descriptor.name} is a tool of ${binding.origin}; the tab is on ${target.origin ?? 'another page'} now.`,
+    };
+  if (pageToolsRead) return { kind: 'allow', reason: 'page_tools_read' };
+  return undefined;
 }

@@ -37,7 +37,14 @@ export const ApprovalRequest = z.object({
   runId: z.string(),
   approvalId: z.string(),
   toolCallId: z.string(),
-  tool: z.object({ name: z.string(), label: z.string(), level: ToolLevel, effects: ToolEffects }),
+  tool: z.object({
+    name: z.string(),
+    label: z.string(),
+    level: ToolLevel,
+    effects: ToolEffects,
+    /** A page tool (WebMCP) whose page says it only reads: the page's claim, shown, never trusted. */
+    pageClaimsReadOnly: z.boolean().optional(),
+  }),
   params: z.unknown(),
   target: z.object({
     tabId: z.number().optional(),

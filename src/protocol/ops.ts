@@ -132,6 +132,8 @@ export const OpSchemas = {
     type: z.literal('siteRules.set'),
     origin: z.string().min(1).max(2000),
     rule: SiteRule,
+    /** The site's page tools (WebMCP) count as reads; absent keeps the current choice. */
+    pageToolsRead: z.boolean().optional(),
   }),
   'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
   /** Threads whose title or messages contain every word of `query` (ack: { matches }). */

@@ -143,6 +143,8 @@ export const PublicSettings = z.object({
       origin: z.string(),
       rule: z.enum(['ask', 'allow', 'block']),
       updatedAt: z.number(),
+      /** The user counts this site's page tools (WebMCP) as reads. */
+      pageToolsRead: z.boolean().optional(),
     }),
   ),
   /**

@@ -305,7 +305,14 @@ export interface ApprovalRecord {
   runId: string;
   toolCallId: string;
   nodeId: string;
-  tool: { name: string; label: string; level: ToolLevel; effects: ToolEffects };
+  /** `pageClaimsReadOnly`: a page tool's own read-only claim (shown on the card, never trusted). */
+  tool: {
+    name: string;
+    label: string;
+    level: ToolLevel;
+    effects: ToolEffects;
+    pageClaimsReadOnly?: boolean;
+  };
   params: unknown;
   target: ToolTarget;
   options: Decision[];
@@ -354,6 +361,8 @@ export interface SiteRuleRecord {
   /** Bumped on every change; an approval made under one version is re-checked under another. */
   version: number;
   updatedAt: number;
+  /** The user counts this site's page tools (WebMCP) as reads: the Gatekeeper allows them. */
+  pageToolsRead?: boolean;
 }
 
 export interface StoredProvider {

@@ -14,14 +14,22 @@ export class SiteRulesRepo {
     return this.db.siteRules.toArray();
   }
 
-  async set(origin: string, rule: SiteRule, now: number): Promise<SiteRuleRecord> {
+  /** `pageToolsRead` unset keeps what the site had. */
+  async set(
+    origin: string,
+    rule: SiteRule,
+    now: number,
+    pageToolsRead?: boolean,
+  ): Promise<SiteRuleRecord> {
     const prev = await this.db.siteRules.get(origin);
+    const reads = pageToolsRead ?? prev?.pageToolsRead ?? false;
     const rec: SiteRuleRecord = {
       v: RECORD_VERSION,
       origin,
       rule,
       version: (prev?.version ?? 0) + 1,
       updatedAt: now,
+      ...(reads ? { pageToolsRead: true } : {}),
     };
     await this.db.siteRules.put(rec);
     return rec;

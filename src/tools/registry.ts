@@ -24,7 +24,10 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
       `MCP tool ${tool.name} must carry an MCP binding (server, endpoint, auth identity)`,
     );
   }
-  if (tool.level !== 'mcp' && binding.kind !== 'local') {
+  if (binding.kind === 'page' && (tool.level !== 'L1' || tool.provenance !== 'page')) {
+    throw new ToolRegistrationError(`page tool ${tool.name} must be an L1 tool of provenance page`);
+  }
+  if (tool.level !== 'mcp' && binding.kind === 'mcp') {
     throw new ToolRegistrationError(
       `tool ${tool.name} at level ${tool.level} may only use a local binding`,
     );
@@ -49,7 +52,12 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
 }
 
 function summary(d: ToolDescriptor): string {
-  const b = d.binding.kind === 'mcp' ? `mcp:${d.binding.serverId}@${d.binding.endpoint}` : 'local';
+  const b =
+    d.binding.kind === 'mcp'
+      ? `mcp:${d.binding.serverId}@${d.binding.endpoint}`
+      : d.binding.kind === 'page'
+        ? `page:${d.binding.origin}`
+        : 'local';
   return `level=${d.level} effects=${d.effects} recovery=${d.recovery} binding=${b}`;
 }
 

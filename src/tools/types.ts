@@ -15,7 +15,14 @@ export type ToolProvenance = 'tool' | 'page' | 'mcp';
 
 export type ToolBinding =
   | { kind: 'local' }
-  | { kind: 'mcp'; serverId: string; endpoint: string; authIdentity: string };
+  | { kind: 'mcp'; serverId: string; endpoint: string; authIdentity: string }
+  /**
+   * A tool a page registered (WebMCP): it runs in a document of `origin` and nowhere else.
+   * `pageTool` is the page's own name for it; `readOnlyHint` is the page's claim, shown on the
+   * card and never trusted (the Gatekeeper judges page tools as writes unless the user marked
+   * the site's tools as reads).
+   */
+  | { kind: 'page'; origin: string; pageTool: string; readOnlyHint: boolean };
 
 /** What a call acts on. The Gatekeeper decides on `origin` (a tab's origin, or a navigation's destination). */
 export interface ToolTarget {

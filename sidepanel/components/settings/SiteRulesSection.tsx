@@ -77,6 +77,23 @@ export function SiteRulesSection({ rules }: { rules: PublicSettings['siteRules']
                 value={r.rule}
                 onChange={(next) => void save(() => panel.setSiteRule(r.origin, next))}
               />
+              <label class="check-row">
+                <input
+                  type="checkbox"
+                  checked={r.pageToolsRead === true}
+                  aria-label={t('pageToolsReadFor', r.origin)}
+                  onChange={(e) =>
+                    void save(() =>
+                      panel.setSiteRule(
+                        r.origin,
+                        r.rule,
+                        (e.currentTarget as HTMLInputElement).checked,
+                      ),
+                    )
+                  }
+                />
+                {t('pageToolsRead')}
+              </label>
               {r.rule !== 'ask' && (
                 <button
                   type="button"

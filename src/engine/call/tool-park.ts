@@ -152,6 +152,9 @@ async function parkOnApproval(
         label: reg.descriptor.label,
         level: reg.descriptor.level,
         effects: reg.descriptor.effects,
+        ...(reg.descriptor.binding.kind === 'page' && reg.descriptor.binding.readOnlyHint
+          ? { pageClaimsReadOnly: true }
+          : {}),
       },
       params,
       target: ask.target,

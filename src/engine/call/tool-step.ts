@@ -6,6 +6,7 @@ import { argumentDepthError, jsonDepthError } from '../../tools/argument-depth';
 import type { RegisteredTool } from '../../tools/registry';
 import type { ToolDescriptor, ToolTarget } from '../../tools/types';
 import { isSignInPayload, signInAnsweredAfterRestart } from '../../tools/mcp/sign-in';
+import { goneFromPage } from '../../tools/page/page-tool';
 import { digestOf } from '../../util/canonical-json';
 import type { EngineContext } from '../host/engine-context';
 import { catalogEntry } from '../env/environment';
@@ -56,8 +57,8 @@ export async function toolStep(
   }
   const call = toolCalls[nextToolIndex];
   const pending = run.pendingTool?.toolCallId === call.id ? run.pendingTool : undefined;
-  const reg = ctx.registry.get(call.name);
   const entry = catalogEntry(run.env, call.name);
+  const reg = ctx.registry.get(call.name) ?? (await rediscoverPageTool(ctx, run, entry));
   const dDigest = reg && entry ? await descriptorDigest(reg.descriptor) : '';
   const args = reg && !pending ? validateArgs(call, reg) : { params: pending?.params };
   const d = decideCall({
@@ -103,6 +104,23 @@ export async function toolStep(
     case 'judge':
       return judgeThenExecute(ctx, c);
   }
+}
+
+/**
+ * A page tool in the run's catalog that the registry does not hold (the worker restarted since
+ * the model saw it): ask its tab again (the page keeps its tools across worker restarts). If the
+ * page no longer offers it, the call goes on with a stand-in that cannot run: a call that was
+ * executing still pauses for the user (its outcome is unknown: `inspect-first`); any other fails
+ * when its target is resolved, saying the tool is gone (page-tool.ts `goneFromPage`).
+ */
+async function rediscoverPageTool(
+  ctx: EngineContext,
+  run: { tabId?: number },
+  entry: { name: string; descriptor: ToolDescriptor } | undefined,
+): Promise<RegisteredTool | undefined> {
+  if (entry?.descriptor.binding.kind !== 'page') return undefined;
+  if (run.tabId !== undefined) await ctx.browser?.pageTools?.(run.tabId);
+  return ctx.registry.get(entry.name) ?? goneFromPage(entry.descriptor);
 }
 
 /** The arguments as the tool will get them, or why they cannot be used (the model fixes them). */
@@ -236,6 +254,7 @@ async function judge(ctx: EngineContext, c: CallInFlight, target: ToolTarget) {
     rule: ruleRec?.rule,
     approvalMode: c.run.env!.approvalMode,
     ...(c.run.env!.approvedPlan ? { plan: c.run.env!.approvedPlan } : {}),
+    pageToolsRead: ruleRec?.pageToolsRead === true,
   });
   return { verdict, ruleVersion: ruleRec?.version ?? 0 };
 }

@@ -61,7 +61,9 @@ export async function resolveEnvironment(args: {
           (info.vision || t.tool.name !== 'browser_screenshot') &&
           (skills.length > 0 || t.tool.name !== 'get_skill') &&
           // Proposing a plan means something only where the Gatekeeper reads one.
-          (settings.approvalMode === 'plan' || t.tool.name !== 'propose_plan'),
+          (settings.approvalMode === 'plan' || t.tool.name !== 'propose_plan') &&
+          // Page tools join a run's catalog per model call, from its tab (page-catalog.ts).
+          t.descriptor.binding.kind !== 'page',
       )
     : [];
   // Bound first: an oversized or too deeply nested catalog is refused before any digest is computed.
@@ -130,6 +132,9 @@ export async function verifyEnvironment(
   );
   const byName = new Map(current.map((e) => [e.name, e]));
   for (const entry of env.toolCatalog) {
+    // Page tools live in their page, not in the worker: they are listed again before the next
+    // model call, and a call of one is re-checked against its page when it runs.
+    if (entry.descriptor.binding.kind === 'page') continue;
     const now = byName.get(entry.name);
     if (!now) return `tool ${entry.name} is no longer available`;
     if (now.digest !== entry.digest) return `tool ${entry.name} changed since the run started`;

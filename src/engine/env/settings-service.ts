@@ -194,8 +194,13 @@ export function publicSettings(
       ...(m.oauthClientSecretId ? { hasOAuthClientSecret: true } : {}),
     })),
     siteRules: rules
-      .filter((r) => r.rule !== 'ask')
-      .map((r) => ({ origin: r.origin, rule: r.rule, updatedAt: r.updatedAt }))
+      .filter((r) => r.rule !== 'ask' || r.pageToolsRead)
+      .map((r) => ({
+        origin: r.origin,
+        rule: r.rule,
+        updatedAt: r.updatedAt,
+        ...(r.pageToolsRead ? { pageToolsRead: true } : {}),
+      }))
       .sort((a, b) => a.origin.localeCompare(b.origin)),
     mcpBridge: bridgeSettings(s),
     skills: skills.map((k) => ({

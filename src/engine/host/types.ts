@@ -1,6 +1,6 @@
 import type { ProviderResolver } from '../../providers/types';
 import type { Store } from '../../store/store';
-import type { ToolRegistry } from '../../tools/registry';
+import type { RegisteredTool, ToolRegistry } from '../../tools/registry';
 import type { Recorder } from '../../workflows/recording/recorder';
 import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from './retry-policy';
 
@@ -34,6 +34,11 @@ export interface BrowserEnv {
   tabLook?(tabId: number): Promise<{ url: string; title: string } | undefined>;
   /** Recording a workflow by demonstration; absent where there is no browser (tests, sim). */
   recorder?: Recorder;
+  /**
+   * The tools the tab's page offers now (WebMCP), registered in the tool registry
+   * (src/tools/page/page-tools.ts). Contract: never throws; no tools → [].
+   */
+  pageTools?(tabId: number): Promise<readonly RegisteredTool[]>;
 }
 
 export interface Logger {

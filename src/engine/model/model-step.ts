@@ -9,6 +9,7 @@ import { CONTINUATION_PROMPT, IntentTagFilter, PLANNING_PROMPT, stripIntentTags 
 import { InterruptedAnswer } from './run-aborted';
 import { attemptFailed, failRun } from '../run/run-failure';
 import { takeCutoff } from './step-cutoff';
+import { refreshPageTools } from './page-catalog';
 import { currentRound, type StepOutcome } from '../run/step-outcome';
 
 export type { StepOutcome };
@@ -30,7 +31,8 @@ export async function modelStep(
   const cut = await takeCutoff(ctx, runId);
   if (!cut) return 'ended';
   if (cut.kind !== 'call') return 'ended';
-  const run = cut.run;
+  // What the tab's page offers now joins the end of the catalog (page-catalog.ts).
+  const run = await refreshPageTools(ctx, cut.run);
   const env = run.env!;
 
   // 2. Context from the path (old tool results clipped; older turns summarized when the window

@@ -38,7 +38,7 @@ const setRule: Handler<'siteRules.set'> = async (engine, _client, op, ctx) => {
     );
   const outcome = ack({ origin, rule: op.rule });
   await engine.ctx.commit('site_rule', async () => {
-    await engine.ctx.store.siteRules.set(origin, op.rule, engine.ctx.clock.now());
+    await engine.ctx.store.siteRules.set(origin, op.rule, engine.ctx.clock.now(), op.pageToolsRead);
     await ctx.writeReceipt(outcome);
   });
   return done(outcome, () => engine.publishSettings());

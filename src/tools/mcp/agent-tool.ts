@@ -1,7 +1,7 @@
-import { Validator, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { JsonSchema } from '../../providers/types';
+import { argumentChecker } from '../argument-checker';
 import type { AgentTool, ToolCallContext, ToolResult, ToolUpdate } from '../types';
 import type { McpToolDetails } from './types';
 
@@ -47,7 +47,7 @@ export function createMcpAgentTool(
   const title = def.title ?? def.annotations?.title ?? def.name;
   const about = (def.description ?? '').trim() || title;
   const description = `[MCP server "${binding.serverId}"] ${about}`;
-  const check = argumentChecker(def.inputSchema);
+  const check = argumentChecker(def.inputSchema as JsonSchema);
   return {
     name: opts.name,
     label: `${title} · ${opts.serverLabel ?? binding.serverId}`.slice(0, 200),
@@ -80,37 +80,4 @@ export function createMcpAgentTool(
       });
     },
   };
-}
-
-/** A validator for the server's schema, or a no-op when the schema cannot be compiled. */
-function argumentChecker(schema: Tool['inputSchema']): (args: McpArgs) => string | null {
-  let validator: Validator;
-  try {
-    validator = new Validator(schema as Schema, draftOf(schema.$schema), false);
-  } catch {
-    return () => null; // The server validates its own input; ours is an early, friendlier error.
-  }
-  return (args) => {
-    try {
-      const result = validator.validate(args);
-      if (result.valid) return null;
-      const specific = result.errors.filter(
-        (e) => e.instanceLocation !== '#' || e.keyword === 'required' || e.keyword === 'type',
-      );
-      return (specific.length > 0 ? specific : result.errors)
-        .slice(0, 5)
-        .map((e) => `${e.instanceLocation.replace(/^#\/?/, '') || '(arguments)'}: ${e.error}`)
-        .join('; ');
-    } catch {
-      return null;
-    }
-  };
-}
-
-function draftOf(uri: unknown): SchemaDraft {
-  if (typeof uri !== 'string') return '2020-12';
-  if (uri.includes('draft-04')) return '4';
-  if (uri.includes('draft-07') || uri.includes('draft-06')) return '7';
-  if (uri.includes('2019-09')) return '2019-09';
-  return '2020-12';
 }

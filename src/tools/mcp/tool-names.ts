@@ -5,6 +5,8 @@
  * `a.b` and `a_b` stay distinct, and a tool keeps its name whatever else the server lists.
  */
 
+import { fnv1a } from '../../util/fnv1a';
+
 const MAX_NAME = 64;
 const INVALID = /[^a-zA-Z0-9_-]/g;
 const VALID = /^[a-zA-Z0-9_-]+$/;
@@ -12,16 +14,6 @@ export const SERVER_ID_RE = /^[A-Za-z0-9_-]{1,40}$/;
 
 export function mcpToolPrefix(serverId: string): string {
   return `mcp__${serverId}__`;
-}
-
-/** FNV-1a (32 bit) over UTF-16 units: stable, synchronous, short; not a security boundary. */
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

@@ -8,7 +8,7 @@ import { ScriptedProvider, type ScriptEntry } from '../../../src/providers/scrip
 import type { ModelInfo, ProviderResolver } from '../../../src/providers/types';
 import { Store, type DexieStore } from '../../../src/store/store';
 import { defaultSettings } from '../../../src/store/settings-repo';
-import { ToolRegistry } from '../../../src/tools/registry';
+import { ToolRegistry, type RegisteredTool } from '../../../src/tools/registry';
 import type { AgentTool } from '../../../src/tools/types';
 
 let dbCounter = 0;
@@ -173,6 +173,8 @@ export interface RigOptions {
   idSpace: string;
   /** Tabs the fake browser knows (URL and title by tab id); the test may change them. */
   tabs: Map<number, { url: string; title: string }>;
+  /** The page tools (WebMCP) the fake browser finds in a tab (BrowserEnv.pageTools). */
+  pageTools: (tabId: number) => Promise<readonly RegisteredTool[]>;
 }
 
 export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
@@ -192,6 +194,7 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
           browser: {
             activeTabId: async () => opts.activeTabId,
             ...(opts.recorder ? { recorder: opts.recorder } : {}),
+            ...(opts.pageTools ? { pageTools: opts.pageTools } : {}),
             ...(opts.tabs
               ? {
                   tabLook: async (id: number) =>
