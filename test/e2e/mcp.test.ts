@@ -723,6 +723,20 @@ describe('Keel as an MCP server (bridge + built extension)', () => {
 
     tab = await ext!.context.newPage();
     await tab.goto(page);
+    // A web page can open a WebSocket to a loopback port too: the bridge refuses it before any
+    // frame (its Origin is the page's, not Keel's), and the paired agent is not disturbed.
+    const fromPage = await tab.evaluate(
+      (p) =>
+        new Promise<string>((done) => {
+          const ws = new WebSocket(`ws://127.0.0.1:${p}`);
+          ws.onopen = () => done('open');
+          ws.onmessage = () => done('message');
+          ws.onerror = () => done('refused');
+          setTimeout(() => done('timeout'), 5000);
+        }),
+      port,
+    );
+    expect(fromPage).toBe('refused');
     const tabs = await agent.callTool({ name: 'browser_tabs', arguments: {} });
     const tabsText = (tabs.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
     tabId = Number(/tab (\d+)[^\n]*"Bridge fixture"/.exec(tabsText)?.[1]);
