@@ -5,6 +5,8 @@ import { ToolRegistry } from '../tools/registry';
 import { installBrowserTools } from './browser-wiring';
 import { createChromeBrowserHost } from './chrome-browser-host';
 import { installMcp } from './mcp-wiring';
+import { createTaskRecorder } from './task-frames-wiring';
+import type { SecretSource } from '../secrets/site-secrets';
 import { installRecorder } from './recording-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
@@ -34,11 +36,12 @@ const engine = new Engine({
       return tab ? { url: tab.url ?? tab.pendingUrl ?? '', title: tab.title ?? '' } : undefined;
     },
     recorder,
+    frames: store.frames,
   },
 });
 registerBuiltins(engine);
 // Site secrets: browser_type reads a value at the moment it types it; nothing else does.
-installBrowserTools(registry, browserHost, {
+const siteSecrets: SecretSource = {
   list: async () => (await store.settings.get()).siteSecrets ?? [],
   value: async (origin, name) => {
     const s = ((await store.settings.get()).siteSecrets ?? []).find(
@@ -47,7 +50,14 @@ installBrowserTools(registry, browserHost, {
     return s ? store.credentials.getSecret(s.credentialId) : null;
   },
   now: () => Date.now(),
-});
+};
+// Every task is recorded (issue 30), except on the sites the user marked private.
+installBrowserTools(
+  registry,
+  browserHost,
+  siteSecrets,
+  createTaskRecorder(browserHost, store, siteSecrets),
+);
 
 // Listeners are registered synchronously at top level so a Port connect or alarm that woke the
 // worker is delivered to them (MV3 rule).

@@ -56,6 +56,8 @@ export const SettingsPatch = z.object({
   approvalMode: ApprovalMode.optional(),
   locale: Locale.nullable().optional(),
   mcpServers: z.array(McpServerPatch).max(50).optional(),
+  /** Sites never recorded (issue 30): the whole list, replacing the stored one. */
+  privateSites: z.array(z.string().min(1).max(2000)).max(500).optional(),
 });
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 
@@ -143,6 +145,8 @@ export const PublicSettings = z.object({
       }),
     )
     .optional(),
+  /** Origins marked private: tasks there are not recorded (issue 30). */
+  privateSites: z.array(z.string()).optional(),
   /** Imported skills (descriptions only; bodies stay in the store). */
   skills: z
     .array(z.object({ name: z.string(), description: z.string(), updatedAt: z.number() }))

@@ -383,6 +383,8 @@ export interface SettingsRecord {
   mcpServers: StoredMcpServer[];
   /** Site secrets (src/secrets): what they are; each value is the credential `credentialId`. */
   siteSecrets?: StoredSiteSecret[];
+  /** Origins the user marked private: no task recording there (issue 30). Absent = none. */
+  privateSites?: string[];
   revision: number;
 }
 
