@@ -85,7 +85,7 @@ export class TaskRecorder {
 
   /** Resolves when every queued frame is stored or given up (tests, bench). */
   async idle(): Promise<void> {
-    while (this.working) await this.working;
+    for (let w = this.working; w !== null; w = this.working) await w;
   }
 
   private async work(): Promise<void> {
