@@ -7,6 +7,7 @@ import { ModelSection } from './ModelSection';
 import { ProvidersSection } from './ProvidersSection';
 import { SecretsSection } from './SecretsSection';
 import { SiteRulesSection } from './SiteRulesSection';
+import { PrivateSitesSection } from './PrivateSitesSection';
 import { SkillsSection } from './SkillsSection';
 
 export function SettingsView() {
@@ -26,6 +27,7 @@ export function SettingsView() {
       <ModelSection settings={settings} />
       <ApprovalSection mode={settings.approvalMode} />
       <SiteRulesSection rules={settings.siteRules} />
+      <PrivateSitesSection sites={settings.privateSites ?? []} />
       <SecretsSection secrets={settings.siteSecrets ?? []} />
       <McpSection servers={settings.mcpServers} />
       <SkillsSection skills={settings.skills ?? []} />
