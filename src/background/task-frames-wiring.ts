@@ -90,17 +90,18 @@ async function draw(
       width: Math.round(b.width * k),
       height: Math.round(b.height * k),
     });
-    g.fillStyle = MASK_COLOUR;
-    for (const b of page.boxes) {
-      const r = px(b);
-      // A margin: a scaled box must cover the field's last pixel row too.
-      g.fillRect(r.x - 2, r.y - 2, r.width + 4, r.height + 4);
-    }
     const highlight = shot.highlight ? px(shot.highlight) : undefined;
     if (highlight) {
       g.strokeStyle = HIGHLIGHT_COLOUR;
       g.lineWidth = 3;
       g.strokeRect(highlight.x - 2, highlight.y - 2, highlight.width + 4, highlight.height + 4);
+    }
+    // Masks last: nothing (not even the outline of a typed-into field) is drawn over them.
+    g.fillStyle = MASK_COLOUR;
+    for (const b of page.boxes) {
+      const r = px(b);
+      // A margin: a scaled box must cover the field's last pixel row too.
+      g.fillRect(r.x - 2, r.y - 2, r.width + 4, r.height + 4);
     }
     const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: FRAME_QUALITY });
     return {
