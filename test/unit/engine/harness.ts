@@ -173,6 +173,8 @@ export interface RigOptions {
   idSpace: string;
   /** Tabs the fake browser knows (URL and title by tab id); the test may change them. */
   tabs: Map<number, { url: string; title: string }>;
+  /** Task recordings: the store's own frames table (thread.recording). */
+  frames: boolean;
 }
 
 export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
@@ -187,11 +189,12 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
-    ...(opts.activeTabId !== undefined || opts.recorder || opts.tabs
+    ...(opts.activeTabId !== undefined || opts.recorder || opts.tabs || opts.frames
       ? {
           browser: {
             activeTabId: async () => opts.activeTabId,
             ...(opts.recorder ? { recorder: opts.recorder } : {}),
+            ...(opts.frames ? { frames: store.frames } : {}),
             ...(opts.tabs
               ? {
                   tabLook: async (id: number) =>
