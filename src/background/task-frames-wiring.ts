@@ -44,6 +44,7 @@ export function createTaskRecorder(
           format: 'jpeg',
           quality: FRAME_QUALITY * 100,
           maxWidth: FRAME_MAX_WIDTH,
+          background: true,
         }));
       return draw(image, boxes, shot);
     },
