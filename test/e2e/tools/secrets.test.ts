@@ -212,6 +212,7 @@ describe('task recording', () => {
     });
 
     const panel = s.panel;
+    await panel.setViewportSize(PANEL_SIZE);
     await panel.bringToFront();
     await backToChat(panel);
     await panel.locator('[data-action="threads"]').click();
@@ -282,11 +283,27 @@ describe('task recording', () => {
     expect(await player.locator('[data-recording="caption"]').textContent()).toBe(
       'Typed “••••••••” into “Password”',
     );
+    await screenshots(panel, 'recording-en');
     await player.locator('[data-recording="close"]').click();
     await player.waitFor({ state: 'hidden' });
+    // The same player in Chinese, for the user guide.
+    await chooseLanguage(panel, 'zh-CN');
+    await backToChat(panel);
+    await panel.locator('[data-action="export"]').click();
+    await panel.locator('[data-export="play"]').click();
+    await player.locator('[data-recording="pause"]').click();
+    expect(await player.locator('[data-recording="prev"]').textContent()).toBe('上一步');
+    await screenshot(panel, 'recording-zh');
+    await player.locator('[data-recording="close"]').click();
+    await chooseLanguage(panel, 'en');
 
-    // Marked private: the same page records nothing more.
-    await s.client.sendOk({ type: 'settings.update', patch: { privateSites: [s.main] } });
+    // Marked private in Settings: the same page records nothing more.
+    const section = panel.locator('section[aria-labelledby="set-private"]');
+    await section.locator('#private-origin').fill(`${s.main}/signin.html`);
+    await section.locator('[data-action="add-private-site"]').click();
+    await section.locator(`li[data-private-origin="${s.main}"]`).waitFor();
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(panel, 'private-sites-en');
     await page.bringToFront();
     const quiet = await s.turn('once more', [
       call('browser_snapshot'),
