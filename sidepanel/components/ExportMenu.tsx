@@ -8,7 +8,8 @@ import {
   type RecordingFrame,
 } from '../export/recording-export';
 import { Icon } from './icons';
-import { usePanel } from './panel-context';
+import { localizedCaptions } from '../export/recording-captions';
+import { usePanel, useThread } from './panel-context';
 import { RecordingPlayer } from './RecordingPlayer';
 
 /** Hand a text to the browser as a download, through a Blob URL (nothing leaves the machine). */
@@ -36,10 +37,11 @@ export function ExportMenu({ threadId }: { threadId: string }) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const [player, setPlayer] = useState<RecordingFrame[] | null>(null);
+  const path = useThread(threadId, (th) => th?.path);
   /** The latest task's frames, or null (nothing recorded is said in the status line). */
   const taskFrames = async (): Promise<RecordingFrame[] | null> => {
     const all = await panel.threadRecording(threadId);
-    const frames = all ? latestTask(all) : [];
+    const frames = all ? localizedCaptions(latestTask(all), path ?? [], t) : [];
     if (!frames.length) {
       if (all) setSaved(t('recordingNone'));
       return null;

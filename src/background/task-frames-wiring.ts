@@ -3,6 +3,7 @@ import type { SecretSource } from '../secrets/site-secrets';
 import type { DexieStore } from '../store/store';
 import type { BrowserHost, CapturedImage } from '../tools/browser/host';
 import { PageClient } from '../tools/browser/page-client';
+import { THUMBNAIL_MAX_WIDTH } from '../tools/browser/page-action';
 import { knownValues } from '../tools/browser/secret-redaction';
 import {
   type FramePicture,
@@ -10,8 +11,11 @@ import {
   TaskRecorder,
 } from '../tools/browser/task-frames/task-recorder';
 
-/** A frame is at most this wide (CSS px of the capture; keeps the aspect). */
-const FRAME_MAX_WIDTH = 640;
+/**
+ * A frame is at most this wide (keeps the aspect): the tool card's thumbnail's width, so frames
+ * made from a thumbnail and frames captured here are the same size.
+ */
+const FRAME_MAX_WIDTH = THUMBNAIL_MAX_WIDTH;
 const FRAME_QUALITY = 0.6;
 /** Painted over password fields: one flat colour, so nothing of the field shows through. */
 const MASK_COLOUR = '#808080';
