@@ -34,6 +34,7 @@ import { Highlighter } from './highlight';
 import { PageRequest, type PageResponse, type SnapshotResult } from '../src/protocol/page-messages';
 import { PageError } from './page-error';
 import { readableText } from './readable-text';
+import { secretBoxes } from './secret-boxes';
 import { RefRegistry } from './refs';
 import { Snapshotter } from './snapshot/snapshotter';
 import type { OutlineLine } from './snapshot/outline-lines';
@@ -151,6 +152,8 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return { docId };
       case 'locate_frame':
         return locateFrame(ctx, req.url, req.width, req.height);
+      case 'secret_boxes':
+        return secretBoxes(env.win);
       case 'history_back':
         // history.back() from the page goes to the exact previous entry; the browser's Back
         // (tabs.goBack) skips entries created without a user gesture, which is every entry an

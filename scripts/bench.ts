@@ -3,7 +3,7 @@
  * in the same run. Writes bench-results/<name>.json and bench-results/summary.json, prints a
  * summary table. See docs/benchmarks.md.
  *
- *   npm run bench [-- --only engine,gap,stream,recovery,thread,cost,snapshot,matrix,workflow,peers]
+ *   npm run bench [-- --only engine,gap,stream,recovery,thread,cost,snapshot,matrix,workflow,recording,peers]
  *   KEEL_DIST=/path/to/built/extension npm run bench     (default: dist/, rebuilt when stale)
  *
  * Exits 1 if a benchmark could not run or ran fewer cases than it expected (it reports the
@@ -19,6 +19,7 @@ import { chromiumVersion, ensureBuilt, ensureChromium, REPO_ROOT } from './demo/
 import { benchCost } from './bench/cost';
 import { benchEngineSteps } from './bench/engine-steps';
 import { benchPeers } from './bench/peers';
+import { benchRecording } from './bench/recording';
 import { benchRecovery } from './bench/recovery';
 import { benchSnapshot } from './bench/snapshot';
 import type { BenchResult, SummaryRow } from './bench/stats';
@@ -60,6 +61,11 @@ const BENCHES: { key: string; title: string; run: () => Promise<BenchResult | nu
     key: 'workflow',
     title: 'workflow replay vs the model (issue 18)',
     run: () => benchWorkflow({ trials: 5 }),
+  },
+  {
+    key: 'recording',
+    title: 'task recording: cost per step, storage (issue 30)',
+    run: () => benchRecording({ trials: 6 }),
   },
   { key: 'peers', title: 'side by side with Playwright MCP (issue 26)', run: () => benchPeers() },
 ];

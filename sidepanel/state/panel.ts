@@ -6,6 +6,7 @@ import type {
   SiteRule,
   UserInput,
 } from '../../src/protocol';
+import type { RecordingFrame } from '../export/recording-export';
 import { t } from '../i18n';
 import { initialEngineState, type EngineState } from './app-state';
 import { Drafts } from './drafts';
@@ -116,6 +117,20 @@ export class Panel {
     return out.result && typeof out.result === 'object'
       ? (out.result as Record<string, unknown>)
       : null;
+  }
+
+  /**
+   * The thread's task recording (thread.recording): its frames oldest first, or null after a
+   * failure (already shown as a hint).
+   */
+  async threadRecording(threadId: string): Promise<RecordingFrame[] | null> {
+    const out = await this.client.send({ type: 'thread.recording', threadId });
+    if (!out.ok) {
+      this.failed(out);
+      return null;
+    }
+    const frames = (out.result as { frames?: unknown } | undefined)?.frames;
+    return Array.isArray(frames) ? (frames as RecordingFrame[]) : [];
   }
 
   /**

@@ -2,6 +2,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { BrowserHost } from '../tools/browser/host';
 import type { SecretSource } from '../secrets/site-secrets';
 import { createBrowserTools } from '../tools/browser';
+import type { TaskRecorder } from '../tools/browser/task-frames/task-recorder';
 import { createChromeBrowserHost } from './chrome-browser-host';
 
 /**
@@ -12,8 +13,12 @@ export function installBrowserTools(
   registry: ToolRegistry,
   host: BrowserHost = createChromeBrowserHost(),
   secrets?: SecretSource,
+  frames?: TaskRecorder,
 ): BrowserHost {
-  const { tools, lifecycle } = createBrowserTools(host, secrets ? { secrets } : {});
+  const { tools, lifecycle } = createBrowserTools(host, {
+    ...(secrets ? { secrets } : {}),
+    ...(frames ? { frames } : {}),
+  });
   for (const tool of tools) registry.register(tool);
   registry.addLifecycle(lifecycle);
   return host;

@@ -153,7 +153,32 @@ async function dataUrlToImage(dataUrl: string, opts: CaptureOptions): Promise<Ca
   }
 }
 
+/**
+ * Chrome's limit on captureVisibleTab: two calls in any second. Every capture is noted; a
+ * background capture (a recording's frame) waits until the last two are a second old.
+ */
+function captureRateLimit() {
+  const WINDOW_MS = 1050;
+  const recent: number[] = [];
+  return {
+    /** Note a capture now. */
+    note(): void {
+      recent.push(Date.now());
+      if (recent.length > 2) recent.shift();
+    },
+    async free(): Promise<void> {
+      for (;;) {
+        const oldest = recent.length < 2 ? undefined : recent[0];
+        const wait = oldest === undefined ? 0 : oldest + WINDOW_MS - Date.now();
+        if (wait <= 0) return;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    },
+  };
+}
+
 export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}): BrowserHost {
+  const captureSlots = captureRateLimit();
   const tabChanged = new Fanout<[TabChange]>();
   const tabCreated = new Fanout<[TabInfo]>();
   const tabRemoved = new Fanout<[number]>();
@@ -326,11 +351,14 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
     },
 
     async captureVisibleTab(windowId, opts) {
-      const capture = () =>
-        chrome.tabs.captureVisibleTab(windowId, {
+      if (opts.background) await captureSlots.free();
+      const capture = () => {
+        captureSlots.note();
+        return chrome.tabs.captureVisibleTab(windowId, {
           format: opts.format,
           ...(opts.format === 'jpeg' ? { quality: opts.quality ?? 80 } : {}),
         });
+      };
       try {
         let dataUrl: string;
         try {

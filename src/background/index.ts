@@ -7,6 +7,8 @@ import { installBrowserTools } from './browser-wiring';
 import { createChromeBrowserHost } from './chrome-browser-host';
 import { installMcp } from './mcp-wiring';
 import { installBridgeLink } from './bridge-wiring';
+import { createTaskRecorder } from './task-frames-wiring';
+import type { SecretSource } from '../secrets/site-secrets';
 import { installRecorder } from './recording-wiring';
 import { isTrustedEnginePort } from './port-guard';
 import { startKeepalive } from './keepalive';
@@ -44,11 +46,12 @@ const engine = new Engine({
     },
     recorder,
     pageTools: (tabId) => pageTools.discover(tabId),
+    frames: store.frames,
   },
 });
 registerBuiltins(engine);
 // Site secrets: browser_type reads a value at the moment it types it; nothing else does.
-installBrowserTools(registry, browserHost, {
+const siteSecrets: SecretSource = {
   list: async () => (await store.settings.get()).siteSecrets ?? [],
   value: async (origin, name) => {
     const s = ((await store.settings.get()).siteSecrets ?? []).find(
@@ -57,7 +60,14 @@ installBrowserTools(registry, browserHost, {
     return s ? store.credentials.getSecret(s.credentialId) : null;
   },
   now: () => Date.now(),
-});
+};
+// Every task is recorded (issue 30), except on the sites the user marked private.
+installBrowserTools(
+  registry,
+  browserHost,
+  siteSecrets,
+  createTaskRecorder(browserHost, store, siteSecrets),
+);
 
 // Listeners are registered synchronously at top level so a Port connect or alarm that woke the
 // worker is delivered to them (MV3 rule).

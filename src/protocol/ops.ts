@@ -136,6 +136,13 @@ export const OpSchemas = {
     pageToolsRead: z.boolean().optional(),
   }),
   'thread.export': z.object({ ...envelope, type: z.literal('thread.export'), threadId: Id }),
+  /** The task recording of a thread, or of one of its runs (ack: { frames, threadBytes }). */
+  'thread.recording': z.object({
+    ...envelope,
+    type: z.literal('thread.recording'),
+    threadId: Id,
+    runId: Id.optional(),
+  }),
   /** Threads whose title or messages contain every word of `query` (ack: { matches }). */
   'thread.search': z.object({
     ...envelope,
@@ -315,6 +322,7 @@ export const Op = z.discriminatedUnion('type', [
   OpSchemas['settings.update'],
   OpSchemas['siteRules.set'],
   OpSchemas['thread.export'],
+  OpSchemas['thread.recording'],
   OpSchemas['thread.search'],
   OpSchemas['skills.import'],
   OpSchemas['skills.remove'],

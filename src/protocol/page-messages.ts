@@ -68,6 +68,8 @@ export const PageRequest = z.discriminatedUnion('op', [
     height: int(0, 100_000),
   }),
   z.object({ op: z.literal('history_back') }),
+  /** The boxes of password fields in the viewport (recordings mask them: secret-boxes.ts). */
+  z.object({ op: z.literal('secret_boxes') }),
   z.object({
     op: z.literal('click'),
     ...refOp,
@@ -177,6 +179,13 @@ export type PageErrorCode =
 export type PageResponse<R = unknown> =
   | { ok: true; result: R; refHigh?: number }
   | { ok: false; error: { code: PageErrorCode; message: string }; refHigh?: number };
+
+/** `secret_boxes`: the viewport's size and its password fields' boxes, in CSS px. */
+export interface SecretBoxesResult {
+  width: number;
+  height: number;
+  boxes: BoxReport[];
+}
 
 export interface BoxReport {
   x: number;

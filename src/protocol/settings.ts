@@ -63,6 +63,8 @@ export const SettingsPatch = z.object({
       port: z.number().int().min(1024).max(65_000).optional(),
     })
     .optional(),
+  /** Sites never recorded (issue 30): the whole list, replacing the stored one. */
+  privateSites: z.array(z.string().min(1).max(2000)).max(500).optional(),
 });
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 
@@ -173,6 +175,8 @@ export const PublicSettings = z.object({
       pairings: z.array(BridgePairing),
     })
     .optional(),
+  /** Origins marked private: tasks there are not recorded (issue 30). */
+  privateSites: z.array(z.string()).optional(),
   /** Imported skills (descriptions only; bodies stay in the store). */
   skills: z
     .array(z.object({ name: z.string(), description: z.string(), updatedAt: z.number() }))

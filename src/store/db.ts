@@ -15,9 +15,11 @@ import type {
   ThreadRecord,
   WorkflowRecord,
 } from './records';
+import type { FrameRecord } from './frames-repo';
 
 /**
- * Dexie schema v3 (v1 + workflows, + runEnvs: each run's environment snapshot beside the run). Indexes exist only for queries the engine makes:
+ * Dexie schema v4 (v1 + workflows, + runEnvs: each run's environment snapshot beside the run,
+ * + frames: task recordings). Indexes exist only for queries the engine makes:
  * - nodes by thread (building a path, forking, deleting) and by parent (branch points);
  * - runs by thread and by state (recovery scans every non-terminal run at start-up);
  * - approvals / interactions by run and status (re-showing what a recovered run waits for).
@@ -36,6 +38,8 @@ export class KeelDB extends Dexie {
   keys!: Table<KeyRecord, string>;
   skills!: Table<SkillRecord, string>;
   workflows!: Table<WorkflowRecord, string>;
+  /** Task recordings (frames-repo.ts): not an engine table, so not in `allTables`. */
+  frames!: Table<FrameRecord, string>;
   /** This connection's transactions, for the repositories' committed caches (tx-tracker.ts). */
   readonly tracker = new TxTracker();
 
@@ -82,6 +86,9 @@ export class KeelDB extends Dexie {
         });
         await tx.table<RunEnvRecord, string>('runEnvs').bulkPut(envs);
       });
+    // v4 adds the frames of task recordings (issue 30), by thread in time order. A new table:
+    // every v3 row stays as it is (test/unit/store/frames-repo.test.ts opens a v3 database).
+    this.version(4).stores({ frames: 'frameId, threadId, [threadId+at]' });
   }
 
   /**

@@ -407,6 +407,8 @@ export interface SettingsRecord {
   siteSecrets?: StoredSiteSecret[];
   /** Keel as an MCP server (docs/mcp-server.md); absent = off, default port, no pairings. */
   mcpBridge?: StoredBridgeSettings;
+  /** Origins the user marked private: no task recording there (issue 30). Absent = none. */
+  privateSites?: string[];
   revision: number;
 }
 

@@ -8,6 +8,7 @@ import { SiteRulesRepo } from './site-rules-repo';
 import { ThreadsRepo } from './threads-repo';
 import { SkillsRepo } from './skills-repo';
 import { WorkflowsRepo } from './workflows-repo';
+import { FramesRepo } from './frames-repo';
 import type { StoreApi, StoreTable } from './store-api';
 
 /**
@@ -26,6 +27,8 @@ export class DexieStore implements StoreApi {
   readonly credentials: CredentialsRepo;
   readonly skills: SkillsRepo;
   readonly workflows: WorkflowsRepo;
+  /** Task recordings: beside the engine's store, not part of its contract (StoreApi). */
+  readonly frames: FramesRepo;
 
   constructor(readonly db: KeelDB) {
     this.threads = new ThreadsRepo(db);
@@ -38,6 +41,7 @@ export class DexieStore implements StoreApi {
     this.credentials = new CredentialsRepo(db);
     this.skills = new SkillsRepo(db);
     this.workflows = new WorkflowsRepo(db);
+    this.frames = new FramesRepo(db);
   }
 
   /** Run `fn` as one read-write IndexedDB transaction over every engine table. */

@@ -8,6 +8,7 @@ import { ModelSection } from './ModelSection';
 import { ProvidersSection } from './ProvidersSection';
 import { SecretsSection } from './SecretsSection';
 import { SiteRulesSection } from './SiteRulesSection';
+import { PrivateSitesSection } from './PrivateSitesSection';
 import { SkillsSection } from './SkillsSection';
 
 export function SettingsView() {
@@ -27,6 +28,7 @@ export function SettingsView() {
       <ModelSection settings={settings} />
       <ApprovalSection mode={settings.approvalMode} />
       <SiteRulesSection rules={settings.siteRules} />
+      <PrivateSitesSection sites={settings.privateSites ?? []} />
       <SecretsSection secrets={settings.siteSecrets ?? []} />
       <McpSection servers={settings.mcpServers} />
       <BridgeSection bridge={settings.mcpBridge} />

@@ -10,7 +10,7 @@ import type {
 } from '../../store/records';
 import { DEFAULT_BRIDGE_PORT } from '../../protocol/bridge-wire';
 import type { Store } from '../../store/store';
-import { mcpOrigin } from '../../gatekeeper/origins';
+import { mcpOrigin, normalizeOrigin } from '../../gatekeeper/origins';
 
 /** The credential reference of a provider or MCP server: stable, so a rotated key keeps it. */
 export const providerCredentialId = (providerId: string) => `provider:${providerId}`;
@@ -150,6 +150,13 @@ export function applySettingsPatch(
   if (patch.approvalMode !== undefined) next.approvalMode = patch.approvalMode;
   if (patch.locale !== undefined) next.locale = patch.locale;
   if (patch.mcpBridge) next.mcpBridge = { ...bridgeSettings(next), ...patch.mcpBridge };
+  if (patch.privateSites !== undefined) {
+    // Normalized (https://a.example/x → https://a.example); what is not a web origin is kept
+    // as given so validateSettings names it.
+    const list = patch.privateSites.map((o) => normalizeOrigin(o) ?? o);
+    if (list.length) next.privateSites = [...new Set(list)].sort();
+    else delete next.privateSites;
+  }
   return { next, secrets, removedRules };
 }
 
@@ -160,6 +167,8 @@ export function validateSettings(s: SettingsRecord): string | null {
     return `defaultModel refers to unknown provider "${s.defaultModel.providerId}"`;
   if (s.taskModel && !ids.has(s.taskModel.providerId))
     return `taskModel refers to unknown provider "${s.taskModel.providerId}"`;
+  const notSite = (s.privateSites ?? []).find((o) => !/^https?:\/\//.test(o));
+  if (notSite !== undefined) return `privateSites: "${notSite}" is not a web site origin`;
   return null;
 }
 
@@ -217,6 +226,7 @@ export function publicSettings(
         updatedAt: x.updatedAt,
       }))
       .sort((a, b) => a.placeholder.localeCompare(b.placeholder)),
+    ...(s.privateSites?.length ? { privateSites: [...s.privateSites] } : {}),
   };
 }
 

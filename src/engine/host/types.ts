@@ -2,6 +2,7 @@ import type { ProviderResolver } from '../../providers/types';
 import type { Store } from '../../store/store';
 import type { RegisteredTool, ToolRegistry } from '../../tools/registry';
 import type { Recorder } from '../../workflows/recording/recorder';
+import type { FrameRecord } from '../../store/frames-repo';
 import { DEFAULT_TOOL_RETRY, abortableSleep, type ToolRetryPolicy } from './retry-policy';
 
 /** Time and identity are injected so tests can step the engine deterministically. */
@@ -39,6 +40,15 @@ export interface BrowserEnv {
    * (src/tools/page/page-tools.ts). Contract: never throws; no tools → [].
    */
   pageTools?(tabId: number): Promise<readonly RegisteredTool[]>;
+  /** Task recordings (issue 30): read by `thread.recording`, deleted with their thread. */
+  frames?: FrameSource;
+}
+
+/** The store of task recordings (store/frames-repo.ts). Contract: reads never change a frame. */
+export interface FrameSource {
+  list(threadId: string, runId?: string): Promise<FrameRecord[]>;
+  threadBytes(threadId: string): Promise<number>;
+  deleteThread(threadId: string): Promise<number>;
 }
 
 export interface Logger {

@@ -92,6 +92,8 @@ const del: Handler<'thread.delete'> = async (engine, _client, op, ctx) => {
   });
   return done(outcome, () => {
     engine.actors.delete(op.threadId);
+    // Its recording goes too (best effort: frames are not engine records).
+    void engine.ctx.browser?.frames?.deleteThread(op.threadId).catch(() => undefined);
     engine.ctx.emit({ type: 'thread.deleted', threadId: op.threadId });
   });
 };
@@ -285,6 +287,44 @@ const exportThread: Handler<'thread.export'> = async (engine, _client, op) => {
   return done(ack({ ...(JSON.parse(text) as object), redactedSecrets: found }));
 };
 
+/**
+ * A thread's task recording (issue 30): its frames oldest first, each image as base64. The
+ * summaries were redacted when the frames were made; they are scanned again here like an export.
+ */
+const threadRecording: Handler<'thread.recording'> = async (engine, _client, op) => {
+  const { store } = engine.ctx;
+  if (!(await store.threads.get(op.threadId)))
+    return done(reject('not_found', `Thread ${op.threadId} does not exist.`));
+  const source = engine.ctx.browser?.frames;
+  const frames = source ? await source.list(op.threadId, op.runId) : [];
+  // One scan for every summary (reading the secrets decrypts each of them).
+  const { text } = await redactSecrets(store, JSON.stringify(frames.map((f) => f.summary)));
+  const summaries = JSON.parse(text) as string[];
+  const out = frames.map((f, i) => ({
+    frameId: f.frameId,
+    runId: f.runId,
+    toolCallId: f.toolCallId,
+    tool: f.tool,
+    at: f.at,
+    summary: summaries[i] ?? '',
+    mimeType: f.mimeType,
+    width: f.width,
+    height: f.height,
+    dataBase64: bytesToBase64(f.bytes),
+    ...(f.highlight ? { highlight: f.highlight } : {}),
+  }));
+  return done(
+    ack({ frames: out, threadBytes: source ? await source.threadBytes(op.threadId) : 0 }),
+  );
+};
+
+function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
 /** Title and message search over every thread, newest first (the panel's thread list). */
 const searchThreads: Handler<'thread.search'> = async (engine, _client, op) => {
   const { store } = engine.ctx;
@@ -309,5 +349,6 @@ export const threadOps = {
   'thread.selectBranch': selectBranch,
   'thread.setOptions': setOptions,
   'thread.export': exportThread,
+  'thread.recording': threadRecording,
   'thread.search': searchThreads,
 };

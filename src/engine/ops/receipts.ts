@@ -24,5 +24,6 @@ export const READ_ONLY_OPS = new Set([
   'thread.subscribe',
   'thread.unsubscribe',
   'thread.export',
+  'thread.recording',
   'thread.search',
 ]);

@@ -59,6 +59,11 @@ export interface CaptureOptions {
    * (two captures per second).
    */
   bestEffort?: boolean;
+  /**
+   * Nobody waits for it either, but it must be taken (a recording's frame): wait until Chrome's
+   * rate limit has a free slot before capturing, so it never takes the slot of a tool's capture.
+   */
+  background?: boolean;
 }
 
 export type HostErrorCode =

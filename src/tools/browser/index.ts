@@ -5,6 +5,7 @@
  */
 import type { SecretSource } from '../../secrets/site-secrets';
 import { redactingSecrets } from './secret-redaction';
+import { recordingFrames, type TaskRecorder } from './task-frames/task-recorder';
 import type { AgentTool, ToolLifecycle } from '../types';
 import { DebuggerSessions } from './debugger-sessions';
 import { DevtoolsCapture } from './devtools/devtools-capture';
@@ -57,6 +58,8 @@ export interface BrowserToolsOptions {
   debuggerIdleMs?: number;
   /** Site secrets (src/secrets): browser_type fills their placeholders; every result is redacted. */
   secrets?: SecretSource;
+  /** Task recordings (issue 30): every acting tool queues a frame after its result. */
+  frames?: TaskRecorder;
 }
 
 export interface BrowserTools {
@@ -108,9 +111,13 @@ export function createBrowserTools(
   ];
   const outside = new OutsideDialogs(host, deps.debuggers);
   // The registry stores tools of every parameter type; each tool validates its own params.
-  // Every write runs inside the navigation and request guard (request-guard.ts).
+  // Every write runs inside the navigation and request guard (request-guard.ts). A frame of the
+  // recording is queued from the redacted result, after it is returned.
   const tools = typed.map((t) =>
-    redactingSecrets(outside.watch(guardRequests(t as AgentTool, host)), options.secrets),
+    recordingFrames(
+      redactingSecrets(outside.watch(guardRequests(t as AgentTool, host)), options.secrets),
+      options.frames,
+    ),
   ) as unknown as AgentTool[];
   const release = (runId: string) => {
     outside.releaseRun(runId);

@@ -71,6 +71,9 @@ type Settled =
   | { kind: 'dialog'; dialog: OpenDialog }
   | { kind: 'unresponsive' };
 
+/** The width of the thumbnail after an action (a recording's frames are the same size). */
+export const THUMBNAIL_MAX_WIDTH = 400;
+
 const SETTLE_QUIET_MS = 200;
 const SETTLE_MAX_MS = 2500;
 const NAVIGATION_LOAD_MS = 8000;
@@ -333,7 +336,7 @@ async function compose(
       .captureVisibleTab(after.windowId, {
         format: 'jpeg',
         quality: 50,
-        maxWidth: 400,
+        maxWidth: THUMBNAIL_MAX_WIDTH,
         bestEffort: true,
       })
       .catch(() => undefined);

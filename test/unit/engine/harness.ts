@@ -175,6 +175,8 @@ export interface RigOptions {
   tabs: Map<number, { url: string; title: string }>;
   /** The page tools (WebMCP) the fake browser finds in a tab (BrowserEnv.pageTools). */
   pageTools: (tabId: number) => Promise<readonly RegisteredTool[]>;
+  /** Task recordings: the store's own frames table (thread.recording). */
+  frames: boolean;
 }
 
 export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
@@ -189,12 +191,13 @@ export async function makeRig(opts: Partial<RigOptions> = {}): Promise<Rig> {
     clock: { now: () => Date.now() },
     ids: counterIds(opts.idSpace),
     ...(opts.faults ? { faults: opts.faults } : {}),
-    ...(opts.activeTabId !== undefined || opts.recorder || opts.tabs
+    ...(opts.activeTabId !== undefined || opts.recorder || opts.tabs || opts.frames
       ? {
           browser: {
             activeTabId: async () => opts.activeTabId,
             ...(opts.recorder ? { recorder: opts.recorder } : {}),
             ...(opts.pageTools ? { pageTools: opts.pageTools } : {}),
+            ...(opts.frames ? { frames: store.frames } : {}),
             ...(opts.tabs
               ? {
                   tabLook: async (id: number) =>

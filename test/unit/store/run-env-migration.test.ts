@@ -62,7 +62,7 @@ describe('runEnvs table (schema v3)', () => {
     const runRows = (await store.rows('runs')) as Record<string, unknown>[];
     expect(runRows.map((r) => 'env' in r)).toEqual([false, false]);
     expect(await store.rows('runEnvs')).toEqual([{ v: 1, runId: 'run_1', threadId: 'thr_1', env }]);
-    expect(store.db.verno).toBe(3);
+    expect(store.db.verno).toBe(4);
     store.close();
   });
 });

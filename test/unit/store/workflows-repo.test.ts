@@ -52,7 +52,7 @@ describe('workflows table (schema v2)', () => {
     expect(await store.skills.get('pdf')).toMatchObject({ body: 'b' });
     expect(await store.workflows.list()).toEqual([]);
     await store.transaction(() => store.workflows.put(wf('wf_1', 2)));
-    expect(store.db.verno).toBe(3);
+    expect(store.db.verno).toBe(4);
     store.close();
   });
 
