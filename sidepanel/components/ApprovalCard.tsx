@@ -126,7 +126,9 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       {request.reason && <p class="approval-reason">{reasonText(request.reason)}</p>}
       <details class="approval-params" open={sentence ? undefined : true}>
         <summary>{sentence ? t('approvalRawParams') : t('toolParams')}</summary>
-        <pre class="tool-pre">{prettyJson(request.params)}</pre>
+        <pre class="tool-pre" tabIndex={0} role="region" aria-label={t('toolParams')}>
+          {prettyJson(request.params)}
+        </pre>
       </details>
       <div class="approval-actions">
         {options.map((d) => (

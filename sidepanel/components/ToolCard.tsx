@@ -65,7 +65,10 @@ function ResultContent({ result }: { result: ToolResultItem }) {
       {text && (
         <>
           <div class="tool-section-label">{t('toolResult')}</div>
-          <pre class="tool-pre">{text}</pre>
+          {/* Focusable: a long result scrolls, and keyboard users must be able to scroll it. */}
+          <pre class="tool-pre" tabIndex={0} role="region" aria-label={t('toolResult')}>
+            {text}
+          </pre>
         </>
       )}
     </>
@@ -80,7 +83,9 @@ function ToolBody({ item, result }: { item: ToolCallItem; result?: ToolResultIte
       {params && (
         <>
           <div class="tool-section-label">{t('toolParams')}</div>
-          <pre class="tool-pre">{params}</pre>
+          <pre class="tool-pre" tabIndex={0} role="region" aria-label={t('toolParams')}>
+            {params}
+          </pre>
         </>
       )}
       {result && <ResultContent result={result} />}
