@@ -42,14 +42,18 @@ export function createTaskRecorder(
         .catch(() => null);
       // Without the page's answer the masks are unknown: no frame rather than an unmasked one.
       if (!boxes) return null;
-      const image =
-        shot.image ??
-        (await host.captureVisibleTab(tab.windowId, {
-          format: 'jpeg',
-          quality: FRAME_QUALITY * 100,
-          maxWidth: FRAME_MAX_WIDTH,
-          background: true,
-        }));
+      if (shot.image) return draw(shot.image, boxes, shot);
+      const image = await host.captureVisibleTab(tab.windowId, {
+        format: 'jpeg',
+        quality: FRAME_QUALITY * 100,
+        maxWidth: FRAME_MAX_WIDTH,
+        background: true,
+      });
+      // captureVisibleTab takes whatever tab is in front when it runs: had the user switched tabs
+      // (or the page navigated) while the masks were read or a capture slot awaited, the picture
+      // would be another page, unmasked. Such a frame is dropped.
+      const after = await host.getTab(shot.tabId).catch(() => undefined);
+      if (!after?.active || after.windowId !== tab.windowId || after.url !== tab.url) return null;
       return draw(image, boxes, shot);
     },
     save: async (frame) => {
