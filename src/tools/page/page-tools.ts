@@ -30,6 +30,12 @@ export interface PageToolsOptions {
   onSkipped?(origin: string, name: string, reason: string): void;
   /** Upper bound on one call, so a page that never answers cannot hold the run. */
   callTimeoutMs?: number;
+  /**
+   * Upper bound on listing a tab's tools before a model call. A page showing a JavaScript dialog
+   * (alert, confirm, "leave this page?") runs no script until it is answered, and the model must
+   * be asked in the meantime (it is the one that answers it): the tools listed before stand.
+   */
+  listTimeoutMs?: number;
 }
 
 /** The document whose tools were last listed in a tab. */
@@ -40,6 +46,8 @@ interface SeenDocument {
 
 export class PageTools {
   private readonly seen = new Map<number, SeenDocument>();
+  /** The tools last listed per tab: what a listing that timed out keeps offering. */
+  private readonly listed = new Map<number, RegisteredTool[]>();
 
   constructor(private readonly opts: PageToolsOptions) {}
 
@@ -54,7 +62,15 @@ export class PageTools {
       const tab = await host.getTab(tabId);
       const origin = originOf(tab.url);
       if (!origin || !/^https?:\/\//.test(origin)) return this.forget(tabId);
-      const raw = await host.runInMainWorld(tabId, 0, listInPage, [BRIDGE_KEY]);
+      let stop = () => {};
+      const late = new Promise<'late'>((resolve) => {
+        stop = host.setTimer(this.opts.listTimeoutMs ?? 1500, () => resolve('late'));
+      });
+      const raw = await Promise.race([
+        host.runInMainWorld(tabId, 0, listInPage, [BRIDGE_KEY]),
+        late,
+      ]).finally(() => stop());
+      if (raw === 'late') return this.listed.get(tabId) ?? [];
       if (!raw || raw.origin !== origin) return this.forget(tabId);
       const listing = ToolListing.safeParse(raw.listing);
       if (!listing.success) return this.forget(tabId);
@@ -77,6 +93,7 @@ export class PageTools {
           registry.register(built.tool, { replace: true });
         out.push(registry.get(built.tool.name)!);
       }
+      this.listed.set(tabId, out);
       return out;
     } catch {
       return this.forget(tabId);
@@ -85,6 +102,7 @@ export class PageTools {
 
   private forget(tabId: number): RegisteredTool[] {
     this.seen.delete(tabId);
+    this.listed.delete(tabId);
     return [];
   }
 
