@@ -13,7 +13,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_MODEL_ID, startDemoModel } from './demo/model';
+import { demoModelSettings, startDemoModel } from './demo/model';
 import { startShop } from './demo/shop/server';
 import { EngineClient, launchExtension, runSettles } from '../test/e2e/harness';
 import type { Item } from '../src/protocol';
@@ -39,12 +39,7 @@ async function main(): Promise<void> {
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     await client.sendOk({
       type: 'settings.update',
-      patch: {
-        providers: [
-          { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: model.baseURL },
-        ],
-        defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
-      },
+      patch: demoModelSettings(model),
     });
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
     const tab = await ext.context.newPage();

@@ -9,7 +9,7 @@
  */
 import type { EngineClient } from '../../test/e2e/harness';
 import type { AgentEvent } from '../../src/protocol';
-import { DEMO_MODEL_ID, startDemoModel } from '../demo/model';
+import { demoModelSettings, startDemoModel } from '../demo/model';
 import { TARGET_PRODUCT_ID } from '../demo/shop/catalog';
 import { startShop } from '../demo/shop/server';
 import { launch, lightClient } from './chromium';
@@ -33,12 +33,7 @@ export async function benchRecording(opts: { trials?: number } = {}): Promise<Be
     const { client } = await lightClient(ext);
     await client.sendOk({
       type: 'settings.update',
-      patch: {
-        providers: [
-          { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: model.baseURL },
-        ],
-        defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
-      },
+      patch: demoModelSettings(model),
     });
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
     const tab = await ext.context.newPage();

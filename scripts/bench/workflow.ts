@@ -19,7 +19,7 @@
 import type { Page } from 'playwright-core';
 import type { EngineClient, TestOp } from '../../test/e2e/harness';
 import type { AgentEvent } from '../../src/protocol';
-import { DEMO_MODEL_ID, startDemoModel } from '../demo/model';
+import { demoModelSettings, startDemoModel } from '../demo/model';
 import type { ChatServer } from '../demo/openai-server';
 import { TARGET_PRODUCT_ID } from '../demo/shop/catalog';
 import { startShop, type ShopServer } from '../demo/shop/server';
@@ -57,12 +57,7 @@ export async function benchWorkflow(opts: { trials?: number } = {}): Promise<Ben
     const { client } = await lightClient(ext);
     await client.sendOk({
       type: 'settings.update',
-      patch: {
-        providers: [
-          { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: model.baseURL },
-        ],
-        defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
-      },
+      patch: demoModelSettings(model),
     });
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
     const tab = await ext.context.newPage();

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL_ID, startDemoModel } from '../../scripts/demo/model';
+import { demoModelSettings, startDemoModel } from '../../scripts/demo/model';
 import type { ChatServer } from '../../scripts/demo/openai-server';
 import { TARGET_PRODUCT_ID } from '../../scripts/demo/shop/catalog';
 import { startShop, type ShopServer } from '../../scripts/demo/shop/server';
@@ -34,12 +34,7 @@ describe('workflows: a typed value that appears in the final URL', () => {
     await client.sendOk({ type: 'initialize', subscribe: ['*'] });
     await client.sendOk({
       type: 'settings.update',
-      patch: {
-        providers: [
-          { id: 'keel-demo', kind: 'openai', apiKey: 'demo-key', baseURL: model.baseURL },
-        ],
-        defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
-      },
+      patch: demoModelSettings(model),
     });
     await client.sendOk({ type: 'siteRules.set', origin: shop.origin, rule: 'allow' });
     tab = await ext.context.newPage();

@@ -18,3 +18,13 @@ export function startDemoModel(): Promise<ChatServer> {
     },
   });
 }
+
+/** The settings patch that makes the demo model Keel's provider and default model. */
+export function demoModelSettings(model: ChatServer) {
+  return {
+    providers: [
+      { id: 'keel-demo', kind: 'openai' as const, apiKey: 'demo-key', baseURL: model.baseURL },
+    ],
+    defaultModel: { providerId: 'keel-demo', model: DEMO_MODEL_ID },
+  };
+}
