@@ -257,3 +257,33 @@ export async function axeBothSchemes(page: Page, screen: string): Promise<string
   await page.emulateMedia({ colorScheme: 'light' });
   return out;
 }
+
+/** Opens a thread from the panel's thread list, the panel sized as a side panel and in front. */
+export async function openThread(panel: Page, threadId: string): Promise<void> {
+  await panel.setViewportSize(PANEL_SIZE);
+  await panel.bringToFront();
+  await panel.locator('[data-action="threads"]').click();
+  await panel.locator(`li[data-thread-id="${threadId}"] .thread-open`).click();
+}
+
+/**
+ * The docs' pictures of the screen the panel shows: `<name>-en` light and dark, then `<name>-zh`,
+ * with axe in both schemes each time. `ready` brings the screen back after the language switch
+ * (the panel returns to the chat). Returns the axe findings and leaves the panel in English.
+ */
+export async function picturesInBothLanguages(
+  panel: Page,
+  name: string,
+  ready: () => Promise<void>,
+): Promise<string[]> {
+  await screenshots(panel, `${name}-en`);
+  const found = await axeBothSchemes(panel, name);
+  await chooseLanguage(panel, 'zh-CN');
+  await backToChat(panel);
+  await ready();
+  await screenshot(panel, `${name}-zh`);
+  found.push(...(await axeBothSchemes(panel, `${name}-zh`)));
+  await chooseLanguage(panel, 'en');
+  await backToChat(panel);
+  return found;
+}

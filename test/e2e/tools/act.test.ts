@@ -10,14 +10,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageToolName } from '../../../src/tools/page/page-tool-names';
-import {
-  axeBothSchemes,
-  backToChat,
-  chooseLanguage,
-  PANEL_SIZE,
-  screenshot,
-  screenshots,
-} from '../sidepanel/support';
+import { openThread, picturesInBothLanguages } from '../sidepanel/support';
 import {
   type Conversation,
   call,
@@ -506,22 +499,12 @@ describe('page tools (WebMCP)', () => {
       // The card as the user sees it (docs/tools.md, page tools): the page's read-only claim is
       // shown as the page's claim; pictures in both languages, light and dark, axe-clean.
       approve: async (req) => {
-        const panel = s.panel;
-        await panel.setViewportSize(PANEL_SIZE);
-        await panel.bringToFront();
-        await panel.locator('[data-action="threads"]').click();
-        await panel.locator(`li[data-thread-id="${req.threadId}"] .thread-open`).click();
-        const card = panel.locator('.approval-card');
+        await openThread(s.panel, req.threadId);
+        const card = s.panel.locator('.approval-card');
         await card.waitFor({ timeout: 15_000 });
-        await screenshots(panel, 'page-tool-approval-en');
-        expect(await axeBothSchemes(panel, 'page-tool-approval')).toEqual([]);
-        await chooseLanguage(panel, 'zh-CN');
-        await backToChat(panel);
-        await card.waitFor();
-        await screenshot(panel, 'page-tool-approval-zh');
-        expect(await axeBothSchemes(panel, 'page-tool-approval-zh')).toEqual([]);
-        await chooseLanguage(panel, 'en');
-        await backToChat(panel);
+        expect(
+          await picturesInBothLanguages(s.panel, 'page-tool-approval', () => card.waitFor()),
+        ).toEqual([]);
         return 'deny' as const;
       },
     });

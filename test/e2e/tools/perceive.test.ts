@@ -6,14 +6,7 @@
  * data, and restricted (chrome://) pages are refused before anything is attempted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  axeBothSchemes,
-  backToChat,
-  chooseLanguage,
-  PANEL_SIZE,
-  screenshot,
-  screenshots,
-} from '../sidepanel/support';
+import { openThread, picturesInBothLanguages } from '../sidepanel/support';
 import { call, requestAfter, resultText, startToolSession, toolMessage } from './support';
 import type { ToolSession } from './support';
 
@@ -346,29 +339,16 @@ describe('console and network reads (issue 30) through the engine', () => {
     // The first console card as the user sees it, opened (docs/tools.md): it names the debugging
     // bar. Pictures in both languages, light and dark, axe-clean.
     const panel = s.panel;
-    await panel.setViewportSize(PANEL_SIZE);
-    await panel.bringToFront();
-    await panel.locator('[data-action="threads"]').click();
-    await panel.locator(`li[data-thread-id="${t.threadId}"] .thread-open`).click();
-    const card = panel.locator('.tool-card details').first();
-    await card.waitFor({ timeout: 15_000 });
-    await card.locator('summary').click();
-    await card.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await screenshots(panel, 'console-network-en');
-    expect(await axeBothSchemes(panel, 'console-network')).toEqual([]);
-    await chooseLanguage(panel, 'zh-CN');
-    await backToChat(panel);
-    await panel.locator('.tool-card details').first().waitFor();
-    if (!(await panel.locator('.tool-card details[open]').count()))
-      await panel.locator('.tool-card details summary').first().click();
-    await panel
-      .locator('.tool-card details[open]')
-      .first()
-      .evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await screenshot(panel, 'console-network-zh');
-    expect(await axeBothSchemes(panel, 'console-network-zh')).toEqual([]);
-    await chooseLanguage(panel, 'en');
-    await backToChat(panel);
+    await openThread(panel, t.threadId);
+    const opened = async () => {
+      const first = panel.locator('.tool-card details').first();
+      await first.waitFor({ timeout: 15_000 });
+      if (!(await panel.locator('.tool-card details[open]').count()))
+        await first.locator('summary').click();
+      await first.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    };
+    await opened();
+    expect(await picturesInBothLanguages(panel, 'console-network', opened)).toEqual([]);
     await page.close();
   });
 });
