@@ -79,10 +79,15 @@ function unquote(s: string): string {
 
 const shows = (l: OutlineLine, text: string) => l.name === text || l.text === text;
 
-function matches(l: OutlineLine, loc: Locator): boolean {
+function matches(l: OutlineLine, loc: Locator, loose = false): boolean {
   if (!l.ref) return false;
   if (loc.role && l.role !== loc.role) return false;
-  if (loc.name !== undefined && l.name !== loc.name) return false;
+  if (
+    loc.name !== undefined &&
+    l.name !== loc.name &&
+    !(loose && l.name?.startsWith(`${loc.name} `))
+  )
+    return false;
   if (loc.text !== undefined && !shows(l, loc.text)) return false;
   return true;
 }
@@ -125,7 +130,11 @@ function rowLines(lines: OutlineLine[], row: string): OutlineLine[][] {
 /** The ref of the element `loc` names in one tool result, if it shows one. */
 export function locate(text: string, loc: Locator): string | undefined {
   const lines = parseOutline(text);
-  if (!loc.row) return lines.find((l) => matches(l, loc))?.ref;
+  // A name that only begins with the one looked for ("Country Choose a country": a label and the
+  // button's own text, as Playwright names a Headless UI Listbox button) is what a careful model
+  // takes when nothing is named exactly so.
+  if (!loc.row)
+    return (lines.find((l) => matches(l, loc)) ?? lines.find((l) => matches(l, loc, true)))?.ref;
   // Named for its row by the page or the agent (`… in row "Buy milk"`): the line says so itself.
   const quoted = `"${loc.row}"`;
   const own = lines.find(

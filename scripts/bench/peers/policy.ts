@@ -94,7 +94,11 @@ export class CarefulModel {
         if (ref) break;
         this.phase = 'read';
         return this.emit(this.dialect.snapshot());
-      case 'read': {
+      // After a failed action the policy read the page again ('retry'): a row's control missing
+      // there is looked for after hovering the row, as on the first reading (a list that
+      // re-rendered took the earlier hover with it).
+      case 'read':
+      case 'retry': {
         ref = inOne(last);
         if (ref) break;
         const row = targets.find((t) => t.row)?.row;
@@ -109,7 +113,6 @@ export class CarefulModel {
         this.phase = 'reread';
         return this.emit(this.dialect.snapshot());
       case 'reread':
-      case 'retry':
         ref = inOne(last);
         if (ref) break;
         return { done: true, gaveUp: `no ${targets.map(describe).join(' / ')} after reading` };
