@@ -150,7 +150,11 @@ describe('side panel: settings and reconnecting', () => {
     await screenshots(page, 'settings-permissions-zh');
 
     await restartAndReload(s);
-    expect(await page.locator('.app-header h1').textContent()).toBe('设置');
+    // The reloaded panel shows its built-in language until the restarted worker's settings
+    // arrive (under load that takes a moment): wait for the stored language, then check the rest.
+    await expect
+      .poll(() => page.locator('.app-header h1').textContent(), { timeout: 10_000 })
+      .toBe('设置');
     expect(await page.locator('#language').inputValue()).toBe('zh-CN');
     expect(await page.locator('.provider-row strong').textContent()).toBe('Scripted');
     expect(await page.locator('.provider-row .badge.ok').textContent()).toBe('密钥已保存');
