@@ -8,6 +8,7 @@ import {
   readingOrder,
   type OrderStyles,
 } from '../../../content-scripts/snapshot/visual-order';
+import { Rng } from '../../sim/rng';
 
 const block: OrderStyles = { display: 'block', flexDirection: 'row', float: 'none', order: '0' };
 const flex: OrderStyles = { ...block, display: 'flex' };
@@ -30,22 +31,11 @@ describe('drawnOutOfOrder', () => {
   });
 });
 
-/** A tiny seeded generator (mulberry32): failures print their seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('readingOrder', () => {
   it('lists rows top to bottom and each row left to right (right to left when rtl), 2,000 layouts', () => {
     for (let seed = 1; seed <= 2000; seed++) {
-      const r = rng(seed);
+      const rand = new Rng(seed);
+      const r = () => rand.next();
       // Rows of boxes of mixed heights, centred on their row's line, in a shuffled DOM order.
       const rows = 1 + Math.floor(r() * 3);
       const laid: {
