@@ -2,6 +2,7 @@ import { createAskUserTool } from '../tools/builtin/ask-user';
 import { createProposePlanTool } from '../tools/builtin/propose-plan';
 import { createRequestTakeoverTool } from '../tools/builtin/request-takeover';
 import { createGetSkillTool } from '../tools/builtin/get-skill';
+import { createLoadToolsTool } from '../tools/builtin/load-tools';
 import { createTodoTool } from '../tools/builtin/todo';
 import type { EngineHost } from './turn/engine-host';
 
@@ -24,6 +25,14 @@ export function registerBuiltins(engine: EngineHost): void {
   registry.register(createAskUserTool());
   registry.register(createRequestTakeoverTool());
   registry.register(createProposePlanTool());
+  registry.register(
+    createLoadToolsTool({
+      // The run's own snapshot: what it can load is what it was offered to load.
+      async catalogOf(runId) {
+        return (await store.runs.get(runId))?.env?.toolCatalog ?? null;
+      },
+    }),
+  );
   registry.register(
     createGetSkillTool({
       // From the run's snapshot, not the live table: a resumed run sees the skill it started with.

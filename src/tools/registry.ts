@@ -18,6 +18,10 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
   if (!tool.label?.trim()) throw new ToolRegistrationError(`tool ${tool.name} needs a label`);
   if (!tool.description?.trim())
     throw new ToolRegistrationError(`tool ${tool.name} needs a description`);
+  if (tool.onDemand && !/^[^\n]{1,120}$/.test(tool.onDemand.brief.trim()))
+    throw new ToolRegistrationError(
+      `tool ${tool.name}: an on-demand brief is one line of ≤ 120 characters`,
+    );
   const binding = tool.binding ?? { kind: 'local' as const };
   if (tool.level === 'mcp' && binding.kind !== 'mcp') {
     throw new ToolRegistrationError(
@@ -48,6 +52,7 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
     binding,
     skipApproval: tool.skipApproval ?? false,
     ...(tool.interaction ? { interactionKind: tool.interaction.kind } : {}),
+    ...(tool.onDemand ? { onDemand: { brief: tool.onDemand.brief } } : {}),
   });
 }
 

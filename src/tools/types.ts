@@ -202,6 +202,12 @@ export interface AgentTool<P = unknown, D = unknown> {
   binding?: ToolBinding;
   /** Tools whose use is itself the user's decision (ask_user) skip approval (spec/000 §4). */
   skipApproval?: boolean;
+  /**
+   * Offered on demand (docs/tools.md "Tools on demand"): requests carry only this one-line brief,
+   * in load_tools' list, until the model loads the tool or calls it. For rarely needed tools,
+   * whose full definitions would otherwise be re-sent with every request of every task.
+   */
+  onDemand?: { brief: string };
   interaction?: InteractionPreparer<P>;
   resolveTarget?(params: P, ctx: ToolCallInfo): Promise<ToolTarget>;
   execute(
@@ -228,6 +234,8 @@ export interface ToolDescriptor {
   binding: ToolBinding;
   skipApproval: boolean;
   interactionKind?: 'ask_user' | 'elicitation' | 'takeover' | 'plan';
+  /** Present only on tools offered on demand (absent otherwise, so other digests are unchanged). */
+  onDemand?: { brief: string };
 }
 
 /**

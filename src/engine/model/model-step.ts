@@ -1,5 +1,5 @@
-import type { ProviderRequest } from '../../providers/types';
-import { toolSpecs } from '../../tools/registry';
+import type { ProviderMessage, ProviderRequest } from '../../providers/types';
+import type { ToolCatalogEntry } from '../../store/records';
 import { commitAssistant } from './assistant-commit';
 import { estimateTokens, maybeCompact } from './compaction';
 import { buildContext, runContextOptions } from '../context/context-builder';
@@ -10,6 +10,7 @@ import { InterruptedAnswer } from './run-aborted';
 import { attemptFailed, failRun } from '../run/run-failure';
 import { takeCutoff } from './step-cutoff';
 import { refreshPageTools } from './page-catalog';
+import { offeredTools } from './offered-tools';
 import { currentRound, type StepOutcome } from '../run/step-outcome';
 
 export type { StepOutcome };
@@ -41,7 +42,8 @@ export async function modelStep(
   const contextOpts = runContextOptions(env);
   let path = await store.threads.path(run.threadId, cut.leaf);
   let messages = buildContext(path, contextOpts);
-  const specs = env.modelInfo.toolUse && !round ? catalogSpecs(env.toolCatalog) : NO_TOOLS;
+  const specs =
+    env.modelInfo.toolUse && !round ? requestTools(env.toolCatalog, messages) : NO_TOOLS;
   const tools = specs.tools;
   const estimate = estimateTokens(env.systemPrompt, messages, specs.json);
   const compacted = await maybeCompact(ctx, run, path, estimate, signal);
@@ -113,17 +115,26 @@ export async function modelStep(
 const NO_TOOLS = { tools: [], json: '[]' };
 
 /**
- * The tool specs of a run's catalog and their JSON, once per catalog: the snapshot is frozen for
- * the whole run (runs-repo.ts), and its schemas are the same on every model call.
+ * The tools one request offers (offered-tools.ts) and their JSON. The JSON is kept per catalog
+ * and list: the catalog snapshot is frozen for the whole run (runs-repo.ts), and the list changes
+ * only when the model loads a tool, so most steps reuse it.
  */
-const specsOf = new WeakMap<object, { tools: ProviderRequest['tools']; json: string }>();
+const specsOf = new WeakMap<
+  object,
+  Map<string, { tools: ProviderRequest['tools']; json: string }>
+>();
 
-function catalogSpecs(catalog: Parameters<typeof toolSpecs>[0]) {
-  let s = specsOf.get(catalog);
+function requestTools(catalog: ToolCatalogEntry[], messages: ProviderMessage[]) {
+  const tools = offeredTools(catalog, messages);
+  const key = tools.map((t) => t.name).join('\n');
+  let byList = specsOf.get(catalog);
+  let s = byList?.get(key);
   if (!s) {
-    const tools = toolSpecs(catalog);
     s = { tools, json: JSON.stringify(tools) };
-    if (Object.isFrozen(catalog)) specsOf.set(catalog, s);
+    if (Object.isFrozen(catalog)) {
+      if (!byList) specsOf.set(catalog, (byList = new Map()));
+      byList.set(key, s);
+    }
   }
   return s;
 }

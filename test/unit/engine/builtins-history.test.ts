@@ -124,7 +124,7 @@ describe('builtin tools', () => {
     const { runId } = await rig.submit('go');
     await rig.client.turnComplete(runId);
     expect(JSON.stringify(rig.provider.requests[1].messages)).toContain(
-      'Unknown tool \\"teleport\\". Available tools: ask_user, request_takeover, todo',
+      'Unknown tool \\"teleport\\". Available tools: ask_user, load_tools, request_takeover, todo',
     );
   });
 });

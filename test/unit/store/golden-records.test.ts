@@ -24,6 +24,7 @@ describe('golden: persisted records after a turn with a tool call, an approval a
     expect(runs[0].env?.toolCatalog.map((t) => t.name)).toEqual([
       'ask_user',
       'click',
+      'load_tools',
       'request_takeover',
       'todo',
     ]);

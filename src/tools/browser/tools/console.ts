@@ -47,6 +47,7 @@ export function consoleTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     label: 'Read console',
     description:
       'Read the tab’s console: console.log/warn/error messages, uncaught errors with their stack, and browser messages (failed loads, CSP and CORS errors), since the page loaded. Filter by levels or a text; long logs come in pages (pass the returned "after"). Attaches the debugger (Chrome shows a debugging bar).',
+    onDemand: { brief: 'the tab’s console messages and uncaught errors' },
     parameters: Params,
     level: 'L2',
     effects: 'read',

@@ -25,6 +25,9 @@ export function dialogTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     label: 'Answer dialog',
     description:
       'Accept or dismiss the JavaScript dialog (alert, confirm, prompt, or "leave this page?") that blocks the tab, optionally typing an answer into a prompt. Reports the dialog’s message.',
+    onDemand: {
+      brief: 'accept or dismiss a JavaScript dialog (alert, confirm, prompt) blocking the tab',
+    },
     parameters: Params,
     level: 'L2',
     effects: 'write',

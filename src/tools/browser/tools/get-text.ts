@@ -43,6 +43,7 @@ export function getTextTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     label: 'Read text',
     description:
       'Read the main text of the page (an article, post or documentation) as plain markdown, without menus, ads or hidden text. Long texts come in pages: call again with the returned offset. Use browser_snapshot to act on the page.',
+    onDemand: { brief: 'the main text of an article or documentation page as markdown' },
     parameters: Params,
     level: 'L0',
     effects: 'read',

@@ -32,6 +32,7 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     label: 'Keyboard (trusted)',
     description:
       'Real keyboard input through the browser debugger: typing that pages accept only from real key presses, and shortcuts (Control+a, Shift+Tab, Escape). Optionally focuses an element by ref first. Chrome shows a "debugging" bar while it is in use.',
+    onDemand: { brief: 'real key presses: shortcuts, and typing that ignores synthetic input' },
     parameters: Params,
     level: 'L2',
     effects: 'write',

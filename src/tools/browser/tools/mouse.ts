@@ -45,6 +45,7 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
     label: 'Mouse (trusted)',
     description:
       'Real mouse input through the browser debugger, for pages that ignore synthetic clicks, CSS :hover menus, drag and drop, canvases and sliders. Acts at an element (ref) or at viewport coordinates (x, y in CSS px). Chrome shows a "debugging" bar while it is in use.',
+    onDemand: { brief: 'real mouse input: drag and drop, hover menus, canvases, sliders' },
     parameters: Params,
     level: 'L2',
     effects: 'write',

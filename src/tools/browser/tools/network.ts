@@ -75,6 +75,9 @@ export function networkTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     label: 'Read network',
     description:
       'List the tab’s network requests: method, URL, status, type, timing. Filter by URL text, status (errors, failed) or type; long lists come in pages (pass the returned "after"). includeHeaders adds headers (credentials redacted); bodyOf: <id> returns one response body. Requests made before the first call have no method or headers. Attaches the debugger (Chrome shows a debugging bar).',
+    onDemand: {
+      brief: 'the tab’s network requests (status, timing; headers and bodies on request)',
+    },
     parameters: Params,
     level: 'L2',
     effects: 'read',

@@ -18,6 +18,7 @@ export function screenshotTool(deps: BrowserToolDeps): AgentTool<Params, Browser
     label: 'Screenshot',
     description:
       'Capture what is visible in the tab (it must be the visible tab of its window). With a vision model you get the image; otherwise only a note (use browser_snapshot to read the page).',
+    onDemand: { brief: 'an image of the visible tab (vision models)' },
     parameters: Params,
     level: 'L0',
     effects: 'read',

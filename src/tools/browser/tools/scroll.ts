@@ -40,6 +40,7 @@ export function scrollTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     label: 'Scroll',
     description:
       'Scroll the page down/up (by screens), to the top or bottom, inside a scrollable element (ref + direction), to an element (ref), or to a text. Then use browser_snapshot with mode viewport to read what is on screen (lazy-loaded content appears after scrolling).',
+    onDemand: { brief: 'scroll the page, an element, or to an element or text' },
     parameters: Params,
     level: 'L1',
     // The page sees scroll events and where it is scrolled to: a write (verdict.ts).

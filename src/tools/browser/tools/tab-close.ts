@@ -13,6 +13,7 @@ export function tabCloseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
     name: 'browser_tab_close',
     label: 'Close tab',
     description: 'Close a tab by tabId (see browser_tabs).',
+    onDemand: { brief: 'close a tab' },
     parameters: Params,
     level: 'L1',
     effects: 'write',

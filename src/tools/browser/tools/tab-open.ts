@@ -27,6 +27,7 @@ export function tabOpenTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     label: 'Open tab',
     description:
       'Open a URL in a new tab and wait for it to load. Returns the new tabId: pass it to other browser tools to work in that tab (the conversation keeps its own tab).',
+    onDemand: { brief: 'open a URL in a new tab' },
     parameters: Params,
     level: 'L1',
     effects: 'write',

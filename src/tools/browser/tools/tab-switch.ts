@@ -15,6 +15,7 @@ export function tabSwitchTool(deps: BrowserToolDeps): AgentTool<Params, BrowserT
     label: 'Switch tab',
     description:
       'Make a tab the visible tab of its window (see browser_tabs). Other tools can already work in background tabs with tabId; switch when the user should see it or for browser_screenshot.',
+    onDemand: { brief: 'make a tab the visible one' },
     parameters: Params,
     level: 'L1',
     effects: 'write',

@@ -15,6 +15,7 @@ export function tabsTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolDe
     label: 'List tabs',
     description:
       "List the open browser tabs with their ids, titles and URLs. The conversation's own tab is marked; pass another tab's tabId to other browser tools to work in it.",
+    onDemand: { brief: 'list the open tabs with their ids, titles and URLs' },
     parameters: Params,
     level: 'L0',
     effects: 'read',

@@ -46,6 +46,7 @@ export function uploadFileTool(deps: BrowserToolDeps): AgentTool<Params, Browser
     label: 'Upload file',
     description:
       'Choose files for a file input by ref: local files by absolute path (paths), or files you create (files: name + text or dataBase64). The user is always asked first. Never guess paths: ask the user which file to use.',
+    onDemand: { brief: 'choose files for a file input' },
     parameters: Params,
     level: 'L2',
     effects: 'write',

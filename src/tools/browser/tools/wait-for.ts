@@ -59,6 +59,7 @@ export function waitForTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToo
     label: 'Wait',
     description:
       'Wait (bounded, up to 30 s) until a text appears or disappears, an element shows or goes away, the page navigates, the network or the DOM goes quiet, or a time passes. Reports whether the condition was met.',
+    onDemand: { brief: 'wait for a text, an element, a navigation or a quiet page' },
     parameters: Params,
     level: 'L1',
     effects: 'read',
