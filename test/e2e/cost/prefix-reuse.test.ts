@@ -33,7 +33,25 @@ function longTurn(usage: ScriptedReply['usage']): ScriptedReply[] {
           ? call('browser_find', { query: `cable model ${1000 + i}` })
           : call('browser_get_text'),
   );
-  return [...steps, { text: 'The cheapest is the Anker 1 m.' }].map((r) => ({ ...r, usage }));
+  // browser_get_text is offered on demand (docs/tools.md): the turn loads it first.
+  const load = call('load_tools', { names: ['browser_get_text'] });
+  return [load, ...steps, { text: 'The cheapest is the Anker 1 m.' }].map((r) => ({ ...r, usage }));
+}
+
+/**
+ * Every request begins with the previous one, except the one right after the load: its tool
+ * list, the front of the request, gains the loaded tool at its end (a load appends, so the
+ * tools before it stay the cached prefix). Returns the shares of the others.
+ */
+function appendOnlyAfterLoad(bodies: string[], toolNames: (i: number) => string[]) {
+  const reuse = prefixReuse(bodies);
+  expect(reuse.edits).toBe(1);
+  const at = reuse.shares.findIndex((x) => x < 0.9);
+  expect(at).toBe(0);
+  expect(toolNames(1).slice(0, -1)).toEqual(toolNames(0));
+  expect(toolNames(1).at(-1)).toBe('browser_get_text');
+  const rest = reuse.shares.slice(1);
+  return { rest, mean: rest.reduce((a, b) => a + b, 0) / rest.length };
 }
 
 beforeAll(async () => {
@@ -59,15 +77,16 @@ describe('prompt caching through the built extension', () => {
     expect(t.complete.stopReason).toBe('end');
     expect(t.results.filter((r) => r.ok)).toHaveLength(18);
     const bodies = t.requests.map((r) => r.raw);
-    expect(bodies).toHaveLength(19);
+    expect(bodies).toHaveLength(20);
     expect(t.requests.every((r) => r.api === 'anthropic')).toBe(true);
 
-    const reuse = prefixReuse(bodies);
+    const reuse = appendOnlyAfterLoad(bodies, (i) =>
+      (t.requests[i].body as { tools: { name: string }[] }).tools.map((x) => x.name),
+    );
     expect(
       reuse.mean,
-      `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`,
+      `shares ${reuse.rest.map((x) => x.toFixed(3)).join(' ')}`,
     ).toBeGreaterThanOrEqual(0.98);
-    expect(reuse.edits).toBe(0);
 
     for (const r of t.requests) {
       const body = r.body as {
@@ -96,13 +115,13 @@ describe('prompt caching through the built extension', () => {
       .filter((e) => e.runId === t.runId)
       .at(-1)!;
     expect(usage.turnUsage).toMatchObject({
-      inputTokens: 19 * 1150,
-      cacheReadTokens: 19 * 1000,
-      cacheWriteTokens: 19 * 50,
-      outputTokens: 19 * 10,
+      inputTokens: 20 * 1150,
+      cacheReadTokens: 20 * 1000,
+      cacheWriteTokens: 20 * 50,
+      outputTokens: 20 * 10,
     });
     const perStep = (100 * 3 + 1000 * 0.3 + 50 * 3.75 + 10 * 15) / 1e6;
-    expect(usage.turnCostUsd).toBeCloseTo(19 * perStep, 9);
+    expect(usage.turnCostUsd).toBeCloseTo(20 * perStep, 9);
     await page.close();
   });
 
@@ -114,12 +133,17 @@ describe('prompt caching through the built extension', () => {
     });
     expect(t.complete.stopReason).toBe('end');
     expect(t.results.filter((r) => r.ok)).toHaveLength(18);
-    const reuse = prefixReuse(t.requests.map((r) => r.raw));
+    const reuse = appendOnlyAfterLoad(
+      t.requests.map((r) => r.raw),
+      (i) =>
+        (t.requests[i].body as { tools: { function: { name: string } }[] }).tools.map(
+          (x) => x.function.name,
+        ),
+    );
     expect(
       reuse.mean,
-      `shares ${reuse.shares.map((x) => x.toFixed(3)).join(' ')}`,
+      `shares ${reuse.rest.map((x) => x.toFixed(3)).join(' ')}`,
     ).toBeGreaterThanOrEqual(0.98);
-    expect(reuse.edits).toBe(0);
     for (const r of t.requests) {
       expect(Object.keys(r.body).slice(0, 3)).toEqual(['model', 'tools', 'messages']);
       // A compatible server (this one) gets no prompt_cache_key: only OpenAI itself does.
@@ -131,11 +155,11 @@ describe('prompt caching through the built extension', () => {
       .filter((e) => e.runId === t.runId)
       .at(-1)!;
     expect(usage.turnUsage).toMatchObject({
-      inputTokens: 19 * 1100,
-      cacheReadTokens: 19 * 1000,
-      outputTokens: 19 * 10,
+      inputTokens: 20 * 1100,
+      cacheReadTokens: 20 * 1000,
+      outputTokens: 20 * 10,
     });
-    expect(usage.turnCostUsd).toBeCloseTo((19 * (100 * 0.15 + 1000 * 0.075 + 10 * 0.6)) / 1e6, 9);
+    expect(usage.turnCostUsd).toBeCloseTo((20 * (100 * 0.15 + 1000 * 0.075 + 10 * 0.6)) / 1e6, 9);
     await page.close();
   });
 });

@@ -144,7 +144,8 @@ describe('perceive (L0) through the engine', () => {
     const size = await page.evaluate(() => ({ w: innerWidth, h: innerHeight }));
     const t = await s.turn('what does it look like?', [call('browser_screenshot')]);
     expect(t.requests[0].body.model).toBe('gpt-4o');
-    expect(t.requests[0].raw).toContain('"name":"browser_screenshot"');
+    // Offered on demand (docs/tools.md): load_tools' list names it; the call runs unloaded too.
+    expect(t.requests[0].raw).toContain('- browser_screenshot: ');
     const r = t.result('browser_screenshot');
     expect(r.ok).toBe(true);
     expect(r.content.map((b) => b.type)).toEqual(['text', 'image']);
@@ -176,6 +177,7 @@ describe('perceive (L0) through the engine', () => {
       [
         (c) => {
           expect(c.toolNames).not.toContain('browser_screenshot');
+          expect(JSON.stringify(c.request.body.tools)).not.toContain('browser_screenshot');
           expect(c.toolNames).toContain('browser_snapshot');
           return call('browser_screenshot');
         },
