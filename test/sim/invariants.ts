@@ -1,6 +1,7 @@
 import { buildContext } from '../../src/engine/context/context-builder';
 import type { AgentEvent, RunState } from '../../src/protocol';
 import type { NodeRecord, RunRecord, ThreadRecord } from '../../src/store/records';
+import type { ProviderMessage } from '../../src/providers/types';
 import { pathFrom } from '../../src/store/threads-repo';
 import type { MemoryData } from '../../src/store/memory/tables';
 import type { StoreTable } from '../../src/store/store-api';
@@ -284,6 +285,8 @@ export async function checkStep(
   for (let i = from.requests; i < w.ledger.requests.length; i++) {
     for (const p of wireProblems(w.ledger.requests[i].messages, true))
       out.push(`model request ${i}: ${p}`);
+    const p = onDemandProblem(w.ledger.requests[i]);
+    if (p) out.push(`model request ${i}: ${p}`);
   }
   from.requests = w.ledger.requests.length;
 
@@ -483,4 +486,33 @@ export async function describe(w: World): Promise<string> {
     'events:',
     ...evs,
   ].join('\n');
+}
+
+/**
+ * Tools on demand (offered-tools.ts): a request that offers tools offers the on-demand
+ * `reload_tab` exactly when its own context called it or loaded it — after kills, resumes,
+ * retries, forks and edits alike — so a history's calls always have their definitions, and an
+ * unused definition is never sent.
+ */
+function onDemandProblem(req: {
+  messages: readonly ProviderMessage[];
+  tools: readonly { name: string }[];
+}): string | null {
+  if (!req.tools.length) return null;
+  const wanted = req.messages.some(
+    (m) =>
+      m.role === 'assistant' &&
+      m.toolCalls.some(
+        (c) =>
+          c.name === 'reload_tab' ||
+          (c.name === 'load_tools' &&
+            ((c.args as { names?: unknown })?.names as unknown[] | undefined)?.includes(
+              'reload_tab',
+            )),
+      ),
+  );
+  const offered = req.tools.some((t) => t.name === 'reload_tab');
+  if (wanted && !offered) return 'reload_tab is in its context but not offered';
+  if (!wanted && offered) return 'reload_tab is offered though its context never wanted it';
+  return null;
 }

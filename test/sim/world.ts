@@ -480,7 +480,14 @@ export class Session {
     return [
       make('read_page', { level: 'L0', effects: 'read' }),
       make('fill_form', { level: 'L1', effects: 'write', recovery: 'never-retry' }),
-      make('reload_tab', { level: 'L1', effects: 'write', recovery: 'retry-safe' }),
+      // Offered on demand (offered-tools.ts): the scripted model calls it without loading it,
+      // and the invariants check every request offers it exactly when its context wants it.
+      make('reload_tab', {
+        level: 'L1',
+        effects: 'write',
+        recovery: 'retry-safe',
+        onDemand: { brief: 'reload the tab' },
+      }),
       make('mcp__docs__search', {
         level: 'mcp',
         effects: 'read',
