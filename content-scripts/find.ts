@@ -190,14 +190,34 @@ function findElements(
     const extra = `${el.getAttribute('placeholder') ?? ''} ${(el as HTMLInputElement).value ?? ''} ${
       el.localName === 'a' ? (el.getAttribute('href') ?? '') : ''
     } ${icon}`;
-    if (!matches(`${name} ${extra}`, words)) continue;
+    // A long select's line only counts its options: it is found by an option's label too, and
+    // the match says which options (the label browser_select takes).
+    const options =
+      el.localName === 'select' ? matchingOptions(el as HTMLSelectElement, words) : [];
+    if (!matches(`${name} ${extra}`, words) && !options.length) continue;
     total++;
     if (out.length >= limit) continue;
     const report = ctx.report(el);
     const href = el.localName === 'a' ? ` -> ${clip((el as HTMLAnchorElement).href, 120)}` : '';
-    out.push(`${report.line.replace(/^- [a-z]+/, `- ${act.role}`)}${href}${where(el)}`);
+    const chosen = options.length
+      ? ` (options matching: ${options
+          .slice(0, MAX_OPTIONS_SHOWN)
+          .map((o) => quote(o))
+          .join(', ')}${options.length > MAX_OPTIONS_SHOWN ? ', …' : ''})`
+      : '';
+    out.push(`${report.line.replace(/^- [a-z]+/, `- ${act.role}`)}${href}${chosen}${where(el)}`);
   }
   return { docId: ctx.registry.docId, matches: out, total };
+}
+
+const MAX_OPTIONS_SHOWN = 5;
+
+/** The labels of a select's options that hold every word of the query. */
+function matchingOptions(select: HTMLSelectElement, words: string[]): string[] {
+  if (!words.length) return [];
+  return Array.from(select.options, (o) => normalizeSpace(o.label || o.text)).filter((label) =>
+    matches(label, words),
+  );
 }
 
 function labelText(el: Element): string {

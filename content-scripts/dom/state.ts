@@ -136,14 +136,25 @@ function valueOf(el: Element, role: string): string | null {
   }
 }
 
-/** `Selected [options: A, B, C, +9 more]` so the model can pick without opening the list. */
+/**
+ * `Selected [options: A, B, C]` so the model can pick without opening the list; a long list
+ * (a country picker's 249) is only counted, `Canada [249 options]`: browser_select takes an
+ * option's label without the list, and browser_find finds the select by an option's label.
+ * Listing the first dozen of such a list cost 40–50 tokens a field and named none the model was
+ * more likely to need (issue 26, point 3).
+ */
 function selectValue(select: HTMLSelectElement): string {
-  const selected = Array.from(select.selectedOptions).map((o) => normalizeSpace(o.label || o.text));
-  const all = Array.from(select.options).map((o) => normalizeSpace(o.label || o.text));
-  const shown = all.slice(0, MAX_OPTIONS).map((o) => clip(o, 40));
-  const more = all.length > MAX_OPTIONS ? `, +${all.length - MAX_OPTIONS} more` : '';
+  const label = (o: HTMLOptionElement) => normalizeSpace(o.label || o.text);
+  const selected = Array.from(select.selectedOptions, label);
+  const all = Array.from(select.options, label);
   const current = selected.length ? clip(selected.join(', '), MAX_VALUE_CHARS) : '(none)';
-  return `${current} [options: ${shown.join(', ')}${more}]`;
+  return `${current} ${optionsSummary(all)}`;
+}
+
+/** `[options: A, B, C]` up to MAX_OPTIONS labels, else `[N options]`. */
+export function optionsSummary(labels: readonly string[]): string {
+  if (labels.length > MAX_OPTIONS) return `[${labels.length} options]`;
+  return `[options: ${labels.map((o) => clip(o, 40)).join(', ')}]`;
 }
 
 export function isSecretAutocomplete(input: HTMLInputElement): boolean {

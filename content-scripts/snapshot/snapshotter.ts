@@ -7,6 +7,7 @@ import type { RefRegistry } from '../refs';
 import { diffLines } from './diff';
 import { applyBudget, renderLines } from './render';
 import { pageOf } from './pages';
+import { dropRepeatedLabels } from './repeated-labels';
 import { type CrossFrame, SnapshotWalker } from './walker';
 import { outlineLines, type OutlineLine } from './outline-lines';
 import { estimateTokens } from '../dom/text';
@@ -94,6 +95,10 @@ export class Snapshotter {
     });
     walker.walkDocument(this.env.win.document, 0);
     walker.distinguishRepeats();
+    // In place (no spread: a huge page's lines would overflow the argument list).
+    const kept = dropRepeatedLabels(walker.lines);
+    walker.lines.length = 0;
+    for (const line of kept) walker.lines.push(line);
     const rendered = renderLines(walker.lines);
     const key = `${p.mode}|${p.refPrefix}|${p.textLimit}|${p.includeUrls}`;
     const prev = this.previous.get(key);

@@ -47,7 +47,7 @@ const SYLLABLES = [
 ];
 
 /** Text and markup helpers over one random stream. */
-class Writer {
+export class Writer {
   constructor(private readonly random: () => number) {}
   int(min: number, max: number): number {
     return min + Math.floor(this.random() * (max - min + 1));
@@ -91,7 +91,7 @@ class Writer {
   }
 }
 
-const page = (title: string, body: string, head = ''): string =>
+export const page = (title: string, body: string, head = ''): string =>
   `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title>${head}</head>\n<body>\n${body}\n</body></html>\n`;
 
 function nav(w: Writer, links: number): string {

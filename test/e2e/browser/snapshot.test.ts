@@ -190,6 +190,33 @@ describe('find and readable text', () => {
     await page.close();
   });
 
+  it('counts the options of a long select and finds the select by the label of one', async () => {
+    const page = await h.open('forms.html');
+    await page.evaluate(() => {
+      const label = document.createElement('label');
+      label.textContent = 'Destination ';
+      const select = document.createElement('select');
+      for (let i = 1; i <= 40; i++) select.add(new Option(`Place ${i}`, String(i)));
+      select.add(new Option('Zanzibar', 'z'));
+      label.append(select);
+      document.body.prepend(label);
+    });
+    const { text } = await snapshot(page);
+    expect(text).toMatch(/- combobox "Destination" \[ref=e\d+\]: Place 1 \[41 options\]$/m);
+    expect(text).not.toContain('Zanzibar');
+    const r = await call<{ matches: string[] }>(page, {
+      op: 'find',
+      query: 'zanzibar',
+      kind: 'element',
+      limit: 5,
+      refPrefix: '',
+    });
+    expect(r.matches[0]).toMatch(
+      /- combobox "Destination" \[ref=e\d+\]: Place 1 \[41 options\] \(options matching: "Zanzibar"\)/,
+    );
+    await page.close();
+  });
+
   it('extracts the main text without hidden injections', async () => {
     const page = await h.open('injection.html');
     const r = await call<{ text: string; title: string }>(page, {

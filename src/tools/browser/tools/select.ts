@@ -24,7 +24,7 @@ export function selectTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTool
     name: 'browser_select',
     label: 'Select option',
     description:
-      'Choose option(s) of a dropdown (a combobox or listbox line with [options: …] in the snapshot) by label or value. For custom dropdowns without a native select, click them and then click the option.',
+      'Choose option(s) of a dropdown (a combobox or listbox line with [options: …] or [N options] in the snapshot) by label or value; a long list is only counted: pass the label you want (browser_find with the label finds the select). For custom dropdowns without a native select, click them and then click the option.',
     parameters: Params,
     level: 'L1',
     effects: 'write',
