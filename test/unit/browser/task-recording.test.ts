@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { openGateForTests } from '../../../src/gatekeeper/receiver';
 import type { FrameRecord } from '../../../src/store/frames-repo';
 import type { BrowserToolDetails } from '../../../src/tools/browser/details';
+import { ActionPictures } from '../../../src/tools/browser/task-frames/action-pictures';
 import { frameSummary } from '../../../src/tools/browser/task-frames/frame-summary';
 import {
   FRAME_QUEUE_MAX,
@@ -206,6 +207,41 @@ describe('TaskRecorder: a frame after each page action, off the step’s path', 
     );
     await recorder.idle();
     expect(shots).toEqual([{ tabId: 1 }]);
+  });
+
+  it('the action’s own picture makes the frame; the next write waits until it was taken', async () => {
+    const { host, shots } = fakeHost();
+    const recorder = new TaskRecorder(host);
+    const pictures = new ActionPictures();
+    const image = { mimeType: 'image/jpeg', dataBase64: 'AA==', width: 4, height: 3 };
+    let capture!: (img: typeof image) => void;
+    const events: string[] = [];
+    const tool = recordingFrames(
+      {
+        ...actingTool({ tabId: 2 }),
+        async execute() {
+          events.push('act');
+          // As page-action.ts does once the page settled: requested, not waited for.
+          pictures.put(2, new Promise((r) => (capture = r)));
+          return { content: [{ type: 'text', text: 'Clicked.' }], details: { tabId: 2 } };
+        },
+      },
+      recorder,
+      pictures,
+    );
+    await tool.execute('c1', { ref: 'e1' }, signal, () => {}, ctx);
+    const second = tool.execute('c2', { ref: 'e1' }, signal, () => {}, ctx);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(events).toEqual(['act']);
+    capture(image);
+    await second;
+    expect(events).toEqual(['act', 'act']);
+    capture(image);
+    await recorder.idle();
+    expect(shots).toEqual([
+      { tabId: 2, image },
+      { tabId: 2, image },
+    ]);
   });
 
   it('a full queue drops its oldest waiting frame; a failed frame is skipped', async () => {
