@@ -114,34 +114,33 @@ export interface AgentTotals {
 }
 
 /**
- * Where the wall time went, summed over every call: per tool (calls, ms), and for Keel the engine
- * before and after each call, the calls themselves, and the page actions' phases.
+ * Where the wall time went, summed over every call: per tool (calls, ms), and for Keel the time
+ * to each call's result, the engine after it, and the page actions' phases.
  */
 export interface WallProfile {
   byTool: Record<string, { calls: number; ms: number }>;
-  /** Keel only: the engine from the request to the call executing, and from its result on. */
-  split?: { beforeMs: number; toolMs: number; afterMs: number };
+  /** Keel only: request → result recorded, and result → next request (CallTiming). */
+  split?: { toResultMs: number; afterMs: number };
   /** Keel only: the page actions' phases (details.timing), summed. */
   phases?: Record<string, number>;
 }
 
 export function wallProfile(rows: readonly PeerRow[]): WallProfile {
   const byTool: WallProfile['byTool'] = {};
-  const split = { beforeMs: 0, toolMs: 0, afterMs: 0 };
+  const split = { toResultMs: 0, afterMs: 0 };
   const phases: Record<string, number> = {};
   let timed = false;
   for (const c of rows.flatMap((r) => r.calls)) {
     if (!Number.isFinite(c.ms)) continue;
     const t = (byTool[c.tool] ??= { calls: 0, ms: 0 });
     t.calls++;
-    t.ms = round(t.ms + c.ms, 1);
-    if (c.toolMs !== undefined && Number.isFinite(c.afterMs)) {
+    t.ms += c.ms;
+    if (c.toResultMs !== undefined && c.afterMs !== undefined) {
       timed = true;
-      split.beforeMs = round(split.beforeMs + (c.beforeMs ?? 0), 1);
-      split.toolMs = round(split.toolMs + c.toolMs, 1);
-      split.afterMs = round(split.afterMs + (c.afterMs ?? 0), 1);
+      split.toResultMs += c.toResultMs;
+      split.afterMs += c.afterMs;
     }
-    for (const [k, v] of Object.entries(c.phases ?? {})) phases[k] = round((phases[k] ?? 0) + v, 1);
+    for (const [k, v] of Object.entries(c.phases ?? {})) phases[k] = (phases[k] ?? 0) + v;
   }
   return timed ? { byTool, split, phases } : { byTool };
 }

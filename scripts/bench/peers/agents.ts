@@ -32,16 +32,16 @@ import type { PeerTask } from './tasks';
 
 /**
  * One tool call's wall time: from the model request that asked for it to the next request (the
- * model answers at once, so this is all the agent's own time). Keel's is split further, from the
- * engine's events: `beforeMs` the engine from the request to the call executing, `toolMs` the
- * call executing (`phases`: its page action's own split, details.timing), `afterMs` the engine
- * from the result to the next request.
+ * model answers at once, so this is all the agent's own time). Keel's is split further, on the
+ * one wall clock the bench and the extension share: `toResultMs` from the request to the call's
+ * result being recorded (the engine's step, the tool's wrappers and the tool), `afterMs` from
+ * there to the next request (the engine), and `phases`, the page action's own split
+ * (details.timing: prepare, act, settle, report).
  */
 export interface CallTiming {
   tool: string;
   ms: number;
-  beforeMs?: number;
-  toolMs?: number;
+  toResultMs?: number;
   afterMs?: number;
   phases?: Record<string, number>;
 }
@@ -107,7 +107,8 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
   let gaveUp: string | undefined;
   let output = 0;
   const dispatch = (r: RecordedRequest): ScriptedReply => {
-    requestAt.push(performance.now());
+    // The wall clock: the tool results' `createdAt` (the extension's clock) is compared with it.
+    requestAt.push(Date.now());
     server.push(dispatch);
     requests.push(r);
     const move = model?.next(toolTexts((r.body.messages ?? []) as Msg[])) ?? { done: true };
@@ -196,7 +197,6 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
           calls.map((c) => c.function.name),
           requestAt,
           client.events.slice(from),
-          client.receivedAt.slice(from),
         ),
         trace: calls.map(
           (c, i) => `${c.function.name} ${c.function.arguments} → ${firstLine(results[i] ?? '')}`,
@@ -211,40 +211,32 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
 }
 
 /**
- * Keel's calls timed from the model requests and the engine's events: the n-th call to execute
- * (calls run one at a time here) is the n-th call the model asked for.
+ * Keel's calls timed from the model requests and the results' `createdAt`: the n-th result
+ * (calls run one at a time here) answers the n-th call the model asked for.
  */
 function keelCallTimings(
   names: readonly string[],
   requestAt: readonly number[],
   events: readonly unknown[],
-  receivedAt: readonly number[],
 ): CallTiming[] {
-  const executing = new Map<string, number>();
   const results = new Map<string, { at: number; timing?: Record<string, number> }>();
-  events.forEach((ev, i) => {
+  for (const ev of events) {
     const item = (ev as { item?: Record<string, unknown> }).item;
-    if (!item || typeof item.toolCallId !== 'string') return;
-    if (item.kind === 'tool_call' && item.state === 'executing' && !executing.has(item.toolCallId))
-      executing.set(item.toolCallId, receivedAt[i]);
-    if (item.kind === 'tool_result' && !results.has(item.toolCallId)) {
-      const timing = (item.details as { timing?: Record<string, number> } | undefined)?.timing;
-      results.set(item.toolCallId, { at: receivedAt[i], ...(timing ? { timing } : {}) });
-    }
-  });
-  const ids = [...executing.keys()];
+    if (item?.kind !== 'tool_result' || typeof item.toolCallId !== 'string') continue;
+    if (results.has(item.toolCallId) || typeof item.createdAt !== 'number') continue;
+    const timing = (item.details as { timing?: Record<string, number> } | undefined)?.timing;
+    results.set(item.toolCallId, { at: item.createdAt, ...(timing ? { timing } : {}) });
+  }
+  const ordered = [...results.values()];
   return names.map((tool, i) => {
-    const ms = (requestAt[i + 1] ?? Number.NaN) - requestAt[i];
-    const id = ids[i];
-    const start = id === undefined ? undefined : executing.get(id);
-    const result = id === undefined ? undefined : results.get(id);
-    if (start === undefined || !result) return { tool, ms: round1(ms) };
+    const next = requestAt[i + 1] ?? Number.NaN;
+    const result = ordered[i];
+    if (!result) return { tool, ms: next - requestAt[i] };
     return {
       tool,
-      ms: round1(ms),
-      beforeMs: round1(start - requestAt[i]),
-      toolMs: round1(result.at - start),
-      afterMs: round1((requestAt[i + 1] ?? Number.NaN) - result.at),
+      ms: next - requestAt[i],
+      toResultMs: result.at - requestAt[i],
+      afterMs: next - result.at,
       ...(result.timing ? { phases: result.timing } : {}),
     };
   });

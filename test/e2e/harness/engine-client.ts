@@ -54,8 +54,6 @@ export class EngineClient {
   readonly clientId: string;
   /** Everything received, oldest first, across reconnects. */
   readonly events: ReceivedEvent[] = [];
-  /** When each of `events` arrived (`performance.now()` of this process), same positions. */
-  readonly receivedAt: number[] = [];
   /** Received messages that fail the protocol's event schema (each is also in `events`). */
   readonly invalidEvents: { event: unknown; issues: string }[] = [];
   private readonly waiters = new Set<Waiter>();
@@ -303,7 +301,6 @@ export class EngineClient {
 
   private push(ev: ReceivedEvent): void {
     const index = this.events.push(ev) - 1;
-    this.receivedAt.push(performance.now());
     for (const w of [...this.waiters]) if (index >= w.from && w.predicate(ev)) w.resolve(ev);
   }
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { openGateForTests } from '../../../src/gatekeeper/receiver';
 import type { FrameRecord } from '../../../src/store/frames-repo';
 import type { BrowserToolDetails } from '../../../src/tools/browser/details';
+import type { CapturedImage } from '../../../src/tools/browser/host';
 import { ActionPictures } from '../../../src/tools/browser/task-frames/action-pictures';
 import { frameSummary } from '../../../src/tools/browser/task-frames/frame-summary';
 import {
@@ -209,20 +210,23 @@ describe('TaskRecorder: a frame after each page action, off the step’s path', 
     expect(shots).toEqual([{ tabId: 1 }]);
   });
 
-  it('the action’s own picture makes the frame; the next write waits until it was taken', async () => {
-    const { host, shots } = fakeHost();
+  it('the action’s own picture makes the frame; one a later write overtook makes none', async () => {
+    const { host, shots, saved } = fakeHost();
     const recorder = new TaskRecorder(host);
     const pictures = new ActionPictures();
-    const image = { mimeType: 'image/jpeg', dataBase64: 'AA==', width: 4, height: 3 };
-    let capture!: (img: typeof image) => void;
-    const events: string[] = [];
+    const image: CapturedImage = {
+      mimeType: 'image/jpeg',
+      dataBase64: 'AA==',
+      width: 4,
+      height: 3,
+    };
+    const captures: ((img: CapturedImage) => void)[] = [];
     const tool = recordingFrames(
       {
         ...actingTool({ tabId: 2 }),
         async execute() {
-          events.push('act');
           // As page-action.ts does once the page settled: requested, not waited for.
-          pictures.put(2, new Promise((r) => (capture = r)));
+          pictures.put(2, new Promise((r) => captures.push(r)));
           return { content: [{ type: 'text', text: 'Clicked.' }], details: { tabId: 2 } };
         },
       },
@@ -230,14 +234,15 @@ describe('TaskRecorder: a frame after each page action, off the step’s path', 
       pictures,
     );
     await tool.execute('c1', { ref: 'e1' }, signal, () => {}, ctx);
-    const second = tool.execute('c2', { ref: 'e1' }, signal, () => {}, ctx);
-    await new Promise((r) => setTimeout(r, 10));
-    expect(events).toEqual(['act']);
-    capture(image);
-    await second;
-    expect(events).toEqual(['act', 'act']);
-    capture(image);
+    captures[0](image);
+    await new Promise((r) => setTimeout(r, 0));
+    // c1's picture was taken before c2 acted; c3 acts while c2's is still being taken.
+    await tool.execute('c2', { ref: 'e1' }, signal, () => {}, ctx);
+    await tool.execute('c3', { ref: 'e1' }, signal, () => {}, ctx);
+    captures[1](image);
+    captures[2](image);
     await recorder.idle();
+    expect(saved.map((f) => f.toolCallId)).toEqual(['c1', 'c3']);
     expect(shots).toEqual([
       { tabId: 2, image },
       { tabId: 2, image },

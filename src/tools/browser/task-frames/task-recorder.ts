@@ -12,7 +12,7 @@ import type { FrameBox, FrameRecord } from '../../../store/frames-repo';
 import type { AgentTool, ToolResult } from '../../types';
 import type { BrowserToolDetails } from '../details';
 import type { CapturedImage } from '../host';
-import type { ActionPictures } from './action-pictures';
+import type { ActionPicture, ActionPictures } from './action-pictures';
 import { frameSummary } from './frame-summary';
 
 /** What a frame job needs to make the picture. */
@@ -58,7 +58,7 @@ interface FrameJob {
   params: unknown;
   details: BrowserToolDetails;
   /** The picture the action requested once the page settled (action-pictures.ts). */
-  picture?: Promise<CapturedImage | undefined>;
+  picture?: Promise<ActionPicture>;
 }
 
 /** Jobs waiting at most: past this the oldest is dropped. */
@@ -107,7 +107,10 @@ export class TaskRecorder {
     for (const url of [d.urlBefore, d.urlAfter])
       if (url && (await this.host.isPrivate(url))) return;
     const box = d.highlight;
-    const image = d.thumbnail ?? (await job.picture);
+    const taken = await job.picture;
+    // Overtaken by the next action: it may show that action's effect, so no frame for this step.
+    if (taken?.kind === 'stale') return;
+    const image = d.thumbnail ?? (taken?.kind === 'image' ? taken.image : undefined);
     const picture = await this.host.picture({
       tabId: d.tabId,
       // A box inside an embedded frame is relative to that frame: not drawn.
@@ -147,8 +150,8 @@ export class TaskRecorder {
 /**
  * Wrap an acting tool so each successful call queues a frame, made from the picture the action
  * requested (`pictures`) when it took one. Reads (effects `read`) and calls that did not act
- * (errors, holds) record nothing. A write first waits for the pictures already requested
- * (action-pictures.ts: a later action never changes the page under an earlier one's picture).
+ * (errors, holds) record nothing. A write first marks the pictures still being taken stale
+ * (action-pictures.ts): never waited for, never showing a later action's effect.
  */
 export function recordingFrames<P, D>(
   tool: AgentTool<P, D>,
@@ -160,7 +163,7 @@ export function recordingFrames<P, D>(
   return {
     ...tool,
     async execute(id, params, signal, onUpdate, ctx): Promise<ToolResult<D>> {
-      await pictures?.taken();
+      pictures?.overtake();
       const result = await execute(id, params, signal, onUpdate, ctx);
       const details = result.details as BrowserToolDetails | undefined;
       const picture = details?.tabId !== undefined ? pictures?.take(details.tabId) : undefined;
