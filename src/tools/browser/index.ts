@@ -75,7 +75,9 @@ export function createBrowserTools(
   const debuggers = new DebuggerSessions(host, options.debuggerIdleMs);
   // Pictures are taken only for the recording (nothing else waits for them).
   const pictures =
-    options.frames && (options.thumbnails ?? true) ? new ActionPictures() : undefined;
+    options.frames && (options.thumbnails ?? true)
+      ? new ActionPictures((ms) => host.sleep(ms))
+      : undefined;
   const deps: BrowserToolDeps = {
     host,
     client: new PageClient(host),

@@ -213,7 +213,8 @@ describe('TaskRecorder: a frame after each page action, off the step’s path', 
   it('the action’s own picture makes the frame; one a later write overtook makes none', async () => {
     const { host, shots, saved } = fakeHost();
     const recorder = new TaskRecorder(host);
-    const pictures = new ActionPictures();
+    // The bounded wait of a write, made instant: c3 gives up on c2's picture at once.
+    const pictures = new ActionPictures(async () => {});
     const image: CapturedImage = {
       mimeType: 'image/jpeg',
       dataBase64: 'AA==',

@@ -150,8 +150,8 @@ export class TaskRecorder {
 /**
  * Wrap an acting tool so each successful call queues a frame, made from the picture the action
  * requested (`pictures`) when it took one. Reads (effects `read`) and calls that did not act
- * (errors, holds) record nothing. A write first marks the pictures still being taken stale
- * (action-pictures.ts): never waited for, never showing a later action's effect.
+ * (errors, holds) record nothing. A write first waits, bounded, for the pictures still being
+ * taken, and marks those it gave up on stale (action-pictures.ts): never a later action's effect.
  */
 export function recordingFrames<P, D>(
   tool: AgentTool<P, D>,
@@ -163,7 +163,7 @@ export function recordingFrames<P, D>(
   return {
     ...tool,
     async execute(id, params, signal, onUpdate, ctx): Promise<ToolResult<D>> {
-      pictures?.overtake();
+      await pictures?.overtake();
       const result = await execute(id, params, signal, onUpdate, ctx);
       const details = result.details as BrowserToolDetails | undefined;
       const picture = details?.tabId !== undefined ? pictures?.take(details.tabId) : undefined;
