@@ -176,7 +176,7 @@ export function recordingFrames<P, D>(
           label: tool.label,
           params,
           details,
-          ...(picture ? { picture } : {}),
+          ...(picture !== undefined ? { picture } : {}),
         });
       return result;
     },
