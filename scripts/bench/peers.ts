@@ -110,6 +110,52 @@ export interface AgentTotals {
   wallMsPerSuccess: number;
   firstRequestTokens: number;
   profile: InputProfile;
+  wall: WallProfile;
+}
+
+/**
+ * Where the wall time went, summed over every call: per tool (calls, ms), and for Keel the time
+ * to each call's result, the engine after it, and the page actions' phases.
+ */
+export interface WallProfile {
+  byTool: Record<string, { calls: number; ms: number }>;
+  /** Keel only: request → result recorded, and result → next request (CallTiming). */
+  split?: { toResultMs: number; afterMs: number };
+  /** Keel only: the page actions' phases (details.timing), summed. */
+  phases?: Record<string, number>;
+}
+
+export function wallProfile(rows: readonly PeerRow[]): WallProfile {
+  const byTool: WallProfile['byTool'] = {};
+  const split = { toResultMs: 0, afterMs: 0 };
+  const phases: Record<string, number> = {};
+  let timed = false;
+  for (const c of rows.flatMap((r) => r.calls)) {
+    if (!Number.isFinite(c.ms)) continue;
+    const t = (byTool[c.tool] ??= { calls: 0, ms: 0 });
+    t.calls++;
+    t.ms += c.ms;
+    if (c.toResultMs !== undefined && c.afterMs !== undefined) {
+      timed = true;
+      split.toResultMs += c.toResultMs;
+      split.afterMs += c.afterMs;
+    }
+    for (const [k, v] of Object.entries(c.phases ?? {})) phases[k] = (phases[k] ?? 0) + v;
+  }
+  return timed ? { byTool, split, phases } : { byTool };
+}
+
+/** The wall-time profile as a table: per tool, each agent's calls, total and mean ms. */
+export function wallTable(keel: WallProfile, peer: WallProfile): string {
+  const tools = [...new Set([...Object.keys(keel.byTool), ...Object.keys(peer.byTool)])].sort();
+  const cell = (t?: { calls: number; ms: number }) =>
+    t ? `${t.calls} | ${Math.round(t.ms)} | ${Math.round(t.ms / t.calls)}` : '— | — | —';
+  const lines = tools.map((n) => `| ${n} | ${cell(keel.byTool[n])} | ${cell(peer.byTool[n])} |`);
+  return [
+    '| tool | Keel calls | Keel ms | Keel ms/call | PW calls | PW ms | PW ms/call |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...lines,
+  ].join('\n');
 }
 
 function totals(agent: string, rows: readonly PeerRow[]): AgentTotals {
@@ -137,6 +183,7 @@ function totals(agent: string, rows: readonly PeerRow[]): AgentTotals {
       toolResults: sum(rows.map((r) => r.profile.toolResults)),
       other: sum(rows.map((r) => r.profile.other)),
     },
+    wall: wallProfile(rows),
   };
 }
 
@@ -157,6 +204,8 @@ export async function benchPeers(): Promise<BenchResult> {
   const only = process.env.KEEL_PEERS_TASKS?.split(',').filter(Boolean);
   const tasks = only ? PEER_TASKS.filter((t) => only.includes(t.id)) : PEER_TASKS;
   const expected = PEER_TASKS.length;
+  // KEEL_PEERS_AGENTS=keel runs one agent (A/B runs of Keel builds); the run is then incomplete.
+  const agents = process.env.KEEL_PEERS_AGENTS?.split(',') ?? ['keel', 'playwright-mcp'];
   await buildWidgets();
   const site = await serveFixtureSite(WIDGETS_DIR);
   const shop = await startShop();
@@ -183,18 +232,22 @@ export async function benchPeers(): Promise<BenchResult> {
   };
   try {
     // One agent at a time: the other's browser is closed, so neither competes for the CPU.
-    const keel = await startKeel([site.main.origin, shop.origin]);
-    try {
-      await runAll(keel);
-    } finally {
-      await keel.close();
+    if (agents.includes('keel')) {
+      const keel = await startKeel([site.main.origin, shop.origin]);
+      try {
+        await runAll(keel);
+      } finally {
+        await keel.close();
+      }
     }
-    const pw = await startPlaywrightMcp();
-    peerVersion = pw.version;
-    try {
-      await runAll(pw);
-    } finally {
-      await pw.close();
+    if (agents.includes('playwright-mcp')) {
+      const pw = await startPlaywrightMcp();
+      peerVersion = pw.version;
+      try {
+        await runAll(pw);
+      } finally {
+        await pw.close();
+      }
     }
   } finally {
     await site.close();
@@ -204,9 +257,14 @@ export async function benchPeers(): Promise<BenchResult> {
   const p = totals('playwright-mcp', rows['playwright-mcp']);
   const table = peersTable(rows.keel, rows['playwright-mcp']);
   console.log(table);
+  const walls = wallTable(k.wall, p.wall);
+  console.log(walls);
+  console.log(
+    `  [peers] Keel split: ${JSON.stringify(k.wall.split)}; phases ${JSON.stringify(k.wall.phases)}`,
+  );
   const tokenRatio = k.inputTokensPerSuccess / p.inputTokensPerSuccess;
   const wallRatio = k.wallMsPerSuccess / p.wallMsPerSuccess;
-  const complete = tasks.length === expected;
+  const complete = tasks.length === expected && agents.length === 2;
   const summary: SummaryRow[] = [
     {
       metric: 'peer tasks done (Keel / Playwright MCP)',
@@ -243,12 +301,12 @@ export async function benchPeers(): Promise<BenchResult> {
   if (!complete)
     summary.push({
       metric: 'peer tasks run',
-      value: `${tasks.length} of ${expected}`,
+      value: `${tasks.length} of ${expected}${agents.length < 2 ? ` (${agents.join(', ')} only)` : ''}`,
       baseline: 'KEEL_PEERS_TASKS',
       ratio: '—',
       target: 'all',
       ok: false,
-      incomplete: `${tasks.length} of ${expected} tasks run (KEEL_PEERS_TASKS)`,
+      incomplete: `${tasks.length} of ${expected} tasks run (KEEL_PEERS_TASKS), agents: ${agents.join(', ')}`,
     });
   const broken = [...rows.keel, ...rows['playwright-mcp']].filter((r) => r.error);
   if (broken.length)
@@ -261,7 +319,7 @@ export async function benchPeers(): Promise<BenchResult> {
       ok: false,
       incomplete: `${broken.length} task runs errored: ${broken[0].error}`,
     });
-  writeFileSync(join(REPO_ROOT, 'bench-results/peers.md'), `${table}\n`);
+  writeFileSync(join(REPO_ROOT, 'bench-results/peers.md'), `${table}\n\n${walls}\n`);
   return {
     name: 'peers',
     file: 'peers.json',

@@ -12,8 +12,8 @@ import {
 } from '../tools/browser/task-frames/task-recorder';
 
 /**
- * A frame is at most this wide (keeps the aspect): the tool card's thumbnail's width, so frames
- * made from a thumbnail and frames captured here are the same size.
+ * A frame is at most this wide (keeps the aspect): the width of the picture an action requests
+ * (page-action.ts), so frames made from it and frames captured here are the same size.
  */
 const FRAME_MAX_WIDTH = THUMBNAIL_MAX_WIDTH;
 const FRAME_QUALITY = 0.6;
@@ -23,7 +23,7 @@ const HIGHLIGHT_COLOUR = '#f97316';
 
 /**
  * The chrome.* side of task recordings (src/tools/browser/task-frames/task-recorder.ts): the
- * picture (the action's thumbnail when it took one, else a capture of the visible tab), password
+ * picture (the one the action requested when it took one, else a capture of the visible tab), password
  * fields painted over from the boxes the page's content script reports, the acted element
  * outlined, the frame stored beside the thread (store.frames, with its budget).
  */

@@ -30,6 +30,22 @@ import { type ChatRequest, outputTokens } from './accounting';
 import { CarefulModel, type Dialect, KEEL_DIALECT, PLAYWRIGHT_DIALECT } from './policy';
 import type { PeerTask } from './tasks';
 
+/**
+ * One tool call's wall time: from the model request that asked for it to the next request (the
+ * model answers at once, so this is all the agent's own time). Keel's is split further, on the
+ * one wall clock the bench and the extension share: `toResultMs` from the request to the call's
+ * result being recorded (the engine's step, the tool's wrappers and the tool), `afterMs` from
+ * there to the next request (the engine), and `phases`, the page action's own split
+ * (details.timing: prepare, act, settle, report).
+ */
+export interface CallTiming {
+  tool: string;
+  ms: number;
+  toResultMs?: number;
+  afterMs?: number;
+  phases?: Record<string, number>;
+}
+
 export interface TaskRun {
   agent: string;
   task: string;
@@ -42,6 +58,8 @@ export interface TaskRun {
   requests: ChatRequest[];
   outputTokens: number;
   wallMs: number;
+  /** Each call's wall time, in order (the profile in docs/benchmarks.md). */
+  calls: CallTiming[];
   /** Each call and the first line of its result (for the report). */
   trace: string[];
   /** A failed run's last two tool results in full (what the model had when it gave up). */
@@ -85,9 +103,12 @@ async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: number
 export async function startKeel(origins: readonly string[]): Promise<PeerAgent> {
   let model: CarefulModel | null = null;
   let requests: RecordedRequest[] = [];
+  let requestAt: number[] = [];
   let gaveUp: string | undefined;
   let output = 0;
   const dispatch = (r: RecordedRequest): ScriptedReply => {
+    // The wall clock: the tool results' `createdAt` (the extension's clock) is compared with it.
+    requestAt.push(Date.now());
     server.push(dispatch);
     requests.push(r);
     const move = model?.next(toolTexts((r.body.messages ?? []) as Msg[])) ?? { done: true };
@@ -131,6 +152,7 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
       await page.bringToFront();
       model = new CarefulModel(task.intents, KEEL_DIALECT);
       requests = [];
+      requestAt = [];
       gaveUp = undefined;
       output = 0;
       const { threadId } = await client.sendOk<{ threadId: string }>({ type: 'thread.create' });
@@ -171,6 +193,11 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
         requests: bodies,
         outputTokens: output,
         wallMs,
+        calls: keelCallTimings(
+          calls.map((c) => c.function.name),
+          requestAt,
+          client.events.slice(from),
+        ),
         trace: calls.map(
           (c, i) => `${c.function.name} ${c.function.arguments} → ${firstLine(results[i] ?? '')}`,
         ),
@@ -182,6 +209,40 @@ export async function startKeel(origins: readonly string[]): Promise<PeerAgent> 
     },
   };
 }
+
+/**
+ * Keel's calls timed from the model requests and the results' `createdAt`: the n-th result
+ * (calls run one at a time here) answers the n-th call the model asked for.
+ */
+function keelCallTimings(
+  names: readonly string[],
+  requestAt: readonly number[],
+  events: readonly unknown[],
+): CallTiming[] {
+  const results = new Map<string, { at: number; timing?: Record<string, number> }>();
+  for (const ev of events) {
+    const item = (ev as { item?: Record<string, unknown> }).item;
+    if (item?.kind !== 'tool_result' || typeof item.toolCallId !== 'string') continue;
+    if (results.has(item.toolCallId) || typeof item.createdAt !== 'number') continue;
+    const timing = (item.details as { timing?: Record<string, number> } | undefined)?.timing;
+    results.set(item.toolCallId, { at: item.createdAt, ...(timing ? { timing } : {}) });
+  }
+  const ordered = [...results.values()];
+  return names.map((tool, i) => {
+    const next = requestAt[i + 1] ?? Number.NaN;
+    const result = ordered[i];
+    if (!result) return { tool, ms: next - requestAt[i] };
+    return {
+      tool,
+      ms: next - requestAt[i],
+      toResultMs: result.at - requestAt[i],
+      afterMs: next - result.at,
+      ...(result.timing ? { phases: result.timing } : {}),
+    };
+  });
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 // ---------------------------------------------------------------- Playwright MCP
 
@@ -195,6 +256,7 @@ const EMPTY_RUN: Omit<TaskRun, 'agent' | 'task'> = {
   requests: [],
   outputTokens: 0,
   wallMs: 0,
+  calls: [],
   trace: [],
 };
 
@@ -271,6 +333,7 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
       const requests: ChatRequest[] = [];
       const texts: string[] = [];
       const trace: string[] = [];
+      const calls: CallTiming[] = [];
       const names = new Set<string>();
       let output = 0;
       let gaveUp: string | undefined;
@@ -279,6 +342,7 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
       const t0 = performance.now();
       try {
         for (;;) {
+          const asked = performance.now();
           requests.push({ messages: structuredClone(messages), tools });
           const move = model.next(texts);
           if ('done' in move) {
@@ -295,6 +359,7 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
             tool_calls: [{ id, function: { name, arguments: JSON.stringify(args) } }],
           });
           const text = await callText(name, args);
+          calls.push({ tool: name, ms: round1(performance.now() - asked) });
           names.add(name);
           messages.push({ role: 'tool', content: text, ...{ tool_call_id: id } });
           texts.push(text);
@@ -318,6 +383,7 @@ export async function startPlaywrightMcp(): Promise<PeerAgent & { version: strin
         requests,
         outputTokens: output,
         wallMs,
+        calls,
         trace,
       };
     },

@@ -3,6 +3,7 @@ import type { DebuggerSessions } from './debugger-sessions';
 import type { DevtoolsCapture } from './devtools/devtools-capture';
 import type { BrowserHost } from './host';
 import type { PageClient } from './page-client';
+import type { ActionPictures } from './task-frames/action-pictures';
 
 /** What every browser tool is built from (one instance per service worker). */
 export interface BrowserToolDeps {
@@ -11,8 +12,10 @@ export interface BrowserToolDeps {
   debuggers: DebuggerSessions;
   /** The console and network logs recorded through `debuggers` (browser_console, browser_network). */
   devtools: DevtoolsCapture;
-  /** Take small thumbnails after actions (details only). */
+  /** Take a small picture of the tab after actions (for the recording's frame). */
   thumbnails: boolean;
+  /** Where those pictures go, off the step's path (set when the task is recorded). */
+  pictures?: ActionPictures;
   /** Site secrets, for browser_type's placeholders (src/secrets). */
   secrets?: SecretSource;
 }

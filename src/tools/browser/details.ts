@@ -49,6 +49,12 @@ export interface BrowserToolDetails {
   };
   /** browser_snapshot of the whole page or viewport (not a diff): the outline as structure. */
   outline?: SnapshotOutline;
+  /**
+   * Where an action's time went, in ms, phase by phase (page-action.ts): `prepare` (the tab, the
+   * dialog guard), `act`, `settle` (the page's quiet wait), `report` (dialogs, the tab after),
+   * `thumbnail`. For the benchmark's wall-time profile (docs/benchmarks.md); never sent to the model.
+   */
+  timing?: Record<string, number>;
   /** Anything else a tool wants the UI to show (tab lists, matches…). */
   info?: Record<string, unknown>;
 }

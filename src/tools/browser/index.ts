@@ -5,6 +5,7 @@
  */
 import type { SecretSource } from '../../secrets/site-secrets';
 import { redactingSecrets } from './secret-redaction';
+import { ActionPictures } from './task-frames/action-pictures';
 import { recordingFrames, type TaskRecorder } from './task-frames/task-recorder';
 import type { AgentTool, ToolLifecycle } from '../types';
 import { DebuggerSessions } from './debugger-sessions';
@@ -52,7 +53,7 @@ export type { BrowserToolDetails, HighlightBox } from './details';
 export { untrustedPageContent, escapeUntrusted, UNTRUSTED_TAG } from './untrusted';
 
 export interface BrowserToolsOptions {
-  /** Small screenshots in `details` after actions (default true). */
+  /** A small picture of the tab after each action, for the recording's frame (default true). */
   thumbnails?: boolean;
   /** Idle time before the debugger detaches (default 30 s). */
   debuggerIdleMs?: number;
@@ -72,12 +73,18 @@ export function createBrowserTools(
   options: BrowserToolsOptions = {},
 ): BrowserTools {
   const debuggers = new DebuggerSessions(host, options.debuggerIdleMs);
+  // Pictures are taken only for the recording (nothing else waits for them).
+  const pictures =
+    options.frames && (options.thumbnails ?? true)
+      ? new ActionPictures((ms) => host.sleep(ms))
+      : undefined;
   const deps: BrowserToolDeps = {
     host,
     client: new PageClient(host),
     debuggers,
     devtools: new DevtoolsCapture(host, debuggers),
     thumbnails: options.thumbnails ?? true,
+    ...(pictures ? { pictures } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   };
   const typed = [
@@ -117,6 +124,7 @@ export function createBrowserTools(
     recordingFrames(
       redactingSecrets(outside.watch(guardRequests(t as AgentTool, host)), options.secrets),
       options.frames,
+      pictures,
     ),
   ) as unknown as AgentTool[];
   const release = (runId: string) => {

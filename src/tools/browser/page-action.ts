@@ -22,13 +22,16 @@ import {
 import { waitForTabLoad, waitForUrlChange } from './tab-waits';
 import { clipPageString } from './page-strings';
 import { getTabOrThrow } from './target';
+import type { ActionPictures } from './task-frames/action-pictures';
 import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
 
 export interface ActionDeps {
   host: BrowserHost;
   client: PageClient;
-  /** Take a small thumbnail after actions when the tab is visible. */
+  /** Take a small picture of the tab after actions when it is visible (for `pictures`). */
   thumbnails: boolean;
+  /** Where that picture goes; it is requested before the result returns, never waited for. */
+  pictures?: ActionPictures;
 }
 
 export interface PerformedAction {
@@ -84,6 +87,7 @@ export async function runPageAction(
   signal: AbortSignal,
 ): Promise<ToolResult<BrowserToolDetails>> {
   const { host } = deps;
+  const timing = phaseClock(host);
   const before = await getTabOrThrow(host, spec.tabId);
   const opened: TabInfo[] = [];
   const stopWatching = host.onTabCreated((t) => {
@@ -97,7 +101,9 @@ export async function runPageAction(
       await deps.client
         .call(spec.tabId, spec.frameId, { op: 'track' }, { timeoutMs: 1500, signal })
         .catch(() => undefined);
+    timing.lap('prepare');
     const performed = await spec.perform();
+    timing.lap('act');
     if (performed.held && !performed.held.partial)
       return {
         content: [
@@ -106,6 +112,9 @@ export async function runPageAction(
         held: performed.held,
       };
     const settled = await settleAfter(deps, spec, before, signal);
+    timing.lap('settle');
+    if (settled.kind === 'settled' || settled.kind === 'navigated')
+      requestPicture(deps, spec.tabId);
     const dialogs =
       guarded && settled.kind === 'settled'
         ? await collectGuardedDialogs(host, spec.tabId, spec.frameId)
@@ -114,11 +123,50 @@ export async function runPageAction(
       settled.kind === 'navigated' && settled.tab
         ? settled.tab
         : await host.getTab(spec.tabId).catch(() => undefined);
-    const result = await compose(deps, spec, before, after, performed, settled, opened, dialogs);
+    const result = compose(spec, before, after, performed, settled, opened, dialogs);
+    timing.lap('report');
+    if (result.details) result.details.timing = timing.phases;
     return performed.held ? { ...result, held: performed.held } : result;
   } finally {
     stopWatching();
   }
+}
+
+/**
+ * The picture of the settled page, for the recording: requested now, before the result returns
+ * (so it shows what the result describes), and taken off the step's path. It used to be awaited
+ * here as the tool card's thumbnail: a capture and a resize cost 200–1,000 ms per action on a
+ * loaded machine, 40 % of Keel's wall time in the peer benchmark (docs/benchmarks.md).
+ */
+function requestPicture(deps: ActionDeps, tabId: number): void {
+  const { pictures, host } = deps;
+  if (!deps.thumbnails || !pictures) return;
+  pictures.put(
+    tabId,
+    host.getTab(tabId).then((tab) => {
+      if (!tab.active) throw new Error('not the visible tab');
+      return host.captureVisibleTab(tab.windowId, {
+        format: 'jpeg',
+        quality: 50,
+        maxWidth: THUMBNAIL_MAX_WIDTH,
+        bestEffort: true,
+      });
+    }),
+  );
+}
+
+/** Laps of the host's clock, by phase name (`details.timing`). */
+function phaseClock(host: BrowserHost) {
+  const phases: Record<string, number> = {};
+  let last = host.now();
+  return {
+    phases,
+    lap(name: string): void {
+      const t = host.now();
+      phases[name] = (phases[name] ?? 0) + (t - last);
+      last = t;
+    },
+  };
 }
 
 async function settleAfter(
@@ -222,8 +270,7 @@ async function waitForNavigation(
   return { kind: 'navigated', tab: loaded.tab, stillLoading: loaded.timedOut };
 }
 
-async function compose(
-  deps: ActionDeps,
+function compose(
   spec: ActionSpec,
   before: TabInfo,
   after: TabInfo | undefined,
@@ -231,7 +278,7 @@ async function compose(
   settled: Settled,
   opened: TabInfo[],
   dialogs: GuardedDialog[],
-): Promise<ToolResult<BrowserToolDetails>> {
+): ToolResult<BrowserToolDetails> {
   const ref = spec.modelRef ?? '';
   const facts: string[] = [`${spec.verb}${ref ? ` ${ref}` : ''}.`];
   let refused: string | undefined;
@@ -325,21 +372,6 @@ async function compose(
     details.element = el.line;
     details.target = { role: el.role, name: el.name };
     details.highlight = { ...el.box, frameId: spec.frameId };
-  }
-  if (
-    deps.thumbnails &&
-    after?.active &&
-    settled.kind !== 'unresponsive' &&
-    settled.kind !== 'dialog'
-  ) {
-    details.thumbnail = await deps.host
-      .captureVisibleTab(after.windowId, {
-        format: 'jpeg',
-        quality: 50,
-        maxWidth: THUMBNAIL_MAX_WIDTH,
-        bestEffort: true,
-      })
-      .catch(() => undefined);
   }
   return { content: [{ type: 'text', text }], details, ...(refused ? { isError: true } : {}) };
 }

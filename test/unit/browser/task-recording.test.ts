@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { openGateForTests } from '../../../src/gatekeeper/receiver';
 import type { FrameRecord } from '../../../src/store/frames-repo';
 import type { BrowserToolDetails } from '../../../src/tools/browser/details';
+import type { CapturedImage } from '../../../src/tools/browser/host';
+import { ActionPictures } from '../../../src/tools/browser/task-frames/action-pictures';
 import { frameSummary } from '../../../src/tools/browser/task-frames/frame-summary';
 import {
   FRAME_QUEUE_MAX,
@@ -206,6 +208,46 @@ describe('TaskRecorder: a frame after each page action, off the step’s path', 
     );
     await recorder.idle();
     expect(shots).toEqual([{ tabId: 1 }]);
+  });
+
+  it('the action’s own picture makes the frame; one a later write overtook makes none', async () => {
+    const { host, shots, saved } = fakeHost();
+    const recorder = new TaskRecorder(host);
+    // The bounded wait of a write, made instant: c3 gives up on c2's picture at once.
+    const pictures = new ActionPictures(async () => {});
+    const image: CapturedImage = {
+      mimeType: 'image/jpeg',
+      dataBase64: 'AA==',
+      width: 4,
+      height: 3,
+    };
+    const captures: ((img: CapturedImage) => void)[] = [];
+    const tool = recordingFrames(
+      {
+        ...actingTool({ tabId: 2 }),
+        async execute() {
+          // As page-action.ts does once the page settled: requested, not waited for.
+          pictures.put(2, new Promise((r) => captures.push(r)));
+          return { content: [{ type: 'text', text: 'Clicked.' }], details: { tabId: 2 } };
+        },
+      },
+      recorder,
+      pictures,
+    );
+    await tool.execute('c1', { ref: 'e1' }, signal, () => {}, ctx);
+    captures[0](image);
+    await new Promise((r) => setTimeout(r, 0));
+    // c1's picture was taken before c2 acted; c3 acts while c2's is still being taken.
+    await tool.execute('c2', { ref: 'e1' }, signal, () => {}, ctx);
+    await tool.execute('c3', { ref: 'e1' }, signal, () => {}, ctx);
+    captures[1](image);
+    captures[2](image);
+    await recorder.idle();
+    expect(saved.map((f) => f.toolCallId)).toEqual(['c1', 'c3']);
+    expect(shots).toEqual([
+      { tabId: 2, image },
+      { tabId: 2, image },
+    ]);
   });
 
   it('a full queue drops its oldest waiting frame; a failed frame is skipped', async () => {

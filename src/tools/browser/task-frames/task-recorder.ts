@@ -12,6 +12,7 @@ import type { FrameBox, FrameRecord } from '../../../store/frames-repo';
 import type { AgentTool, ToolResult } from '../../types';
 import type { BrowserToolDetails } from '../details';
 import type { CapturedImage } from '../host';
+import type { ActionPicture, ActionPictures } from './action-pictures';
 import { frameSummary } from './frame-summary';
 
 /** What a frame job needs to make the picture. */
@@ -56,6 +57,8 @@ interface FrameJob {
   label: string;
   params: unknown;
   details: BrowserToolDetails;
+  /** The picture the action requested once the page settled (action-pictures.ts). */
+  picture?: Promise<ActionPicture>;
 }
 
 /** Jobs waiting at most: past this the oldest is dropped. */
@@ -104,13 +107,17 @@ export class TaskRecorder {
     for (const url of [d.urlBefore, d.urlAfter])
       if (url && (await this.host.isPrivate(url))) return;
     const box = d.highlight;
+    const taken = await job.picture;
+    // Overtaken by the next action: it may show that action's effect, so no frame for this step.
+    if (taken?.kind === 'stale') return;
+    const image = d.thumbnail ?? (taken?.kind === 'image' ? taken.image : undefined);
     const picture = await this.host.picture({
       tabId: d.tabId,
       // A box inside an embedded frame is relative to that frame: not drawn.
       ...(box && box.frameId === 0
         ? { highlight: { x: box.x, y: box.y, width: box.width, height: box.height } }
         : {}),
-      ...(d.thumbnail ? { image: d.thumbnail } : {}),
+      ...(image ? { image } : {}),
     });
     if (!picture) return;
     const summary = frameSummary({
@@ -141,20 +148,25 @@ export class TaskRecorder {
 }
 
 /**
- * Wrap an acting tool so each successful call queues a frame. Reads (effects `read`) and calls
- * that did not act (errors, holds) record nothing.
+ * Wrap an acting tool so each successful call queues a frame, made from the picture the action
+ * requested (`pictures`) when it took one. Reads (effects `read`) and calls that did not act
+ * (errors, holds) record nothing. A write first waits, bounded, for the pictures still being
+ * taken, and marks those it gave up on stale (action-pictures.ts): never a later action's effect.
  */
 export function recordingFrames<P, D>(
   tool: AgentTool<P, D>,
   recorder: TaskRecorder | undefined,
+  pictures?: ActionPictures,
 ): AgentTool<P, D> {
   if (!recorder || tool.effects !== 'write') return tool;
   const execute = tool.execute.bind(tool);
   return {
     ...tool,
     async execute(id, params, signal, onUpdate, ctx): Promise<ToolResult<D>> {
+      await pictures?.overtake();
       const result = await execute(id, params, signal, onUpdate, ctx);
       const details = result.details as BrowserToolDetails | undefined;
+      const picture = details?.tabId !== undefined ? pictures?.take(details.tabId) : undefined;
       if (!result.isError && !result.held && details?.tabId !== undefined)
         recorder.enqueue({
           threadId: ctx.threadId,
@@ -164,6 +176,7 @@ export function recordingFrames<P, D>(
           label: tool.label,
           params,
           details,
+          ...(picture !== undefined ? { picture } : {}),
         });
       return result;
     },
