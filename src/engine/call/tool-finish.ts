@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { PlannedToolCall, RunRecord } from '../../store/records';
 import type { RegisteredTool } from '../../tools/registry';
 import { closeRemainingCalls } from '../run/close-calls';
@@ -32,6 +33,7 @@ export async function finishCall(
   extra: { interactionId?: string } = {},
 ): Promise<StepOutcome> {
   const { run: run0, call, reg } = c;
+  stepMark('result.commit');
   const out = await ctx.commit('tool_result', async (outbox) => {
     const now = ctx.clock.now();
     const run = (await ctx.store.runs.get(run0.runId))!;
@@ -139,5 +141,6 @@ export async function finishCall(
     );
     return { run: r };
   });
+  stepMark('result.committed');
   return isTerminal(out.run.state) ? 'ended' : 'continue';
 }

@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { RunRecord } from '../../store/records';
 import type { EngineContext } from '../host/engine-context';
 import { LeafWriter } from '../run/leaf-writer';
@@ -19,7 +20,8 @@ export type Cutoff =
  */
 export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cutoff | null> {
   const { store } = ctx;
-  return ctx.commit('cutoff', async (outbox) => {
+  stepMark('cutoff.commit');
+  const cut = await ctx.commit('cutoff', async (outbox) => {
     const run = await store.runs.get(runId);
     if (!run || run.state !== 'streaming_model' || !run.env) return null;
     if (!(await store.threads.get(run.threadId))) return null;
@@ -63,4 +65,6 @@ export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cut
     );
     return { kind: 'call' as const, run: r, leaf: w.leaf };
   });
+  stepMark('cutoff.committed');
+  return cut;
 }
