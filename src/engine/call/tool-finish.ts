@@ -17,6 +17,7 @@ import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 import { upsertCallNode } from '../run/tool-call-node';
 import type { Finish } from './call-finish';
+import { cutoffWithResult } from '../model/step-cutoff';
 
 export type { FailureEffect };
 export type { Finish };
@@ -130,17 +131,24 @@ export async function finishCall(
       );
       return { run: r };
     }
-    await w.finish(now);
-    const r = await ctx.store.runs.update(
-      run.runId,
-      (r) => {
-        cursor(r);
-        moveRun(r, 'afterToolResult', next.to);
-      },
-      now,
-    );
-    return { run: r };
+    // The batch is done: the next request's cutoff goes in this commit (step-cutoff.ts).
+    const cutoff = next.to === 'streaming_model' ? await cutoffWithResult(ctx, w, run) : null;
+    // Two independent writes, issued together: the transaction commits both or neither.
+    const [, r] = await Promise.all([
+      w.finish(now),
+      ctx.store.runs.update(
+        run.runId,
+        (r) => {
+          cursor(r);
+          moveRun(r, 'afterToolResult', next.to);
+          cutoff?.apply(r);
+        },
+        now,
+      ),
+    ]);
+    return { run: r, cutoff };
   });
+  if ('cutoff' in out && out.cutoff) out.cutoff.remember(out.run);
   stepMark('result.committed');
   return isTerminal(out.run.state) ? 'ended' : 'continue';
 }
