@@ -86,14 +86,18 @@ export const PHASES: { phase: string; until: string; what: string }[] = [
   {
     phase: 'result commit',
     until: 'result.committed',
-    what: 'tool_call final state + tool_result + cursor transaction',
+    what: 'tool_call final state + tool_result + cursor (+ the next cutoff) transaction',
   },
   {
     phase: 'driver → cutoff',
     until: 'cutoff.commit',
     what: 'the driver reads the run, take-over check',
   },
-  { phase: 'cutoff commit', until: 'cutoff.committed', what: 'the takeCutoff transaction' },
+  {
+    phase: 'cutoff commit',
+    until: 'cutoff.committed',
+    what: "the takeCutoff transaction (none when the result's commit took the cutoff)",
+  },
   {
     phase: 'page tools + path read',
     until: 'context.build',

@@ -20,15 +20,17 @@ export type Cutoff =
  */
 export async function takeCutoff(ctx: EngineContext, runId: string): Promise<Cutoff | null> {
   const { store } = ctx;
+  stepMark('cutoff.commit');
   const early = takeEarlyCutoff(ctx, runId);
   if (early) {
     // Taken with the batch's last result (`cutoffWithResult`): nothing was committed to the run
     // since, so that commit is this request's cutoff.
     const run = await store.runs.get(runId);
-    if (run?.revision === early.revision && run.state === 'streaming_model' && run.env)
+    if (run?.revision === early.revision && run.state === 'streaming_model' && run.env) {
+      stepMark('cutoff.committed');
       return { kind: 'call', run, leaf: early.leaf };
+    }
   }
-  stepMark('cutoff.commit');
   const cut = await ctx.commit('cutoff', async (outbox) => {
     const run = await store.runs.get(runId);
     if (!run || run.state !== 'streaming_model' || !run.env) return null;
