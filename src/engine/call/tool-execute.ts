@@ -29,23 +29,20 @@ export async function execute(
   stepMark('tool_start.commit');
   await ctx.commit('tool_start', async (outbox) => {
     const now = ctx.clock.now();
-    // The call's node and the run: independent writes, issued together (one commit).
-    await Promise.all([
-      upsertCallNode(ctx, c, 'executing', outbox),
-      ctx.store.runs.update(
-        run.runId,
-        (r) => {
-          moveRun(r, 'execute', 'executing_tool');
-          r.pendingTool = startedCall(
-            prev,
-            { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
-            params,
-            target,
-          );
-        },
-        now,
-      ),
-    ]);
+    await upsertCallNode(ctx, c, 'executing', outbox);
+    await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        moveRun(r, 'execute', 'executing_tool');
+        r.pendingTool = startedCall(
+          prev,
+          { toolCallId: call.id, nodeId: call.nodeId, name: call.name },
+          params,
+          target,
+        );
+      },
+      now,
+    );
   });
   stepMark('tool_start.committed');
   await ctx.boundary('tool:running');

@@ -133,19 +133,16 @@ export async function finishCall(
     }
     // The batch is done: the next request's cutoff goes in this commit (step-cutoff.ts).
     const cutoff = next.to === 'streaming_model' ? await cutoffWithResult(ctx, w, run) : null;
-    // Two independent writes, issued together: the transaction commits both or neither.
-    const [, r] = await Promise.all([
-      w.finish(now),
-      ctx.store.runs.update(
-        run.runId,
-        (r) => {
-          cursor(r);
-          moveRun(r, 'afterToolResult', next.to);
-          cutoff?.apply(r);
-        },
-        now,
-      ),
-    ]);
+    await w.finish(now);
+    const r = await ctx.store.runs.update(
+      run.runId,
+      (r) => {
+        cursor(r);
+        moveRun(r, 'afterToolResult', next.to);
+        cutoff?.apply(r);
+      },
+      now,
+    );
     return { run: r, cutoff };
   });
   if ('cutoff' in out && out.cutoff) out.cutoff.remember(out.run);

@@ -131,18 +131,15 @@ export async function commitAssistant(
       );
       return { run: ended.run, thread: ended.thread };
     }
-    // Two independent writes, issued together: the transaction commits both or neither.
-    const [t, r] = await Promise.all([
-      w.finish(now, threadUsage),
-      store.runs.update(
-        run.runId,
-        (r) => {
-          usage(r);
-          moveRun(r, 'afterAssistant', next.to);
-        },
-        now,
-      ),
-    ]);
+    const t = await w.finish(now, threadUsage);
+    const r = await store.runs.update(
+      run.runId,
+      (r) => {
+        usage(r);
+        moveRun(r, 'afterAssistant', next.to);
+      },
+      now,
+    );
     return { run: r, thread: t };
   });
   stepMark('assistant.committed');
