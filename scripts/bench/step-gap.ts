@@ -23,6 +23,18 @@ import { startChatServer, wallClock, type ChatRequest } from '../demo/openai-ser
 import { launch, lightClient, pageTimedTurn, toolResultsSinceUser, useServer } from './chromium';
 import { percentile, round, fmtMs, fmtRatio, type BenchResult, type SummaryRow } from './stats';
 import { makeThread, seed } from './thread-2000';
+import {
+  DRAIN_MARKS_SOURCE,
+  enableMarksSource,
+  phaseTable,
+  serverTimes,
+  stepPhases,
+  workerClockOffset,
+  type Mark,
+} from './step-gap-profile';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../demo/setup';
 
 const GOAL_P50_MS = 10;
 const GOAL_P95_MS = 25;
@@ -157,34 +169,63 @@ export async function benchStepGap(
       if (Date.now() > until) throw new Error('step gap: the MCP tool was never offered');
       await new Promise((r) => setTimeout(r, 300));
     }
+    // Where the gap goes: the worker marks each phase (src/util/step-marks.ts), on for this run.
+    await ext.worker.evaluate(enableMarksSource(mcp.url));
+    const offset = await workerClockOffset(ext.worker);
+    const profile: Record<'long' | 'small' | 'large', (number[] | null)[]> = {
+      long: [],
+      small: [],
+      large: [],
+    };
     /** One turn's gaps: the requests and tool calls it made, paired. */
-    const turn = async (steps: number, threadId?: string) => {
+    const turn = async (steps: number, threadId?: string, shape?: keyof typeof profile) => {
       stepsPerTurn = steps;
       const r0 = server.requests.length;
       const c0 = mcp.calls.length;
+      await ext.worker.evaluate(DRAIN_MARKS_SOURCE);
       await pageTimedTurn(page, 'go', threadId);
       const calls = mcp.calls.slice(c0);
       if (calls.length !== steps)
         throw new Error(`step gap: expected ${steps} tool calls, the server saw ${calls.length}`);
-      return gapsOf(server.requests.slice(r0), calls, parts);
+      const marks = ((await ext.worker.evaluate(DRAIN_MARKS_SOURCE)) as Mark[]).map(
+        ([p, at]): Mark => [p, at - offset],
+      );
+      const requests = server.requests.slice(r0);
+      if (shape) profile[shape].push(...stepPhases(marks, serverTimes(requests, calls)));
+      return gapsOf(requests, calls, parts);
     };
     const parts: Parts = { beforeTool: [], afterTool: [] };
     await turn(shortSteps); // warm-up
-    const long = await turn(longSteps);
+    const long = await turn(longSteps, undefined, 'long');
     const small: number[] = [];
-    for (let i = 0; i < shortTurns; i++) small.push(...(await turn(shortSteps)));
+    for (let i = 0; i < shortTurns; i++)
+      small.push(...(await turn(shortSteps, undefined, 'small')));
     await seed(page, big.thread, big.nodes);
+    await ext.worker.evaluate(enableMarksSource(mcp.url));
     const large: number[] = [];
     const bigRequests = server.requests.length;
     await turn(shortSteps, big.thread.threadId); // warm-up: the thread's first read
     for (let i = 0; i < shortTurns; i++)
-      large.push(...(await turn(shortSteps, big.thread.threadId)));
+      large.push(...(await turn(shortSteps, big.thread.threadId, 'large')));
     const expected = {
       long: longSteps,
       small: shortSteps * shortTurns,
       large: shortSteps * shortTurns,
     };
     const s = { long: stats(long), small: stats(small), large: stats(large) };
+    const where = {
+      method:
+        "per step, p50 of each phase: worker marks (src/util/step-marks.ts, on only for this benchmark) and the servers' times, on this process's clock",
+      workerClockOffsetMs: round(offset, 3),
+      smallThreads: phaseTable(profile.small),
+      largeThread: phaseTable(profile.large),
+      longTurn: phaseTable(profile.long),
+    };
+    mkdirSync(join(REPO_ROOT, 'bench-results'), { recursive: true });
+    writeFileSync(
+      join(REPO_ROOT, 'bench-results', 'step-gap-profile.json'),
+      `${JSON.stringify(where, null, 2)}\n`,
+    );
     const flat = s.large.p50 / s.small.p50;
     const incomplete =
       long.length < expected.long || small.length < expected.small || large.length < expected.large

@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import { RECORD_VERSION, type PreparedToolCall } from '../../store/records';
 import type { ToolCallContext, ToolResult, ToolTarget } from '../../tools/types';
 import { RunAborted, type EngineContext } from '../host/engine-context';
@@ -25,6 +26,7 @@ export async function execute(
 ): Promise<StepOutcome> {
   const { run, call, reg, params, info: tctx, signal } = c;
   const { target, prev } = o;
+  stepMark('tool_start.commit');
   await ctx.commit('tool_start', async (outbox) => {
     const now = ctx.clock.now();
     await upsertCallNode(ctx, c, 'executing', outbox);
@@ -42,6 +44,7 @@ export async function execute(
       now,
     );
   });
+  stepMark('tool_start.committed');
   await ctx.boundary('tool:running');
 
   // The gate the executor asks at the moment of effect: the rules as they are now, and the
@@ -102,6 +105,7 @@ export async function execute(
   let result: ToolResult;
   let attempt = 1;
   for (;;) {
+    stepMark('tool.execute');
     const out = await attemptOnce(ctx, c, liveCtx, (p) => {
       progress = p;
       ctx.emit({
@@ -168,6 +172,7 @@ export async function execute(
     }
     attempt = next.nextAttempt;
   }
+  stepMark('tool.returned');
   await ctx.boundary('tool:returned');
   if (result.held) {
     // Nothing (more) reached the receiver: ask about it. The call is parked, not finished.

@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { PlannedToolCall, RunRecord } from '../../store/records';
 import type { RegisteredTool } from '../../tools/registry';
 import { closeRemainingCalls } from '../run/close-calls';
@@ -16,6 +17,7 @@ import { moveRun } from '../run/run-edges';
 import type { StepOutcome } from '../run/step-outcome';
 import { upsertCallNode } from '../run/tool-call-node';
 import type { Finish } from './call-finish';
+import { cutoffWithResult } from '../model/step-cutoff';
 
 export type { FailureEffect };
 export type { Finish };
@@ -32,6 +34,7 @@ export async function finishCall(
   extra: { interactionId?: string } = {},
 ): Promise<StepOutcome> {
   const { run: run0, call, reg } = c;
+  stepMark('result.commit');
   const out = await ctx.commit('tool_result', async (outbox) => {
     const now = ctx.clock.now();
     const run = (await ctx.store.runs.get(run0.runId))!;
@@ -128,16 +131,21 @@ export async function finishCall(
       );
       return { run: r };
     }
+    // The batch is done: the next request's cutoff goes in this commit (step-cutoff.ts).
+    const cutoff = next.to === 'streaming_model' ? await cutoffWithResult(ctx, w, run) : null;
     await w.finish(now);
     const r = await ctx.store.runs.update(
       run.runId,
       (r) => {
         cursor(r);
         moveRun(r, 'afterToolResult', next.to);
+        cutoff?.apply(r);
       },
       now,
     );
-    return { run: r };
+    return { run: r, cutoff };
   });
+  if ('cutoff' in out && out.cutoff) out.cutoff.remember(out.run);
+  stepMark('result.committed');
   return isTerminal(out.run.state) ? 'ended' : 'continue';
 }

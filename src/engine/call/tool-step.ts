@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import { approvalDigest } from '../../gatekeeper/approval-digest';
 import { dispatchRecheck } from '../../gatekeeper/dispatch-recheck';
 import { decideVerdict, permissionKey } from '../../gatekeeper/verdict';
@@ -42,6 +43,7 @@ export async function toolStep(
   runId: string,
   signal: AbortSignal,
 ): Promise<StepOutcome> {
+  stepMark('tool.step');
   const run = await ctx.store.runs.get(runId);
   if (run?.state !== 'executing_tool' || !run.env) return 'ended';
   const { toolCalls, nextToolIndex } = run.stepCursor;
@@ -263,7 +265,9 @@ async function judge(ctx: EngineContext, c: CallInFlight, target: ToolTarget) {
 async function judgeThenExecute(ctx: EngineContext, c: CallInFlight): Promise<StepOutcome> {
   const t = await resolveTarget(c, c.params);
   if ('error' in t) return finishCall(ctx, c, Finishes.failed(t.error));
+  stepMark('verdict.start');
   const { verdict, ruleVersion } = await judge(ctx, c, t.target);
+  stepMark('verdict.end');
   // Record what the call ran under, so a retry after a restart re-checks against the same rule.
   const prepared: PreparedToolCall = {
     toolCallId: c.call.id,

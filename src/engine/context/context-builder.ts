@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { ContentBlock } from '../../protocol';
 import type { ProviderMessage } from '../../providers/types';
 import type { NodeRecord } from '../../store/records';
@@ -76,7 +77,10 @@ export function summaryContent(summary: string): ContentBlock[] {
  * the same as a build from scratch (test/unit/context/context-resume.test.ts).
  */
 export function buildContext(fullPath: NodeRecord[], opts: ContextOptions): ProviderMessage[] {
-  return resume(fullPath, opts) ?? fromScratch(fullPath, opts);
+  stepMark('context.build');
+  const messages = resume(fullPath, opts) ?? fromScratch(fullPath, opts);
+  stepMark('context.built');
+  return messages;
 }
 
 /** Where a build stopped, to resume from (one per thread, the latest). */

@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { Item } from '../../protocol';
 import { jsonDepthError } from '../../tools/argument-depth';
 import type { NodeRecord, PlannedToolCall, RunRecord } from '../../store/records';
@@ -55,6 +56,7 @@ export async function commitAssistant(
   const intent = round === 'plan' ? detectIntent(res.text) : null;
   const shownText = round ? stripIntentTags(res.text) : res.text;
 
+  stepMark('assistant.commit');
   const out = await ctx.commit('assistant', async (outbox) => {
     const run = (await store.runs.get(run0.runId))!;
     const now = ctx.clock.now();
@@ -140,6 +142,7 @@ export async function commitAssistant(
     );
     return { run: r, thread: t };
   });
+  stepMark('assistant.committed');
   ctx.emit({
     type: 'token.usage',
     threadId: out.run.threadId,

@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 import type { ThinkingPart, Usage } from '../../protocol';
 import type {
   NormalizedStopReason,
@@ -63,6 +64,7 @@ export async function streamOnce(
       model: run.env!.model,
     },
   });
+  stepMark('stream.call');
   let first = true;
   try {
     for await (const ev of provider.stream(request)) {
@@ -163,6 +165,7 @@ export async function streamOnce(
       retryable: true,
     };
   }
+  stepMark('stream.end');
   const rest = tags?.flush();
   if (rest && !res.error)
     ctx.emit({ type: 'item.delta', threadId, itemId: assistantId, delta: { text: rest } });

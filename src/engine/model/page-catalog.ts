@@ -1,3 +1,4 @@
+import { stepMark } from '../../util/step-marks';
 /**
  * Page tools (WebMCP) in a run's catalog. A run's catalog is fixed when it starts, except for
  * the tools the pages offer: a page registers and unregisters them at will, and a navigation
@@ -51,6 +52,7 @@ export function withPageTools(
  * run as it now is. Without a browser, a tab or tool use, the run is returned as it was.
  */
 export async function refreshPageTools(ctx: EngineContext, run: RunRecord): Promise<RunRecord> {
+  stepMark('pagetools');
   const discover = ctx.browser?.pageTools;
   if (!discover || run.tabId === undefined || !run.env?.modelInfo.toolUse) return run;
   const entries = await catalogOf(await discover(run.tabId));
