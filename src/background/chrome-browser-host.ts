@@ -319,6 +319,7 @@ export function createChromeBrowserHost(options: ChromeBrowserHostOptions = {}):
           };
           return {
             frameId: r.frameId,
+            ...(typeof r.documentId === 'string' ? { documentId: r.documentId } : {}),
             url: String(v.url ?? ''),
             width: Number(v.width ?? 0),
             height: Number(v.height ?? 0),

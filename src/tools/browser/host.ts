@@ -28,6 +28,8 @@ export interface TabInfo {
 
 export interface FrameInfo {
   frameId: number;
+  /** The document the frame shows now (Chrome's documentId); absent where the host cannot tell. */
+  documentId?: string;
   url: string;
   /** The frame's viewport size (CSS px): pairs it with its iframe element when URLs repeat. */
   width: number;

@@ -282,3 +282,56 @@ describe('a tool on a tab a dialog blocks', () => {
     });
   });
 });
+
+describe('bringing the wrappers up to date before each call', () => {
+  const frame = (frameId: number, documentId?: string) => ({
+    frameId,
+    url: 'https://shop.example/cart',
+    width: 800,
+    height: 600,
+    ...(documentId ? { documentId } : {}),
+  });
+
+  it('sends nothing while every frame shows the document that got the mode; a new document, frame or mode gets it', async () => {
+    const { host, run, modeIn } = setup();
+    const holds = () => host.mainWorldLog.filter((c) => c.name === 'holdDialogsInPage').length;
+    host.frames = [frame(0, 'doc-a')];
+    await run('browser_tabs', 'r1', 1);
+    expect(modeIn(1)).toBe(HOLD_MS);
+    expect(holds()).toBe(1);
+    await run('browser_tabs', 'r1', 1);
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(1);
+    // A child frame appears: both frames get it (the top one again, harmlessly).
+    host.frames = [frame(0, 'doc-a'), frame(3, 'doc-c')];
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(3);
+    // The child frame navigates: a new document.
+    host.frames = [frame(0, 'doc-a'), frame(3, 'doc-d')];
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(5);
+    // The tab starts loading: whatever the frames say, the next call brings them up to date.
+    host.emitChange({ tabId: 1, status: 'loading' });
+    await flush();
+    const afterLoad = holds();
+    expect(afterLoad).toBe(7);
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(afterLoad);
+    // A debugger session now sees the dialogs: the mode changes, so it is sent.
+    host.emitDialogSignal(1, true);
+    await flush();
+    expect(modeIn(1)).toBe(SIGNAL_ONLY);
+    const before = holds();
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(before);
+  });
+
+  it('always sends where the document of a frame is unknown', async () => {
+    const { host, run } = setup();
+    const holds = () => host.mainWorldLog.filter((c) => c.name === 'holdDialogsInPage').length;
+    host.frames = [frame(0)];
+    await run('browser_tabs', 'r1', 1);
+    await run('browser_tabs', 'r1', 1);
+    expect(holds()).toBe(2);
+  });
+});

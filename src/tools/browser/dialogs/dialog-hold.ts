@@ -32,7 +32,7 @@ import {
   DIALOG_PENDING_EVENT,
   HOLD_MS,
 } from '../../../../content-scripts/dialog-pending';
-import { HostError, type BrowserHost } from '../host';
+import { HostError, type BrowserHost, type FrameInfo } from '../host';
 
 export { HOLD_MS };
 /** Signal a dialog's start and end, never hold. */
@@ -129,27 +129,45 @@ export async function setDialogHold(
   tabId: number,
   mode: number,
   install = true,
-): Promise<void> {
+  frames?: readonly FrameInfo[],
+): Promise<boolean> {
   const name = await markOf(host);
-  const listed = await host.listFrames(tabId).catch(() => []);
+  const listed = frames ?? (await host.listFrames(tabId).catch(() => []));
   const frameIds = listed.length ? listed.map((f) => f.frameId) : [0];
   const armed = mode !== OFF;
-  await Promise.all(
+  const done = await Promise.all(
     frameIds.map(async (frameId) => {
       // The content script first: a wrapper it does not listen to does not hold the page.
       const arm = { kind: DIALOG_ARM_MESSAGE, armed };
       if (armed) await armFrame(host, tabId, frameId, arm);
-      await host
+      const ran = await host
         .runInMainWorld(tabId, frameId, holdDialogsInPage, [
           mode,
           [DIALOG_PENDING_EVENT, DIALOG_CLOSED_EVENT],
           name,
           install,
         ])
-        .catch(() => false);
+        .then(
+          () => true,
+          () => false,
+        );
       if (!armed) await host.sendToFrame(tabId, frameId, arm, ARM_OPTS).catch(() => undefined);
+      return ran;
     }),
   );
+  return listed.length > 0 && done.every(Boolean);
+}
+
+/**
+ * What a tab's wrappers were last brought to: the mode and each frame's document. Equal keys mean
+ * nothing is left to do — every frame still shows the document that got the mode — so the
+ * per-frame message and `chrome.scripting` call can be skipped. Null (never skip) when a frame's
+ * document is unknown.
+ */
+export function holdKey(mode: number, frames: readonly FrameInfo[]): string | null {
+  if (!frames.length || frames.some((f) => !f.documentId)) return null;
+  const docs = frames.map((f) => `${f.frameId}:${f.documentId}`).sort();
+  return `${mode}|${docs.join(',')}`;
 }
 
 /**

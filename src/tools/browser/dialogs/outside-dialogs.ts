@@ -22,7 +22,7 @@ import {
   type DialogBlock,
   UNSEEN_DIALOG_HINT,
 } from './dialog-block';
-import { HOLD_MS, OFF, SIGNAL_ONLY, setDialogHold } from './dialog-hold';
+import { HOLD_MS, OFF, SIGNAL_ONLY, holdKey, setDialogHold } from './dialog-hold';
 import { HostError, type BrowserHost } from '../host';
 
 /** Tools that act on tabs, not in the page: they run while a dialog is open, with a note. */
@@ -50,6 +50,8 @@ export class OutsideDialogs {
   private readonly switchedOff = new Set<number>();
   /** Per tab, the mode changes in flight: applied in order, each with the mode at its turn. */
   private readonly applying = new Map<number, Promise<void>>();
+  /** Per tab, what the wrappers were last brought to (`holdKey`): nothing to send while equal. */
+  private readonly applied = new Map<number, string>();
 
   constructor(
     private readonly host: BrowserHost,
@@ -60,7 +62,10 @@ export class OutsideDialogs {
     host.onTabChanged((change) => {
       if (!this.runOfTab.has(change.tabId)) return;
       // A new document: its dialogs are new, and it needs the wrapper again.
-      if (change.status === 'loading') this.signalled.delete(change.tabId);
+      if (change.status === 'loading') {
+        this.signalled.delete(change.tabId);
+        this.applied.delete(change.tabId);
+      }
       if (change.status) void this.apply(change.tabId);
     });
     debuggers.onChange((c) => this.onSession(c));
@@ -184,9 +189,17 @@ export class OutsideDialogs {
    * off where a wrapper is (one a restarted worker or an ended run left): never installed.
    */
   private apply(tabId: number, opts: { detaching?: boolean } = {}): Promise<void> {
-    const next = (this.applying.get(tabId) ?? Promise.resolve()).then(() => {
+    const next = (this.applying.get(tabId) ?? Promise.resolve()).then(async () => {
       const mode = this.modeFor(tabId, opts.detaching === true);
-      return setDialogHold(this.host, tabId, mode, mode !== OFF);
+      // Every tool call comes here first: when each frame still shows the document that got
+      // this mode, there is nothing to send (measured: this was part of each read's overhead
+      // against Playwright MCP, docs/benchmarks.md).
+      const frames = await this.host.listFrames(tabId).catch(() => []);
+      const key = holdKey(mode, frames);
+      if (key && this.applied.get(tabId) === key) return;
+      this.applied.delete(tabId);
+      const ok = await setDialogHold(this.host, tabId, mode, mode !== OFF, frames);
+      if (ok && key) this.applied.set(tabId, key);
     });
     this.applying.set(tabId, next);
     void next.finally(() => {
@@ -263,6 +276,7 @@ export class OutsideDialogs {
 
   private forgetTab(tabId: number): void {
     this.runOfTab.delete(tabId);
+    this.applied.delete(tabId);
     this.switchedOff.delete(tabId);
     this.signalled.delete(tabId);
     this.unattachable.delete(tabId);
