@@ -16,8 +16,13 @@ interface Pending {
   stale: boolean;
 }
 
-/** How long a write waits for earlier pictures before it acts anyway (they become stale). */
-export const PICTURE_WAIT_MS = 250;
+/**
+ * How long a write waits for earlier pictures before it acts anyway (they become stale). Chrome
+ * allows two captures a second, so back-to-back writes (type, type, click) can find the previous
+ * picture waiting up to 500 ms for its slot; at 250 ms a loaded CI run recorded 2 frames of 3.
+ * A second covers the slot with margin, and costs nothing when the model's turn came between.
+ */
+export const PICTURE_WAIT_MS = 1000;
 
 /**
  * The picture an action takes of its tab once the page settled, kept off the step's path: the
