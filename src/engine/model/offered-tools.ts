@@ -42,7 +42,7 @@ export function offeredTools(
         .join('\n')}`,
     },
     ...loaded.map(specOf),
-    ...catalog.filter((e) => !e.descriptor.onDemand && page(e)).map(specOf),
+    ...catalog.filter(page).map(specOf),
   ];
 }
 

@@ -12,9 +12,10 @@ export interface BrowserToolDeps {
   debuggers: DebuggerSessions;
   /** The console and network logs recorded through `debuggers` (browser_console, browser_network). */
   devtools: DevtoolsCapture;
-  /** Take a small picture of the tab after actions (for the recording's frame). */
-  thumbnails: boolean;
-  /** Where those pictures go, off the step's path (set when the task is recorded). */
+  /**
+   * Where the picture of the tab after each action goes, off the step's path: set when the task
+   * is recorded and pictures are on; without it no picture is taken.
+   */
   pictures?: ActionPictures;
   /** Site secrets, for browser_type's placeholders (src/secrets). */
   secrets?: SecretSource;

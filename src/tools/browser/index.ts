@@ -83,7 +83,6 @@ export function createBrowserTools(
     client: new PageClient(host),
     debuggers,
     devtools: new DevtoolsCapture(host, debuggers),
-    thumbnails: options.thumbnails ?? true,
     ...(pictures ? { pictures } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   };

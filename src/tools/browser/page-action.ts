@@ -28,9 +28,7 @@ import { UNTRUSTED_NOTE, untrustedPageContent } from './untrusted';
 export interface ActionDeps {
   host: BrowserHost;
   client: PageClient;
-  /** Take a small picture of the tab after actions when it is visible (for `pictures`). */
-  thumbnails: boolean;
-  /** Where that picture goes; it is requested before the result returns, never waited for. */
+  /** Where the picture of the settled page goes (requested before the result returns, never waited for); none without it. */
   pictures?: ActionPictures;
 }
 
@@ -140,7 +138,7 @@ export async function runPageAction(
  */
 function requestPicture(deps: ActionDeps, tabId: number): void {
   const { pictures, host } = deps;
-  if (!deps.thumbnails || !pictures) return;
+  if (!pictures) return;
   pictures.put(
     tabId,
     host.getTab(tabId).then((tab) => {

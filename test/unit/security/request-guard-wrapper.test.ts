@@ -349,7 +349,7 @@ describe('browser_tab_open opens its tab under its own guard', () => {
       host.cause();
       return navigate(tabId, url);
     };
-    const deps = { host, client: {} as never, debuggers: {} as never, thumbnails: false };
+    const deps = { host, client: {} as never, debuggers: {} as never };
     return { host, visited, tool: tabOpenTool(deps as never) };
   }
   const openCtx = (rules: Array<[string, 'allow' | 'block']>): ToolCallContext => ({

@@ -20,7 +20,7 @@ export interface FrameShot {
   tabId: number;
   /** The acted element's box in the top frame's viewport (CSS px), when known. */
   highlight?: { x: number; y: number; width: number; height: number };
-  /** A capture the action already took (the tool card's thumbnail): reused, not retaken. */
+  /** A capture the action already took (its requested picture): reused, not retaken. */
   image?: CapturedImage;
 }
 
@@ -110,7 +110,7 @@ export class TaskRecorder {
     const taken = await job.picture;
     // Overtaken by the next action: it may show that action's effect, so no frame for this step.
     if (taken?.kind === 'stale') return;
-    const image = d.thumbnail ?? (taken?.kind === 'image' ? taken.image : undefined);
+    const image = taken?.kind === 'image' ? taken.image : undefined;
     const picture = await this.host.picture({
       tabId: d.tabId,
       // A box inside an embedded frame is relative to that frame: not drawn.
