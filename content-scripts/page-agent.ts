@@ -22,6 +22,7 @@ import {
 } from './actions/pointer';
 import { pressKey } from './actions/keys';
 import { focusedReceiver, receiverAt } from './actions/receiver';
+import { installInputGuard } from './input-guard';
 import { describeAt, describeFocused } from './actions/risk';
 import { scroll } from './actions/scroll';
 import { selectOptions } from './actions/select';
@@ -135,6 +136,12 @@ export function createPageAgent(env: PageEnv, docId: string = newDocId()): PageA
         return receiverAt(ctx, req.x, req.y);
       case 'receiver_focused':
         return focusedReceiver(ctx);
+      // The guard is normally installed at document_start by its own script; a page that loaded
+      // before Keel did gets it now (its listeners then follow the page's, and still cancel).
+      case 'guard_arm':
+        return installInputGuard(env.win).arm(req);
+      case 'guard_disarm':
+        return installInputGuard(env.win).disarm(req.token);
       case 'locate':
         return locate(ctx, req.ref, req.docId);
       case 'track':

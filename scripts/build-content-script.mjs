@@ -20,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 export const CONTENT_SCRIPT_FILE = 'content-script.js';
 /** WebMCP's registry in the page's own world (content-scripts/webmcp/page-registry.ts). */
 export const PAGE_WORLD_FILE = 'webmcp-page-world.js';
+/** The input guard, before any page script (content-scripts/input-guard.ts). */
+export const INPUT_GUARD_FILE = 'input-guard.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -36,6 +38,7 @@ const pageWorldFile = join(outDir, PAGE_WORLD_FILE);
 const bundles = [
   [join(root, 'content-scripts/index.ts'), outFile],
   [join(root, 'content-scripts/webmcp/page-registry.ts'), pageWorldFile],
+  [join(root, 'content-scripts/input-guard-entry.ts'), join(outDir, INPUT_GUARD_FILE)],
 ];
 for (const [entry, out] of bundles) {
   await build({
@@ -67,6 +70,15 @@ if (writeManifest) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const replaced = new Set((manifest.content_scripts ?? []).flatMap((c) => c.js ?? []));
   manifest.content_scripts = [
+    {
+      // Before any page script, in every frame (about:blank and srcdoc ones too): its window
+      // capture listeners must come first (content-scripts/input-guard.ts).
+      matches: ['http://*/*', 'https://*/*'],
+      js: [INPUT_GUARD_FILE],
+      run_at: 'document_start',
+      all_frames: true,
+      match_about_blank: true,
+    },
     {
       matches: ['http://*/*', 'https://*/*'],
       js: [CONTENT_SCRIPT_FILE],

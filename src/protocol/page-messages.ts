@@ -58,6 +58,19 @@ export const PageRequest = z.discriminatedUnion('op', [
     y: z.number().check(z.gte(-100_000), z.lte(100_000)),
   }),
   z.object({ op: z.literal('receiver_focused') }),
+  // Trusted input is coming to this tab: swallow it here unless this document's origin is cleared
+  // (content-scripts/input-guard.ts). The disarm answers what this document received.
+  z.object({
+    op: z.literal('guard_arm'),
+    token: z.string().check(z.minLength(1), z.maxLength(64)),
+    cleared: z.boolean(),
+    kinds: z.array(z.enum(['keys', 'pointer'])).check(z.minLength(1), z.maxLength(2)),
+    ttlMs: int(0, 120_000),
+  }),
+  z.object({
+    op: z.literal('guard_disarm'),
+    token: z.string().check(z.minLength(1), z.maxLength(64)),
+  }),
   z.object({ op: z.literal('locate'), ...refOp }),
   /** Start counting the page's changes now: trusted input (CDP) follows, then settle. */
   z.object({ op: z.literal('track') }),

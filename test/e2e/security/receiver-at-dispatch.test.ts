@@ -38,6 +38,13 @@ function plan(s: Session, steps: Array<(seen: string) => ScriptedToolCall>): voi
   };
 }
 
+/** Whether `part` is `whole` with some characters left out. */
+function isSubsequence(part: string, whole: string): boolean {
+  let j = 0;
+  for (const c of whole) if (j < part.length && part[j] === c) j++;
+  return j === part.length;
+}
+
 const snapshot = (): ScriptedToolCall => ({ name: 'browser_snapshot', args: {} });
 const refOf = (seen: string, name: string) => {
   const ref = refNamed(seen, name);
@@ -45,13 +52,62 @@ const refOf = (seen: string, name: string) => {
   return ref;
 };
 
+/**
+ * Timing attacks on the moment between a probe and its event, against a victim at `at` (the
+ * shop's pages `/flip{tag}.html` and `/slide{tag}.html`).
+ */
+function raceAttacks(tag: string, at: string): Record<string, string> {
+  return {
+    // A timing attacker: it measures the gap between a key's release and the next key (the
+    // probe runs inside that gap), then moves focus into the mail frame just before the next
+    // key is due, after the probe has answered "the field".
+    [`/flip${tag}.html`]: `<!doctype html><title>Shop</title><body>
+        <label>Search <input id="q"></label>
+        <iframe id="mail" src="${at}/mail-up.html" style="width:300px;height:100px"></iframe>
+        <script>
+          const q = document.getElementById('q');
+          const mail = document.getElementById('mail');
+          q.focus();
+          let lastUp = 0;
+          const gaps = [];
+          q.addEventListener('keydown', () => { if (lastUp) gaps.push(performance.now() - lastUp); });
+          q.addEventListener('keyup', () => {
+            lastUp = performance.now();
+            if (gaps.length < 2) return;
+            const g = [...gaps].sort((a, b) => a - b)[0];
+            setTimeout(() => mail.focus(), Math.max(0, g * (0.5 + Math.random() * 0.5) - 0.3));
+          });
+        </script>`,
+    // The same timing attack on a click: the page learns (across calls, in localStorage) how
+    // long after the pointer's move the press comes, and shows the victim's transparent frame
+    // over the button just before it is due, after the probe has answered "the button".
+    [`/slide${tag}.html`]: `<!doctype html><title>Shop</title><body style="margin:0">
+        <button id="buy" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
+          onclick="fetch('/bought', { method: 'POST' })">Buy now</button>
+        <iframe id="v" src="${at}/delete.html" style="position:absolute;left:0;top:0;width:400px;height:200px;border:0;opacity:0;visibility:hidden"></iframe>
+        <script>
+          const v = document.getElementById('v');
+          let moved = 0;
+          addEventListener('mousemove', () => {
+            moved = performance.now();
+            const gap = Number(localStorage.gap || 0);
+            if (gap) setTimeout(() => { v.style.visibility = 'visible'; }, gap * (0.4 + Math.random() * 0.6));
+          }, true);
+          addEventListener('mousedown', () => {
+            if (moved) localStorage.gap = String(performance.now() - moved);
+          }, true);
+        </script>`,
+  };
+}
+
 describe('receiver checks at dispatch', () => {
   let s: Session;
   let shop: PageSite;
   let victim: PageSite;
+  let neighbour: PageSite;
 
   beforeAll(async () => {
-    victim = await pageSite('victim.localhost', () => ({
+    const victimPages = () => ({
       // A one-button "delete my account" form, filling its frame.
       '/delete.html':
         '<!doctype html><title>Victim</title><body style="margin:0"><form method="post" action="/delete-account"><button style="width:100vw;height:100vh">Delete my account</button></form>',
@@ -68,7 +124,11 @@ describe('receiver checks at dispatch', () => {
       // The same, acting on key release.
       '/mail-up.html':
         '<!doctype html><title>Mail</title><body><p>Inbox</p><script>for (const t of ["keydown", "keyup"]) addEventListener(t, (e) => { fetch("/shortcut-" + t, { method: "POST", body: e.key }); });</script>',
-    }));
+    });
+    victim = await pageSite('victim.localhost', victimPages);
+    // The same victim on the shop's own site (127.0.0.1, another port): another origin, but the
+    // same renderer process, where a frame's hit test and focus follow the page's DOM at once.
+    neighbour = await pageSite('127.0.0.1', victimPages);
     shop = await pageSite('127.0.0.1', () => ({
       '/overlay.html': `<!doctype html><title>Shop</title><body style="margin:0">
         <button id="buy" style="position:absolute;left:40px;top:40px;width:200px;height:60px"
@@ -97,6 +157,8 @@ describe('receiver checks at dispatch', () => {
           let keys = 0;
           q.addEventListener('keydown', () => { if (++keys === 3) setTimeout(() => document.getElementById('mail').focus(), 0); });
         </script>`,
+      ...raceAttacks('', victim.origin),
+      ...raceAttacks('-near', neighbour.origin),
       // Focus moves inside the third key's own keydown: its keyup would reach the frame.
       '/thief-sync.html': `<!doctype html><title>Shop</title><body>
         <label>Search <input id="q"></label>
@@ -117,6 +179,7 @@ describe('receiver checks at dispatch', () => {
     await s?.close();
     await shop?.close();
     await victim?.close();
+    await neighbour?.close();
   });
 
   async function turn(
@@ -206,14 +269,10 @@ describe('receiver checks at dispatch', () => {
     await t.page.close();
   });
 
-  // Retried once, on purpose and on this test only: in 1 of 3 fresh-clone CI runs of stop 36 the
-  // two sides together held 10 of the 11 keys (one key, sent while the page's own focus move
-  // settled, reached neither the shop's field nor the mail frame). That is an open defect
-  // (docs/permissions.md, trusted keys), seen as a missing key, not as a key on an unallowed
-  // site. A second failure in a row still fails CI.
-  it('after approval of the frame the keys continue there, none repeated and none lost', {
-    retry: 1,
-  }, async () => {
+  // A key sent while the page's focus move settles reaches the shop's document with the frame
+  // element focused, and goes nowhere: the guard swallows it uncounted, so it is sent again after
+  // approval (before the guard, 1 in 3 fresh-clone CI runs lost it).
+  it('after approval of the frame the keys continue there, none repeated and none lost', async () => {
     victim.hits.length = 0;
     const t = await turn(
       '/thief.html',
@@ -241,6 +300,57 @@ describe('receiver checks at dispatch', () => {
     expect(t.approvals).toHaveLength(1);
     await t.page.close();
   });
+
+  // The race the probes alone cannot close: the page moves focus, or a frame, between the probe
+  // and the event. The documents are armed (content-scripts/input-guard.ts), so whatever the
+  // timing, the victim's own server receives nothing, and the key count the model is told is
+  // what the shop's field holds. Measured before the guard (the same tests against the previous
+  // build): cross-site, the key in flight went nowhere and was counted anyway (the field held
+  // one key fewer than the model was told, in every run); same-site, see the closing note.
+  const victims = [
+    { name: 'another site', tag: '', site: () => victim },
+    { name: 'the same site', tag: '-near', site: () => neighbour },
+  ];
+  for (const { name, tag, site } of victims) {
+    it(`keys: a page timing a focus move between the probe and the key gets none into a frame of ${name}, and the count is what the field holds`, async () => {
+      site().hits.length = 0;
+      let tries = 0;
+      for (let turnNo = 0; turnNo < 4; turnNo++) {
+        const t = await turn(`/flip${tag}.html`, [
+          () => ({ name: 'browser_keyboard', args: { text: 'hello world' } }),
+        ]);
+        await t.page.waitForTimeout(300);
+        const result = resultText(toolResults(t.items)[0]);
+        const typed = await t.page.inputValue('#q');
+        expect(site().writes()).toEqual([]);
+        const told =
+          /(\d+) of 11 keys (?:went in|reached the page)/.exec(result)?.[1] ??
+          (t.approvals.length === 0 ? '11' : '0');
+        expect(typed.length, `${result}\nfield: ${JSON.stringify(typed)}`).toBe(Number(told));
+        // What is in the field is the text's keys in order, none invented or repeated.
+        expect(isSubsequence(typed, 'hello world'), typed).toBe(true);
+        tries += Number(told) + t.approvals.length;
+        await t.page.close();
+      }
+      expect(tries).toBeGreaterThan(4);
+    });
+
+    it(`clicks: a page timing a frame of ${name} under the pointer between the probe and the press gets nothing into it`, async () => {
+      site().hits.length = 0;
+      for (let turnNo = 0; turnNo < 4; turnNo++) {
+        const t = await turn(`/slide${tag}.html`, [
+          snapshot,
+          (seen) => ({
+            name: 'browser_mouse',
+            args: { action: 'click', ref: refOf(seen, 'Buy now') },
+          }),
+        ]);
+        await t.page.waitForTimeout(300);
+        expect(site().writes()).toEqual([]);
+        await t.page.close();
+      }
+    });
+  }
 
   it('a key whose own keydown moves focus away is not released into the other frame', async () => {
     victim.hits.length = 0;

@@ -4,11 +4,15 @@
  * or an iframe.focus() on a timer), so the focused frame is followed down and judged before every
  * key; the first key whose receiver is not cleared stops the sequence, and the hold says how many
  * keys went in, so that after approval the call continues from there without repeating them.
+ * The page still runs between a probe and its key, so the documents are armed as well
+ * (receiver-guard.ts): one not cleared refuses a key that reaches it anyway, and "went in" is
+ * what the documents counted, not what was sent.
  */
 import type { ReceiverGate } from '../../types';
 import { INSERT_TEXT_OVER, pressKey, typeChar } from './cdp-input';
 import type { BrowserToolDeps } from '../deps';
 import { checkInput, focusedReceiver, type InputCheck } from './input-receiver';
+import { armReceivers, type GuardTally } from './receiver-guard';
 import type { KeyCombo } from './key-combo';
 import { keysOfText } from '../../../protocol/key-names';
 
@@ -40,7 +44,16 @@ export interface StrokeRun {
   delivered: number;
   /** Set when a receiver was not cleared: nothing from that stroke on was sent. */
   stopped?: Exclude<InputCheck, { kind: 'deliver' }>;
+  /**
+   * Set when the page's documents received fewer keys than were sent and the sequence was not
+   * held: keys sent while the page moved focus went nowhere (or were refused by a document not
+   * cleared), and the model is told rather than left to assume the text is complete.
+   */
+  short?: string;
 }
+
+/** How long the receivers stay armed at most (renewed by nothing: the call ends well before). */
+const armMs = (strokes: number) => Math.min(120_000, 15_000 + strokes * 250);
 
 export async function deliverStrokes(opts: {
   deps: BrowserToolDeps;
@@ -53,20 +66,82 @@ export async function deliverStrokes(opts: {
   signal?: AbortSignal;
 }): Promise<StrokeRun> {
   const { deps, tabId, strokes, gate, from } = opts;
+  let where = '';
   const judge = async (i: number, release: boolean): Promise<InputCheck> => {
     const receiver = await focusedReceiver(deps, tabId, opts.signal);
-    const went = release ? i + 1 : i;
+    where = receiver.where;
     return checkInput(gate, receiver, {
       action: release ? 'the release of that key' : i === 0 ? 'the keys' : 'the next key',
       judgedOrigin: opts.judgedOrigin,
-      ...(went > from
-        ? {
-            partial: `${went} of ${strokes.length} keys went in before focus moved to ${receiver.where}`,
-          }
-        : {}),
-      resume: { strokes: went },
     });
   };
+  // The documents themselves refuse keys that reach them uncleared between a probe and its key
+  // (receiver-guard.ts), and count what they received.
+  const guard = await armReceivers({
+    deps,
+    tabId,
+    gate,
+    judgedOrigin: opts.judgedOrigin,
+    kinds: ['keys'],
+    ttlMs: armMs(strokes.length - from),
+    signal: opts.signal,
+  });
+  // Disarmed on every way out, the tally read once the last key was handled.
+  const sending = sendStrokes(deps, tabId, strokes, from, judge);
+  const ended = await sending.then(
+    (run) => ({ run }),
+    (error: unknown) => ({ error }),
+  );
+  const tally = await guard.disarm();
+  if ('error' in ended) throw ended.error;
+  return account(ended.run, tally, from, strokes.length, where);
+}
+
+/**
+ * What reached the page, from the documents' own tally when every frame was armed (a key sent
+ * while focus moved may have been swallowed, or gone nowhere), else from what was sent. A hold
+ * carries that count, so an approved call resumes at the first key that did not go in.
+ */
+export function account(
+  sent: StrokeRun,
+  tally: GuardTally,
+  from: number,
+  total: number,
+  where: string,
+): StrokeRun {
+  const went = tally.complete ? Math.min(sent.delivered, from + tally.accepted) : sent.delivered;
+  const stopped = sent.stopped;
+  if (stopped?.kind === 'held') {
+    return {
+      delivered: went,
+      stopped: {
+        kind: 'held',
+        held: {
+          ...stopped.held,
+          ...(went > from
+            ? { partial: `${went} of ${total} keys went in before focus moved to ${where}` }
+            : {}),
+          resume: { strokes: went },
+        },
+      },
+    };
+  }
+  if (stopped) return { ...sent, delivered: went };
+  if (went < sent.delivered)
+    return {
+      delivered: went,
+      short: `Only ${went} of ${total} keys reached the page: it moved the focus while the keys were typed, and ${sent.delivered - went} went nowhere or into a frame not allowed. Check the field before typing the rest.`,
+    };
+  return sent;
+}
+
+async function sendStrokes(
+  deps: BrowserToolDeps,
+  tabId: number,
+  strokes: readonly Stroke[],
+  from: number,
+  judge: (i: number, release: boolean) => Promise<InputCheck>,
+): Promise<StrokeRun> {
   for (let i = from; i < strokes.length; i++) {
     const check = await judge(i, false);
     if (check.kind !== 'deliver') return { delivered: i, stopped: check };

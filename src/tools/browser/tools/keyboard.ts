@@ -120,6 +120,7 @@ export function keyboardTool(deps: BrowserToolDeps): AgentTool<Params, BrowserTo
             );
             if (run.stopped?.kind === 'denied') throw new Error(run.stopped.message);
             if (run.stopped?.kind === 'held') performed.held = run.stopped.held;
+            if (run.short) performed.note = run.short;
             return performed;
           },
         },

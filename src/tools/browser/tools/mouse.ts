@@ -12,6 +12,7 @@ import type { BrowserToolDeps } from '../deps';
 import type { BrowserToolDetails } from '../details';
 import { elementTarget, refContext, unnamedElementTarget } from '../element-target';
 import { checkInput, receiverAtPoint, type InputCheck } from '../input/input-receiver';
+import { armReceivers } from '../input/receiver-guard';
 import { locateRef } from '../locate';
 import { runPageAction, type PerformedAction } from '../page-action';
 import { ModifiersParam, RefParam, TabIdParam } from '../params';
@@ -151,13 +152,30 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
                 });
               }
             };
-            await settleInput(
-              input(),
-              () => deps.debuggers.dialogOf(tabId) !== undefined,
-              deps.host.sleep,
-              3000,
+            // The documents refuse what reaches them uncleared between a probe and its event
+            // (receiver-guard.ts): a frame slid under the pointer after the hit test gets nothing.
+            const armed = await armReceivers({
+              deps,
+              tabId,
+              gate: ctx.gate,
+              judgedOrigin,
+              kinds: ['pointer'],
+              ttlMs: 30_000,
               signal,
-            );
+            });
+            try {
+              await settleInput(
+                input(),
+                () => deps.debuggers.dialogOf(tabId) !== undefined,
+                deps.host.sleep,
+                3000,
+                signal,
+              );
+            } finally {
+              const tally = await armed.disarm();
+              if (tally.swallowed > 0 && !stopped)
+                performed.note = `${tally.swallowed} pointer events reached a frame Keel may not act on and were refused there`;
+            }
             if (stopped?.kind === 'denied') throw new Error(stopped.message);
             if (stopped?.kind === 'held') performed.held = stopped.held;
             return performed;
