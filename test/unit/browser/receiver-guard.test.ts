@@ -78,7 +78,7 @@ describe('account', () => {
   });
 
   it('counts from where an earlier run of the call stopped', () => {
-    const r = account(held(9), { accepted: 5, complete: true, swallowed: 0 }, 3, 11, where);
+    const r = account(held(9), { accepted: 5, complete: true, swallowed: 1 }, 3, 11, where);
     expect(r.delivered).toBe(8);
     expect(r.stopped?.kind === 'held' && r.stopped.held.resume).toEqual({ strokes: 8 });
   });
@@ -90,8 +90,17 @@ describe('account', () => {
   });
 
   it('an incomplete tally (a frame not armed) falls back to what was sent', () => {
-    const r = account(held(4), { accepted: 1, complete: false, swallowed: 0 }, 0, 11, where);
+    const r = account(held(4), { accepted: 1, complete: false, swallowed: 1 }, 0, 11, where);
     expect(r.delivered).toBe(4);
+  });
+
+  it('keys that no document refused but none counted (a native popup had them) stand as sent', () => {
+    expect(
+      account({ delivered: 3 }, { accepted: 1, complete: true, swallowed: 0 }, 0, 3, ''),
+    ).toEqual({ delivered: 3 });
+    expect(
+      account(held(4), { accepted: 2, complete: true, swallowed: 0 }, 0, 11, where).delivered,
+    ).toBe(4);
   });
 
   it('never claims more than was sent', () => {

@@ -98,9 +98,12 @@ export async function deliverStrokes(opts: {
 }
 
 /**
- * What reached the page, from the documents' own tally when every frame was armed (a key sent
- * while focus moved may have been swallowed, or gone nowhere), else from what was sent. A hold
- * carries that count, so an approved call resumes at the first key that did not go in.
+ * What reached the page. The documents' own tally is taken when every frame was armed and one of
+ * them refused something (a key that reached a frame not cleared, or a document whose focus was
+ * moving into a frame): then the keys sent are not the keys received. Otherwise what was sent
+ * stands: a key can also go where no document listens (a select's open popup), which is no sign
+ * of a page moving focus. A hold carries the count, so an approved call resumes at the first key
+ * that did not go in.
  */
 export function account(
   sent: StrokeRun,
@@ -109,7 +112,10 @@ export function account(
   total: number,
   where: string,
 ): StrokeRun {
-  const went = tally.complete ? Math.min(sent.delivered, from + tally.accepted) : sent.delivered;
+  const went =
+    tally.complete && tally.swallowed > 0
+      ? Math.min(sent.delivered, from + tally.accepted)
+      : sent.delivered;
   const stopped = sent.stopped;
   if (stopped?.kind === 'held') {
     return {
