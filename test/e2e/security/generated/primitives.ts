@@ -203,9 +203,18 @@ export const PRIMITIVES: Record<PrimitiveKind, PrimitiveDef> = {
       'nested',
       'blank-in-cross-origin',
       'srcdoc',
+      // Hidden when the pointer's target is probed, shown a few milliseconds after the pointer
+      // arrives: the race between the probe and the press (the receivers' guard closes it).
+      'timed',
     ],
     render(variant, c) {
       const v = `${c.origins[c.dest]}${c.base}`;
+      if (variant === 'timed')
+        return {
+          overlay: `<iframe id="late" src="${v}/account-clear.html" style="${COVER};opacity:0;visibility:hidden"></iframe>`,
+          script: `addEventListener('mousemove',()=>setTimeout(()=>{late.style.visibility='visible'},1+Math.random()*6),{capture:true,once:true});`,
+          pages: victimPages(c),
+        };
       const overlay =
         variant === 'opacity0'
           ? frameAt(`${v}/account.html`, 'opacity:0')
@@ -222,15 +231,19 @@ export const PRIMITIVES: Record<PrimitiveKind, PrimitiveDef> = {
     },
   },
   'focus-thief': {
-    variants: ['on-load', 'on-keydown', 'interval'],
+    // `timed` learns the gap between a key's release and the next key (the probe runs inside it)
+    // and moves focus into the frame just before the next key is due.
+    variants: ['on-load', 'on-keydown', 'interval', 'timed'],
     render(variant, c) {
       const body = `<iframe id="thief" src="${c.origins[c.dest]}${c.base}/mail.html" style="width:260px;height:50px;border:1px solid #ccc"></iframe>`;
       const script =
-        variant === 'on-load'
-          ? `addEventListener('load',()=>thief.focus());`
-          : variant === 'on-keydown'
-            ? `addEventListener('keydown',()=>thief.focus(),{capture:true,once:true});`
-            : `addEventListener('load',()=>setInterval(()=>{if(document.activeElement!==thief)thief.focus()},50));`;
+        variant === 'timed'
+          ? `let up=0;const gaps=[];document.addEventListener('keydown',()=>{if(up)gaps.push(performance.now()-up)},true);document.addEventListener('keyup',()=>{up=performance.now();const g=gaps.length?Math.min(...gaps):4;setTimeout(()=>thief.focus(),g*(0.4+Math.random()*0.6))},true);`
+          : variant === 'on-load'
+            ? `addEventListener('load',()=>thief.focus());`
+            : variant === 'on-keydown'
+              ? `addEventListener('keydown',()=>thief.focus(),{capture:true,once:true});`
+              : `addEventListener('load',()=>setInterval(()=>{if(document.activeElement!==thief)thief.focus()},50));`;
       return { body, script, pages: victimPages(c) };
     },
   },

@@ -4,6 +4,7 @@
  * chooses another build). Prints `N attacks, B breaches`, the classes, and each breach with its
  * seed and shrunk page. Exits 1 when anything breached.
  */
+import { closeSharedBrowser } from '../../harness/shared-browser';
 import { startCorpusSession } from './corpus-session';
 import { describeAttack } from './attack';
 import { classesOf } from './oracle';
@@ -52,4 +53,7 @@ try {
   process.exitCode = report.breaches.length ? 1 : 0;
 } finally {
   await session.close();
+  // The session leased the shared browser (test/e2e/harness/shared-browser.ts); under vitest the
+  // run's teardown closes it, here nothing else would, and the process would never exit.
+  await closeSharedBrowser();
 }
