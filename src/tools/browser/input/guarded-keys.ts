@@ -84,7 +84,6 @@ export async function deliverStrokes(opts: {
     judgedOrigin: opts.judgedOrigin,
     kinds: ['keys'],
     ttlMs: armMs(strokes.length - from),
-    signal: opts.signal,
   });
   // Disarmed on every way out, the tally read once the last key was handled.
   const sending = sendStrokes(deps, tabId, strokes, from, judge);

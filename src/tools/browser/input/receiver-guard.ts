@@ -65,12 +65,13 @@ export async function armReceivers(opts: {
   judgedOrigin?: string;
   kinds: readonly GuardKind[];
   ttlMs: number;
-  signal?: AbortSignal;
 }): Promise<ArmedReceivers> {
   const { deps, tabId } = opts;
   const frames = await deps.host.listFrames(tabId).catch((): FrameInfo[] => []);
   const clearances = frameClearances(opts.gate, tabId, frames, opts.judgedOrigin);
   const token = crypto.randomUUID();
+  // Not tied to the tool's abort signal: a page left armed would refuse the user's own input
+  // until the arm expires, so the disarm always goes out.
   const call = (frameId: number, request: PageRequest) =>
     deps.client
       .call<GuardReport>(tabId, frameId, request, { timeoutMs: ARM_TIMEOUT_MS })
@@ -89,8 +90,6 @@ export async function armReceivers(opts: {
   let allArmed = frames.length > 0 && armed.every((r) => r?.armed === true);
   return {
     async disarm() {
-      // Not aborted with the call: a page left armed would refuse the user's own input until
-      // the arm expires.
       const reports = await Promise.all(
         clearances.map((c) => call(c.frameId, { op: 'guard_disarm', token })),
       );

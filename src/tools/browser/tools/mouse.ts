@@ -161,7 +161,6 @@ export function mouseTool(deps: BrowserToolDeps): AgentTool<Params, BrowserToolD
               judgedOrigin,
               kinds: ['pointer'],
               ttlMs: 30_000,
-              signal,
             });
             try {
               await settleInput(
